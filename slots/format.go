@@ -13,28 +13,28 @@ package slots
 //	12      3       street frame: distance along the road (m), distance
 //	                across it (m, signed), half-width + lamp flags*1000
 const (
-	FloatsPerVertex         = 15
-	BytesPerVertex          = FloatsPerVertex * 4
-	OffsetPosition          = 0
-	OffsetNormal            = 3
-	OffsetColour            = 6
-	OffsetMaterial          = 9
-	OffsetVariant           = 10
-	OffsetOcclusion         = 11
-	OffsetStreetFrame       = 12
-	DefaultSlots            = 180
-	DefaultVertsPerSlot     = 7200
-	DefaultDynamicVerts     = 16200
-	MinVertsPerSlot         = 36 // one box: anything smaller cannot hold an item
-	MaxSlots                = 4096
-	MaxVertsPerSlot         = 1 << 20
-	LampFlagScale           = 1000 // street frame z = halfWidth + flags*LampFlagScale
-	PaletteRoad             = 0    // palette indices carried in a negative red
-	PaletteShoulder         = 1
-	PaletteStripe           = 2
-	PaletteWater            = 3
-	PaletteSidewalk         = 4
-	PaletteSize             = 8
+	FloatsPerVertex     = 15
+	BytesPerVertex      = FloatsPerVertex * 4
+	OffsetPosition      = 0
+	OffsetNormal        = 3
+	OffsetColour        = 6
+	OffsetMaterial      = 9
+	OffsetVariant       = 10
+	OffsetOcclusion     = 11
+	OffsetStreetFrame   = 12
+	DefaultSlots        = 180
+	DefaultVertsPerSlot = 7200
+	DefaultDynamicVerts = 16200
+	MinVertsPerSlot     = 36 // one box: anything smaller cannot hold an item
+	MaxSlots            = 4096
+	MaxVertsPerSlot     = 1 << 20
+	LampFlagScale       = 1000 // street frame z = halfWidth + flags*LampFlagScale
+	PaletteRoad         = 0    // palette indices carried in a negative red
+	PaletteShoulder     = 1
+	PaletteStripe       = 2
+	PaletteWater        = 3
+	PaletteSidewalk     = 4
+	PaletteSize         = 8
 )
 
 // Materials tell the shader how to light a surface.
