@@ -1,0 +1,265 @@
+// Package roadgraph holds the part of the endless road network that exists
+// around the car: junctions and edges grown lazily from the pure lattice in
+// package world, evicted when far away, with per-node side flags and id-keyed
+// change sets that keep worker mirrors in step. It is pure policy: no
+// goroutines, no GL.
+package roadgraph
+
+import (
+	"math"
+	"slices"
+
+	"citydrive/roadgraph/world"
+)
+
+// SideFlags are two bits per node: which sides of the road must stay free of
+// lots because another road runs there.
+type SideFlags uint8
+
+const (
+	HideLeft  SideFlags = 1 << 0
+	HideRight SideFlags = 1 << 1
+	sideMask            = HideLeft | HideRight
+)
+
+// LotDepth is how far beyond the kerb lots (and buildings) reach; another
+// road inside that band hides the side.
+const LotDepth = 40.0
+
+// Edge is a road between two junctions with its centre-line polyline.
+// Segment i runs from Nodes[i] to Nodes[i+1].
+type Edge struct {
+	ID        uint64
+	A, B      *Junction // A at Nodes[0], B at Nodes[len-1]
+	Nodes     []world.Vec2
+	Flags     []SideFlags // one per node
+	HalfWidth float64
+	Min, Max  world.Vec2 // bounding box of Nodes
+}
+
+// Segments is the number of items this edge yields.
+func (e *Edge) Segments() int { return len(e.Nodes) - 1 }
+
+// Key is the item key of segment i.
+func (e *Edge) Key(i int) int64 { return SegmentKey(e.ID, i) }
+
+// SegmentKey is the stable item key of segment i of edge id.
+func SegmentKey(edgeID uint64, i int) int64 { return int64(edgeID)*world.MaxSegments + int64(i) }
+
+// JunctionKey is the stable item key of a junction.
+func JunctionKey(id uint64) int64 { return -int64(id) }
+
+// Junction is where edges meet.
+type Junction struct {
+	ID  uint64
+	Pos world.Vec2
+	// Expanded is true once every lattice arm is loaded; eviction of an arm
+	// clears it so the next walk regrows what is missing.
+	Expanded bool
+	Arms     []*Edge // loaded arms, in lattice order
+}
+
+// Graph is the loaded part of the road network. The zero value is not
+// usable; call New (source graph) or NewMirror (fed by change sets).
+type Graph struct {
+	world     world.World
+	edges     map[uint64]*Edge
+	edgeList  []*Edge // sorted by id: deterministic iteration
+	junctions map[uint64]*Junction
+	junctList []*Junction // sorted by id
+	signature uint64
+	specs     []world.EdgeSpec // scratch
+	nodeBufs  [][]world.Vec2   // recycled node slices of evicted edges
+}
+
+// New returns an empty graph grown from the world w.
+func New(w world.World) *Graph {
+	return &Graph{world: w, edges: map[uint64]*Edge{}, junctions: map[uint64]*Junction{}}
+}
+
+// World returns the world description the graph grows from.
+func (g *Graph) World() world.World { return g.world }
+
+// Signature changes whenever anything a mirror holds changes. It is a plain
+// counter: comparing it costs nothing.
+func (g *Graph) Signature() uint64 { return g.signature }
+
+// Edge returns the loaded edge with id, or nil.
+func (g *Graph) Edge(id uint64) *Edge { return g.edges[id] }
+
+// Junction returns the loaded junction with id, or nil.
+func (g *Graph) Junction(id uint64) *Junction { return g.junctions[id] }
+
+// Edges returns the loaded edges sorted by id. Do not modify.
+func (g *Graph) Edges() []*Edge { return g.edgeList }
+
+// Junctions returns the loaded junctions sorted by id. Do not modify.
+func (g *Graph) Junctions() []*Junction { return g.junctList }
+
+func insertSorted[T any](list []T, v T, id func(T) uint64) []T {
+	i, _ := slices.BinarySearchFunc(list, id(v), func(x T, k uint64) int {
+		return cmpU64(id(x), k)
+	})
+	return slices.Insert(list, i, v)
+}
+
+func removeSorted[T any](list []T, key uint64, id func(T) uint64) []T {
+	i, ok := slices.BinarySearchFunc(list, key, func(x T, k uint64) int {
+		return cmpU64(id(x), k)
+	})
+	if !ok {
+		return list
+	}
+	return slices.Delete(list, i, i+1)
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func edgeID(e *Edge) uint64      { return e.ID }
+func junctID(j *Junction) uint64 { return j.ID }
+
+// ensureJunction loads the junction in cell c (without its arms).
+func (g *Graph) ensureJunction(c world.Cell) *Junction {
+	id := world.JunctionID(c)
+	if j := g.junctions[id]; j != nil {
+		return j
+	}
+	pos, ok := g.world.Junction(c)
+	if !ok {
+		return nil
+	}
+	j := &Junction{ID: id, Pos: pos}
+	g.junctions[id] = j
+	g.junctList = insertSorted(g.junctList, j, junctID)
+	g.signature++
+	return j
+}
+
+// JunctionNear loads and returns the junction whose lattice cell is nearest
+// to p, searching outwards a few cells (some cells hold no junction).
+func (g *Graph) JunctionNear(p world.Vec2) *Junction {
+	c := world.CellAt(p.X, p.Z)
+	var best *Junction
+	bestD := math.Inf(1)
+	for r := int32(0); r <= 3 && best == nil; r++ {
+		for di := -r; di <= r; di++ {
+			for dj := -r; dj <= r; dj++ {
+				cc := world.Cell{I: c.I + di, J: c.J + dj}
+				if pos, ok := g.world.Junction(cc); ok && len(g.world.Arms(cc, g.specs[:0])) > 0 {
+					if d := pos.Dist2(p); d < bestD {
+						bestD, best = d, g.ensureJunction(cc)
+					}
+				}
+			}
+		}
+	}
+	return best
+}
+
+// EnsureJunctionArms loads every edge that meets at junction j (and the
+// junctions at their far ends). Cheap when j is already expanded.
+func (g *Graph) EnsureJunctionArms(j *Junction) {
+	if j.Expanded {
+		return
+	}
+	g.specs = g.world.Arms(world.JunctionCell(j.ID), g.specs[:0])
+	for _, spec := range g.specs {
+		if g.edges[spec.ID] == nil {
+			g.addEdge(spec)
+		}
+	}
+	j.Expanded = true
+	g.relinkArms(j)
+	g.signature++
+}
+
+func (g *Graph) addEdge(spec world.EdgeSpec) *Edge {
+	a, b := g.ensureJunction(spec.A), g.ensureJunction(spec.B)
+	var buf []world.Vec2
+	if n := len(g.nodeBufs); n > 0 {
+		buf, g.nodeBufs = g.nodeBufs[n-1][:0], g.nodeBufs[:n-1]
+	}
+	nodes := g.world.EdgeNodes(spec, buf)
+	e := &Edge{ID: spec.ID, A: a, B: b, Nodes: nodes, HalfWidth: spec.HalfWidth()}
+	e.Flags = make([]SideFlags, len(nodes))
+	e.updateBounds()
+	g.edges[e.ID] = e
+	g.edgeList = insertSorted(g.edgeList, e, edgeID)
+	g.relinkArms(a)
+	g.relinkArms(b)
+	g.refreshFlagsAround(e)
+	g.signature++
+	return e
+}
+
+func (e *Edge) updateBounds() {
+	e.Min = world.Vec2{X: math.Inf(1), Z: math.Inf(1)}
+	e.Max = world.Vec2{X: math.Inf(-1), Z: math.Inf(-1)}
+	for _, p := range e.Nodes {
+		e.Min.X, e.Min.Z = math.Min(e.Min.X, p.X), math.Min(e.Min.Z, p.Z)
+		e.Max.X, e.Max.Z = math.Max(e.Max.X, p.X), math.Max(e.Max.Z, p.Z)
+	}
+}
+
+// relinkArms rebuilds j.Arms from the loaded edges, in lattice order.
+func (g *Graph) relinkArms(j *Junction) {
+	j.Arms = j.Arms[:0]
+	g.specs = g.world.Arms(world.JunctionCell(j.ID), g.specs[:0])
+	for _, spec := range g.specs {
+		if e := g.edges[spec.ID]; e != nil {
+			j.Arms = append(j.Arms, e)
+		}
+	}
+}
+
+// EvictFar drops every edge whose bounding box lies farther than keep from
+// p, then every junction left without a loaded arm. Junctions that lost an
+// arm are marked unexpanded so a later walk regrows them identically.
+// It returns the number of edges evicted.
+func (g *Graph) EvictFar(p world.Vec2, keep float64) int {
+	evicted := 0
+	for i := 0; i < len(g.edgeList); {
+		e := g.edgeList[i]
+		if boxDist2(e.Min, e.Max, p) <= keep*keep {
+			i++
+			continue
+		}
+		g.edgeList = slices.Delete(g.edgeList, i, i+1)
+		delete(g.edges, e.ID)
+		g.nodeBufs = append(g.nodeBufs, e.Nodes)
+		for _, j := range [2]*Junction{e.A, e.B} {
+			j.Expanded = false
+			g.relinkArms(j)
+		}
+		g.refreshFlagsAround(e)
+		evicted++
+	}
+	for i := 0; i < len(g.junctList); {
+		j := g.junctList[i]
+		if len(j.Arms) > 0 {
+			i++
+			continue
+		}
+		g.junctList = slices.Delete(g.junctList, i, i+1)
+		delete(g.junctions, j.ID)
+	}
+	if evicted > 0 {
+		g.signature++
+	}
+	return evicted
+}
+
+// boxDist2 is the squared distance from p to the box [min, max].
+func boxDist2(min, max, p world.Vec2) float64 {
+	dx := math.Max(0, math.Max(min.X-p.X, p.X-max.X))
+	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
+	return dx*dx + dz*dz
+}

@@ -1,0 +1,52 @@
+package slots
+
+import "fmt"
+
+// CPUBuffer is a Sink backed by one slice allocated up front: the whole
+// vertex buffer (slot region then dynamic region) as the GPU would hold it.
+// Headless runs and tests use it.
+type CPUBuffer struct {
+	cfg    Config
+	Floats []float32
+	Counts []int32 // vertices last uploaded per slot; Clear zeroes it only
+	Writes int     // uploads performed (Clear never counts)
+}
+
+// NewCPUBuffer allocates the buffer for cfg once.
+func NewCPUBuffer(cfg Config) (*CPUBuffer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &CPUBuffer{
+		cfg:    cfg,
+		Floats: make([]float32, cfg.TotalVerts()*FloatsPerVertex),
+		Counts: make([]int32, cfg.Slots),
+	}, nil
+}
+
+// Upload copies count vertices to the start of slot.
+func (b *CPUBuffer) Upload(slot int, verts []float32, count int) error {
+	if slot < 0 || slot >= b.cfg.Slots {
+		return fmt.Errorf("slots: slot %d out of range", slot)
+	}
+	if count < 0 || count > b.cfg.VertsPerSlot || len(verts) < count*FloatsPerVertex {
+		return fmt.Errorf("slots: upload of %d vertices to slot %d (holds %d, %d floats given)", count, slot, b.cfg.VertsPerSlot, len(verts))
+	}
+	off := slot * b.cfg.VertsPerSlot * FloatsPerVertex
+	copy(b.Floats[off:off+count*FloatsPerVertex], verts)
+	b.Counts[slot] = int32(count)
+	b.Writes++
+	return nil
+}
+
+// Clear marks slot empty without touching the vertices, as the GPU sink does.
+func (b *CPUBuffer) Clear(slot int) { b.Counts[slot] = 0 }
+
+// Slot returns the vertices last uploaded to slot.
+func (b *CPUBuffer) Slot(slot int) []float32 {
+	off := slot * b.cfg.VertsPerSlot * FloatsPerVertex
+	return b.Floats[off : off+int(b.Counts[slot])*FloatsPerVertex]
+}
+
+// Dynamic returns the dynamic region.
+func (b *CPUBuffer) Dynamic() []float32 { return b.Floats[b.cfg.SlotVerts()*FloatsPerVertex:] }
