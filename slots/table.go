@@ -91,6 +91,7 @@ type Table struct {
 	count []int32
 	claim []uint32 // bumped on every claim: a stale result names an old one
 	bound []Bounds
+	obst  [][]Bounds // collision boxes per slot, dropped on release
 	slot  map[int64]int32
 	free  []int32
 	pend  []Pending
@@ -121,6 +122,7 @@ func New(cfg Config, sink Sink) (*Table, error) {
 		count: make([]int32, cfg.Slots),
 		claim: make([]uint32, cfg.Slots),
 		bound: make([]Bounds, cfg.Slots),
+		obst:  make([][]Bounds, cfg.Slots),
 		slot:  make(map[int64]int32, cfg.Slots),
 		free:  make([]int32, 0, cfg.Slots),
 		pend:  make([]Pending, 0, cfg.Slots),
@@ -193,6 +195,7 @@ func (t *Table) release(s int32) {
 	t.keys[s] = 0
 	t.items[s] = walker.Item{}
 	t.built[s] = false
+	t.obst[s] = t.obst[s][:0]
 	if t.count[s] != 0 {
 		t.count[s] = 0
 		t.version++
@@ -294,6 +297,17 @@ func (t *Table) Upload(s int32, key int64, verts []float32, count int, b Bounds)
 	t.version++
 	return nil
 }
+
+// SetObstacles replaces slot s's collision boxes (copied) if it still holds
+// key.
+func (t *Table) SetObstacles(s int32, key int64, boxes []Bounds) {
+	if t.keys[s] == key {
+		t.obst[s] = append(t.obst[s][:0], boxes...)
+	}
+}
+
+// Obstacles returns slot s's collision boxes. Do not modify.
+func (t *Table) Obstacles(s int32) []Bounds { return t.obst[s] }
 
 // Count is the number of vertices to draw from slot s.
 func (t *Table) Count(s int32) int32 { return t.count[s] }

@@ -290,3 +290,14 @@ func BenchmarkSync180(b *testing.B) {
 		}
 	}
 }
+
+func TestObstaclesDroppedOnRelease(t *testing.T) {
+	tab, _ := newTable(t, 2, 36)
+	tab.Sync([]walker.Item{item(128, 0)})
+	s, _ := tab.SlotOf(128)
+	tab.SetObstacles(s, 128, []Bounds{box(1, 1), box(2, 2)})
+	tab.SetObstacles(s, 999, []Bounds{box(5, 5)}) // not this slot's item: ignored
+	assert.Len(t, tab.Obstacles(s), 2)
+	tab.Sync(nil)
+	assert.Empty(t, tab.Obstacles(s))
+}
