@@ -35,6 +35,9 @@ type Edge struct {
 	Flags     []SideFlags // one per node
 	HalfWidth float64
 	Min, Max  world.Vec2 // bounding box of Nodes
+	// Born is the graph's signature when the edge was loaded: edges with
+	// Born above a signature you saw are new to you.
+	Born uint64
 }
 
 // Segments is the number of items this edge yields.
@@ -188,7 +191,8 @@ func (g *Graph) addEdge(spec world.EdgeSpec) *Edge {
 		buf, g.nodeBufs = g.nodeBufs[n-1][:0], g.nodeBufs[:n-1]
 	}
 	nodes := g.world.EdgeNodes(spec, buf)
-	e := &Edge{ID: spec.ID, A: a, B: b, Nodes: nodes, HalfWidth: spec.HalfWidth()}
+	g.signature++
+	e := &Edge{ID: spec.ID, A: a, B: b, Nodes: nodes, HalfWidth: spec.HalfWidth(), Born: g.signature}
 	e.Flags = make([]SideFlags, len(nodes))
 	e.updateBounds()
 	g.edges[e.ID] = e

@@ -1,0 +1,326 @@
+package buildworkers
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+)
+
+// ReadyTimeout is how long the pool waits for any worker to report ready
+// before the main goroutine takes over all building.
+const ReadyTimeout = 10 * time.Second
+
+// DefaultMaxInFlight is the per-worker limit on outstanding requests.
+const DefaultMaxInFlight = 3
+
+// PoolConfig sizes a pool.
+type PoolConfig struct {
+	Workers     int
+	MaxInFlight int
+	World       world.World
+	NewBuilder  func() Builder
+	// Gate, when set, is read-locked by a worker around each build: a
+	// benchmark write-locks it to measure the main goroutine alone.
+	Gate *sync.RWMutex
+}
+
+func (c PoolConfig) validate() error {
+	var errs []error
+	if c.Workers < 1 || c.Workers > 256 {
+		errs = append(errs, fmt.Errorf("buildworkers: workers must be 1..256, got %d", c.Workers))
+	}
+	if c.MaxInFlight < 1 || c.MaxInFlight > 64 {
+		errs = append(errs, fmt.Errorf("buildworkers: in-flight limit must be 1..64, got %d", c.MaxInFlight))
+	}
+	if c.NewBuilder == nil {
+		errs = append(errs, errors.New("buildworkers: no builder"))
+	}
+	return errors.Join(errs...)
+}
+
+// job is one message on a worker's ordered channel: a change set, or a
+// build request. Order on the channel is what keeps a mirror ahead of the
+// requests that need it.
+type job struct {
+	changes *roadgraph.ChangeSet
+	req     Request
+}
+
+type msgKind uint8
+
+const (
+	msgResult msgKind = iota
+	msgReady
+)
+
+type message struct {
+	kind msgKind
+	res  Result
+}
+
+// payload is the recyclable memory of one result.
+type payload struct {
+	verts []float32
+	trees []Tree
+	obst  []slots.Bounds
+}
+
+type workerEntry struct {
+	in       chan job
+	cursor   *roadgraph.Cursor
+	inFlight []Request // FIFO: a worker answers in order
+	ready    bool
+}
+
+// Pool runs the worker goroutines. Its methods belong to the main
+// goroutine; nothing here blocks it.
+type Pool struct {
+	cfg      PoolConfig
+	workers  []*workerEntry
+	out      chan message
+	recycle  chan payload
+	wg       sync.WaitGroup
+	started  time.Time
+	anyReady bool
+	failed   string // why the pool stopped; "" while healthy
+	closed   bool
+	returned []Request // in-flight requests handed back on failure
+}
+
+// NewPool starts cfg.Workers goroutines. now starts the readiness clock.
+func NewPool(cfg PoolConfig, now time.Time) (*Pool, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	// Every send a worker makes fits the buffer: per worker at most
+	// MaxInFlight results plus its ready and failure messages, so workers never block on
+	// a main goroutine that is busy.
+	p := &Pool{
+		cfg:     cfg,
+		out:     make(chan message, cfg.Workers*(cfg.MaxInFlight+2)),
+		recycle: make(chan payload, cfg.Workers*cfg.MaxInFlight*2),
+		started: now,
+	}
+	for i := 0; i < cfg.Workers; i++ {
+		e := &workerEntry{
+			// a change set may precede every request
+			in:       make(chan job, 2*cfg.MaxInFlight),
+			cursor:   roadgraph.NewCursor(),
+			inFlight: make([]Request, 0, cfg.MaxInFlight),
+		}
+		p.workers = append(p.workers, e)
+		p.wg.Add(1)
+		go p.run(i, e.in)
+	}
+	return p, nil
+}
+
+// run is one worker goroutine.
+func (p *Pool) run(id int, in <-chan job) {
+	defer p.wg.Done()
+	mirror := roadgraph.NewMirror(p.cfg.World)
+	var b Builder
+	if !p.safely(id, Request{}, func() { b = p.cfg.NewBuilder() }) {
+		return
+	}
+	p.out <- message{kind: msgReady, res: Result{Worker: id}}
+	for j := range in {
+		if j.changes != nil {
+			ok := p.safely(id, Request{}, func() {
+				if err := mirror.Apply(j.changes); err != nil {
+					panic(err)
+				}
+			})
+			if !ok {
+				return
+			}
+			continue
+		}
+		ok := p.safely(id, j.req, func() {
+			if p.cfg.Gate != nil {
+				p.cfg.Gate.RLock()
+				defer p.cfg.Gate.RUnlock()
+			}
+			p.out <- message{res: p.build(id, b, mirror, j.req)}
+		})
+		if !ok {
+			return
+		}
+	}
+}
+
+// safely runs f, turning a panic into a failure report.
+func (p *Pool) safely(id int, req Request, f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.out <- message{res: Result{Request: req, Worker: id, Failed: true,
+				Err: fmt.Sprintf("worker %d panicked: %v\n%s", id, r, debug.Stack())}}
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+func (p *Pool) build(id int, b Builder, g *roadgraph.Graph, req Request) Result {
+	out, ok := b.Build(g, req.Item, req.Origin)
+	if !ok {
+		return Result{Request: req, Worker: id, Missing: true}
+	}
+	var pl payload
+	select {
+	case pl = <-p.recycle:
+	default:
+	}
+	n := out.Count * slots.FloatsPerVertex
+	if cap(pl.verts) < n {
+		pl.verts = make([]float32, n, n+n/4)
+	}
+	return Result{
+		Request: req, Worker: id,
+		Verts:      append(pl.verts[:0], out.Verts[:n]...),
+		Count:      out.Count,
+		Bounds:     out.Bounds,
+		Trees:      append(pl.trees[:0], out.Trees...),
+		Obstacles:  append(pl.obst[:0], out.Obstacles...),
+		Simplified: out.Simplified,
+	}
+}
+
+// Healthy reports whether the pool still takes requests.
+func (p *Pool) Healthy() bool { return p.failed == "" }
+
+// Failure says why the pool stopped ("" while healthy).
+func (p *Pool) Failure() string { return p.failed }
+
+// InFlight is the number of requests sent and not yet answered.
+func (p *Pool) InFlight() int {
+	n := 0
+	for _, w := range p.workers {
+		n += len(w.inFlight)
+	}
+	return n
+}
+
+// Dispatch sends req to the least busy ready worker, preceded by a change
+// set when g changed since that worker last synced. It returns false when
+// no worker can take it now.
+func (p *Pool) Dispatch(g *roadgraph.Graph, req Request) bool {
+	if p.failed != "" {
+		return false
+	}
+	var best *workerEntry
+	for _, w := range p.workers {
+		if w.ready && len(w.inFlight) < p.cfg.MaxInFlight && (best == nil || len(w.inFlight) < len(best.inFlight)) {
+			best = w
+		}
+	}
+	if best == nil {
+		return false
+	}
+	if cs, changed := g.Changes(best.cursor); changed {
+		best.in <- job{changes: cs}
+	}
+	best.inFlight = append(best.inFlight, req)
+	best.in <- job{req: req}
+	return true
+}
+
+// Poll returns the next finished result without blocking. After a failure
+// it returns nothing more: the in-flight requests are in Returned.
+func (p *Pool) Poll() (Result, bool) {
+	for p.failed == "" {
+		var m message
+		select {
+		case m = <-p.out:
+		default:
+			return Result{}, false
+		}
+		w := p.workers[m.res.Worker]
+		if m.kind == msgReady {
+			w.ready, p.anyReady = true, true
+			continue
+		}
+		if m.res.Failed {
+			p.fail(m.res.Err)
+			return Result{}, false
+		}
+		for i, r := range w.inFlight {
+			if r.ID == m.res.ID {
+				w.inFlight = append(w.inFlight[:i], w.inFlight[i+1:]...)
+				break
+			}
+		}
+		return m.res, true
+	}
+	return Result{}, false
+}
+
+// CheckReady fails the pool when no worker has reported ready within
+// ReadyTimeout of its start.
+func (p *Pool) CheckReady(now time.Time) {
+	if p.failed == "" && !p.anyReady && now.Sub(p.started) >= ReadyTimeout {
+		p.fail(fmt.Sprintf("no build worker ready within %v", ReadyTimeout))
+	}
+}
+
+// fail stops the pool and hands every in-flight request back.
+func (p *Pool) fail(why string) {
+	p.failed = why
+	for _, w := range p.workers {
+		p.returned = append(p.returned, w.inFlight...)
+		w.inFlight = w.inFlight[:0]
+	}
+	p.stop()
+}
+
+// TakeReturned hands over the requests that were in flight when the pool
+// failed (once).
+func (p *Pool) TakeReturned() []Request {
+	r := p.returned
+	p.returned = nil
+	return r
+}
+
+// Recycle hands a result's memory back for a later result.
+func (p *Pool) Recycle(r *Result) {
+	if r.Verts == nil && r.Trees == nil && r.Obstacles == nil {
+		return
+	}
+	select {
+	case p.recycle <- payload{verts: r.Verts, trees: r.Trees, obst: r.Obstacles}:
+	default:
+	}
+	r.Verts, r.Trees, r.Obstacles = nil, nil, nil
+}
+
+func (p *Pool) stop() {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	for _, w := range p.workers {
+		close(w.in)
+	}
+}
+
+// Close stops the workers and waits for them to exit. Results still queued
+// are discarded.
+func (p *Pool) Close() {
+	p.stop()
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	for {
+		select {
+		case <-done:
+			return
+		case <-p.out: // keep workers from blocking while they finish
+		}
+	}
+}

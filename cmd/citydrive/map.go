@@ -1,0 +1,89 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+
+	"citydrive/cmd/citydrive/internal/mapimg"
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+	"citydrive/walker"
+)
+
+func runMap(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("citydrive map", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 412, "world seed")
+	out := fs.String("o", "map.png", "output PNG file")
+	var at pointFlag
+	fs.Var(&at, "at", "car position `x,z` in metres (default: a road near the origin)")
+	size := fs.Int("size", 1024, "picture size in pixels")
+	scale := fs.Float64("scale", 1.6, "metres per pixel")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *size < 16 || *size > 8192 {
+		return fmt.Errorf("-size must be 16..8192, got %d", *size)
+	}
+	if !(*scale > 0.01 && *scale < 1000) {
+		return fmt.Errorf("-scale must be in (0.01, 1000) m/px, got %g", *scale)
+	}
+	w := world.New(*seed)
+	g := roadgraph.New(w)
+	pos, heading, err := startPose(g, at)
+	if err != nil {
+		return err
+	}
+	wk, err := walker.New(walker.DefaultParams())
+	if err != nil {
+		return err
+	}
+	items := wk.Walk(g, pos, heading)
+	img := mapimg.Draw(mapimg.Scene{
+		World: w, Graph: g, Visible: items, Car: pos, Heading: heading,
+		Centre: pos, Size: *size, Scale: *scale, MaxCost: wk.Params().ViewCost,
+	})
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d edges, %d junctions loaded, %d visible items around (%.0f, %.0f)\n",
+		*out, len(g.Edges()), len(g.Junctions()), len(items), pos.X, pos.Z)
+	return nil
+}
+
+// startPose puts the car on the road nearest at (or near the origin): the
+// middle of a segment, heading along it.
+func startPose(g *roadgraph.Graph, at pointFlag) (world.Vec2, world.Vec2, error) {
+	j := g.JunctionNear(at.p)
+	if j == nil {
+		return world.Vec2{}, world.Vec2{}, fmt.Errorf("no road within a few hundred metres of %s (lake?)", at.String())
+	}
+	g.EnsureJunctionArms(j)
+	h, ok := g.Nearest(at.p)
+	if !ok {
+		return world.Vec2{}, world.Vec2{}, fmt.Errorf("no road near %s", at.String())
+	}
+	if !at.set {
+		// Default: the middle of the longest arm of the junction.
+		e := j.Arms[0]
+		for _, a := range j.Arms {
+			if a.Segments() > e.Segments() {
+				e = a
+			}
+		}
+		h.Edge, h.Seg = e, e.Segments()/2
+	}
+	e := h.Edge
+	return e.Nodes[h.Seg].Lerp(e.Nodes[h.Seg+1], 0.5), e.Tangent(h.Seg), nil
+}

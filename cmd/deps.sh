@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs, only when missing, the Debian packages citydrive needs: a C
+# compiler and the X11/GL headers to build GLFW, and Xvfb + Mesa (llvmpipe,
+# OpenGL 4.5 core) to run without a display. Idempotent; needs root or sudo.
+set -eu
+pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "deps: all system packages present"
+	exit 0
+fi
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+echo "deps: installing$missing"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: installed$missing"

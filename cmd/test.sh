@@ -1,0 +1,15 @@
+#!/bin/sh
+# The whole test suite: system packages, vet, gofmt, then every test with the
+# race detector, under Xvfb so the GL tests run too.
+set -eu
+cd "$(dirname "$0")/.."
+sh cmd/deps.sh
+echo "== go vet"
+go vet ./...
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+echo "== go test -race (under Xvfb)"
+xvfb-run -a -s "-screen 0 1280x720x24" go test -race -count=1 -timeout 30m ./...
