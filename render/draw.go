@@ -1,0 +1,463 @@
+package render
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+
+	"citydrive/render/frustum"
+	"citydrive/render/hud"
+	"citydrive/render/scale"
+	"citydrive/render/scene"
+	"citydrive/slots"
+)
+
+// Texture units.
+const (
+	unitShadow = 0
+	unitAge    = 1
+	unitFont   = 2
+)
+
+// frameState is what one Draw computes once and every pass uses.
+type frameState struct {
+	f         *Frame
+	groups    []Group
+	vp        mgl64.Mat4
+	light     scene.Light
+	palette   *Palette
+	shadowVP  mgl32.Mat4
+	shadowSh  mgl32.Vec3
+	shadowOn  bool
+	dynCount  int32
+	trees     int32
+	fogStart  float32
+	fogEnd    float32
+	tintAge   bool
+	tw, th    int
+	fbW, fbH  int
+	camOrigin mgl64.Vec3
+}
+
+// Draw renders one frame into the window's back buffer. Call Present to
+// show it (and Screenshot, if wanted, before Present).
+func (r *Renderer) Draw(f *Frame) error {
+	if r.closed {
+		return fmt.Errorf("render: draw after Close")
+	}
+	r.drawStart = time.Now()
+	st := Stats{Uploads: r.stats.Uploads, FrameWork: r.stats.FrameWork}
+	fs := frameState{f: f, camOrigin: f.Camera.Position}
+	fs.fbW, fs.fbH = r.win.GetFramebufferSize()
+	if fs.fbW <= 0 || fs.fbH <= 0 { // minimised
+		r.stats = st
+		return nil
+	}
+	winW, winH := r.win.GetSize()
+	st.Scale = r.RenderScale()
+	fs.tw, fs.th = scale.TargetSize(fs.fbW, fs.fbH, winW, winH, r.opt.Profile.MaxPixelRatio, st.Scale)
+	st.TargetW, st.TargetH = fs.tw, fs.th
+	if err := r.target.ensure(fs.tw, fs.th); err != nil {
+		return err
+	}
+	fs.groups = f.Groups
+	if len(fs.groups) > scene.MaxGroups {
+		fs.groups = fs.groups[:scene.MaxGroups]
+	}
+	if f.Loading {
+		fs.groups = nil
+	}
+	cam := f.Camera
+	fs.vp = cam.ViewProj(float64(fs.tw) / float64(fs.th))
+	fr := frustum.FromViewProj(fs.vp)
+	fs.light = scene.LightAt(f.TimeOfDay, f.Weather)
+	fs.palette = f.Palette
+	if fs.palette == nil {
+		fs.palette = scene.PaletteFor(f.Weather)
+	}
+	far := float32(cam.FarPlane())
+	fs.fogStart, fs.fogEnd = far*0.35, far*0.97
+	if f.Weather == Wet {
+		fs.fogStart = far * 0.15
+	}
+
+	// Draw lists for the camera.
+	for i, g := range fs.groups {
+		l := &r.lists[i]
+		l.Reset()
+		l.Build(g.Slots, r.slotCounts, g.Origin.Sub(cam.Position), &fr, r.opt.Slots, r.opt.VertsPerSlot)
+		st.Culled += l.Culled
+		st.BadSlots += l.Bad
+	}
+
+	// The dynamic region: rewritten every frame at the end of the buffer.
+	if !f.Loading && len(f.Dynamic) >= slots.FloatsPerVertex {
+		n := len(f.Dynamic) / slots.FloatsPerVertex
+		if n > r.opt.DynamicVerts {
+			st.DynamicDropped = n - r.opt.DynamicVerts
+			n = r.opt.DynamicVerts
+		}
+		gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
+		gl.BufferSubData(gl.ARRAY_BUFFER, int(r.dynamicFirst)*slots.BytesPerVertex, n*slots.BytesPerVertex, gl.Ptr(f.Dynamic))
+		fs.dynCount = int32(n)
+	}
+
+	// Tree instances, camera-relative, culled per instance.
+	r.treeData = r.treeData[:0]
+	for _, g := range fs.groups {
+		var dropped int
+		r.treeData, dropped = scene.AppendTrees(r.treeData, g.Slots, r.slotCounts, g.Origin.Sub(cam.Position), &fr, r.opt.MaxTrees)
+		st.TreesDropped += dropped
+	}
+	if len(r.treeData) > 0 {
+		gl.BindBuffer(gl.ARRAY_BUFFER, r.treeInst)
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(r.treeData)*4, gl.Ptr(r.treeData))
+	}
+	fs.trees = int32(len(r.treeData) / scene.TreeFloats)
+	st.Trees = int(fs.trees)
+
+	// Build-age tint texture (debug).
+	if f.Debug&DebugBuildAge != 0 && len(fs.groups) > 0 {
+		clear(r.ageData)
+		for _, g := range fs.groups {
+			for _, s := range g.Slots {
+				if s.Slot >= 0 && s.Slot < r.opt.Slots {
+					t := scene.AgeTint(s.Age)
+					copy(r.ageData[s.Slot*4:], t[:])
+				}
+			}
+		}
+		gl.ActiveTexture(gl.TEXTURE0 + unitAge)
+		gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
+		gl.TexSubImage1D(gl.TEXTURE_1D, 0, 0, int32(r.opt.Slots), gl.RGBA, gl.FLOAT, gl.Ptr(r.ageData))
+		fs.tintAge = true
+	}
+
+	gl.Enable(gl.DEPTH_TEST)
+	gl.Disable(gl.CULL_FACE)
+	gl.Disable(gl.BLEND)
+
+	r.shadowPass(&fs, &st)
+
+	// Into the off-screen target.
+	gl.BindFramebuffer(gl.FRAMEBUFFER, r.target.fbo)
+	gl.Viewport(0, 0, int32(fs.tw), int32(fs.th))
+	h := fs.light.Horizon
+	gl.ClearColor(h[0], h[1], h[2], 1)
+	gl.DepthMask(true)
+	gl.ClearDepth(1)
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+
+	if len(fs.groups) > 0 || fs.dynCount > 0 {
+		if !r.opt.NoDepthPrepass {
+			r.depthPrepass(&fs, &st)
+		}
+		r.mainPass(&fs, &st)
+		if f.Debug&DebugWireframe != 0 {
+			r.wireframePass(&fs, &st)
+		}
+	}
+	r.skyPass(&fs, &st)
+	if f.Debug&DebugBoxes != 0 {
+		r.boxesPass(&fs, &st, &fr)
+	}
+
+	// Blit to the window, then the HUD at full resolution.
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, r.target.fbo)
+	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
+	gl.BlitFramebuffer(0, 0, int32(fs.tw), int32(fs.th), 0, 0, int32(fs.fbW), int32(fs.fbH), gl.COLOR_BUFFER_BIT, gl.LINEAR)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	gl.Viewport(0, 0, int32(fs.fbW), int32(fs.fbH))
+	r.hudPass(&fs, &st)
+
+	r.stats = st
+	return glError("frame")
+}
+
+// setLighting sets the uniforms lightingGLSL reads.
+func (r *Renderer) setLighting(p *program, fs *frameState) {
+	l := fs.light
+	d := l.Dir
+	p.setVec3("uSunDir", mgl32.Vec3{float32(d[0]), float32(d[1]), float32(d[2])})
+	p.setVec3("uSunColour", l.Colour)
+	p.setVec3("uAmbient", l.Ambient)
+	p.setVec3("uZenith", l.Zenith)
+	p.setVec3("uHorizon", l.Horizon)
+	p.setFloat("uNight", l.Night)
+	wet := float32(0)
+	if fs.f.Weather == Wet {
+		wet = 1
+	}
+	p.setFloat("uWet", wet)
+	p.setFloat("uFogStart", fs.fogStart)
+	p.setFloat("uFogEnd", fs.fogEnd)
+	p.setInt("uShadowMap", unitShadow)
+	on := float32(0)
+	if fs.shadowOn {
+		on = 1
+	}
+	p.setFloat("uShadowOn", on)
+	p.setFloat("uShadowTexel", 1/float32(r.shadow.size))
+	p.setMat4("uShadowVP", fs.shadowVP)
+	p.setVec3("uShadowShift", fs.shadowSh)
+	gl.ActiveTexture(gl.TEXTURE0 + unitShadow)
+	gl.BindTexture(gl.TEXTURE_2D, r.shadow.tex)
+}
+
+func rel32(a, b mgl64.Vec3) mgl32.Vec3 { return scene.Relative(a, b) }
+
+// multiDraw issues the one glMultiDrawArrays of a group's list.
+func multiDraw(mode uint32, l *scene.DrawList, ps *PassStats) {
+	if l.Len() == 0 {
+		return
+	}
+	gl.MultiDrawArrays(mode, &l.First[0], &l.Count[0], int32(l.Len()))
+	ps.MultiDraws++
+	ps.Slots += l.Len()
+	ps.Vertices += l.Vertices()
+}
+
+func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
+	f := fs.f
+	if r.opt.NoShadows || f.Loading || fs.light.SunHeight < -0.05 {
+		return
+	}
+	fs.shadowOn = true
+	half := r.opt.Profile.ShadowRange
+	if half <= 0 {
+		half = 150
+	}
+	s := &r.shadowState
+	s.Dirty = s.Dirty || r.shadow.dirty
+	r.shadow.dirty = false
+	centre := scene.ShadowCentre(f.Camera, half)
+	if s.NeedsRefresh(centre, fs.light.Dir) {
+		st.ShadowRefreshed = true
+		*s = scene.ShadowState{Valid: true, Centre: centre, Sun: fs.light.Dir}
+		vp := scene.ShadowViewProj(fs.light.Dir, half)
+		sfr := frustum.FromViewProj(vp)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, r.shadow.fbo)
+		gl.Viewport(0, 0, int32(r.shadow.size), int32(r.shadow.size))
+		gl.DepthMask(true)
+		gl.Clear(gl.DEPTH_BUFFER_BIT)
+		gl.DepthFunc(gl.LESS)
+		gl.Enable(gl.POLYGON_OFFSET_FILL)
+		gl.PolygonOffset(2, 4)
+		r.depth.use()
+		r.depth.setMat4("uViewProj", scene.Mat32(vp))
+		gl.BindVertexArray(r.vao)
+		var l scene.DrawList
+		for _, g := range fs.groups {
+			l.Build(g.Slots, r.slotCounts, g.Origin.Sub(centre), &sfr, r.opt.Slots, r.opt.VertsPerSlot)
+			r.depth.setVec3("uOffset", rel32(g.Origin, centre))
+			multiDraw(gl.TRIANGLES, &l, &st.Shadow)
+			l.Reset()
+		}
+		if fs.dynCount > 0 {
+			r.depth.setVec3("uOffset", rel32(f.DynamicOrigin, centre))
+			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
+			st.Shadow.Draws++
+		}
+		if fs.trees > 0 {
+			r.trees.use()
+			r.setLighting(r.trees, fs)
+			r.trees.setFloat("uShadowOn", 0)
+			r.trees.setMat4("uViewProj", scene.Mat32(vp))
+			r.trees.setVec3("uOffset", rel32(f.Camera.Position, centre))
+			gl.BindVertexArray(r.treeVAO)
+			gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
+			st.Shadow.Instanced++
+		}
+		gl.Disable(gl.POLYGON_OFFSET_FILL)
+	} else {
+		s.FramesSince++
+	}
+	half = max(half, 1)
+	fs.shadowVP = scene.Mat32(scene.ShadowViewProj(s.Sun, half))
+	fs.shadowSh = rel32(f.Camera.Position, s.Centre)
+}
+
+func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
+	gl.ColorMask(false, false, false, false)
+	gl.DepthMask(true)
+	gl.DepthFunc(gl.LESS)
+	r.depth.use()
+	r.depth.setMat4("uViewProj", scene.Mat32(fs.vp))
+	gl.BindVertexArray(r.vao)
+	cam := fs.f.Camera.Position
+	for i, g := range fs.groups {
+		r.depth.setVec3("uOffset", rel32(g.Origin, cam))
+		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Depth)
+	}
+	if fs.dynCount > 0 {
+		r.depth.setVec3("uOffset", rel32(fs.f.DynamicOrigin, cam))
+		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
+		st.Depth.Draws++
+	}
+	gl.ColorMask(true, true, true, true)
+}
+
+func (r *Renderer) mainPass(fs *frameState, st *Stats) {
+	gl.DepthFunc(gl.LEQUAL)
+	gl.DepthMask(true)
+	p := r.world
+	p.use()
+	r.setLighting(p, fs)
+	p.setMat4("uViewProj", scene.Mat32(fs.vp))
+	gl.Uniform3fv(p.loc("uPalette"), slots.PaletteSize, &fs.palette[0][0])
+	p.setInt("uVertsPerSlot", int32(r.opt.VertsPerSlot))
+	p.setInt("uAgeTint", unitAge)
+	gl.ActiveTexture(gl.TEXTURE0 + unitAge)
+	gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
+	p.setVec4("uFlat", mgl32.Vec4{})
+	tint := int32(0)
+	if fs.tintAge {
+		tint = 1
+	}
+	p.setInt("uTintAge", tint)
+	gl.BindVertexArray(r.vao)
+	cam := fs.f.Camera.Position
+	for i, g := range fs.groups {
+		p.setVec3("uOffset", rel32(g.Origin, cam))
+		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Main)
+	}
+	if fs.dynCount > 0 {
+		p.setInt("uTintAge", 0)
+		p.setVec3("uOffset", rel32(fs.f.DynamicOrigin, cam))
+		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
+		st.Main.Draws++
+	}
+	if fs.trees > 0 {
+		t := r.trees
+		t.use()
+		r.setLighting(t, fs)
+		t.setMat4("uViewProj", scene.Mat32(fs.vp))
+		t.setVec3("uOffset", mgl32.Vec3{})
+		gl.BindVertexArray(r.treeVAO)
+		gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
+		st.Main.Instanced++
+	}
+}
+
+// wireframePass draws the same slot geometry again as lines over the
+// filled city.
+func (r *Renderer) wireframePass(fs *frameState, st *Stats) {
+	p := r.world
+	p.use()
+	p.setMat4("uViewProj", scene.Mat32(fs.vp))
+	p.setVec4("uFlat", mgl32.Vec4{0.05, 0.9, 0.95, 1})
+	gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
+	gl.Enable(gl.POLYGON_OFFSET_LINE)
+	gl.PolygonOffset(-1, -1)
+	gl.DepthFunc(gl.LEQUAL)
+	gl.DepthMask(false)
+	gl.BindVertexArray(r.vao)
+	cam := fs.f.Camera.Position
+	for i, g := range fs.groups {
+		p.setVec3("uOffset", rel32(g.Origin, cam))
+		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Wireframe)
+	}
+	gl.Disable(gl.POLYGON_OFFSET_LINE)
+	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
+	gl.DepthMask(true)
+	p.setVec4("uFlat", mgl32.Vec4{})
+}
+
+func (r *Renderer) skyPass(fs *frameState, st *Stats) {
+	p := r.sky
+	p.use()
+	r.setLighting(p, fs)
+	inv := scene.Mat32(fs.vp.Inv())
+	p.setMat4("uInvViewProj", inv)
+	disc := fs.light.Dir
+	size := float32(0.9996)
+	if fs.light.Night > 0.99 {
+		size = 0.99985 // the moon: smaller
+	}
+	p.setVec3("uSunDisc", mgl32.Vec3{float32(disc[0]), float32(disc[1]), float32(disc[2])})
+	p.setFloat("uDiscSize", size)
+	gl.DepthFunc(gl.LEQUAL)
+	gl.DepthMask(false)
+	gl.BindVertexArray(r.emptyVAO)
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	st.Main.Draws++
+	gl.DepthMask(true)
+}
+
+func (r *Renderer) boxesPass(fs *frameState, st *Stats, fr *frustum.Frustum) {
+	r.lineData = r.lineData[:0]
+	colours := [scene.MaxGroups]mgl32.Vec3{{1, 0.85, 0.1}, {0.1, 0.9, 1}}
+	cam := fs.f.Camera.Position
+	for gi, g := range fs.groups {
+		off := g.Origin.Sub(cam)
+		for i := range g.Slots {
+			s := &g.Slots[i]
+			if s.Slot < 0 || s.Slot >= r.opt.Slots || scene.EffectiveCount(s, r.slotCounts) <= 0 {
+				continue
+			}
+			b := scene.SlotBox(s, off)
+			if !fr.IntersectsAABB(b) || len(r.lineData)/scene.LineFloats+24 > r.lineCap {
+				continue
+			}
+			r.lineData = scene.AppendBox(r.lineData, b, colours[gi])
+		}
+	}
+	n := int32(len(r.lineData) / scene.LineFloats)
+	if n == 0 {
+		return
+	}
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
+	gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(r.lineData)*4, gl.Ptr(r.lineData))
+	r.lines.use()
+	r.lines.setMat4("uViewProj", scene.Mat32(fs.vp))
+	gl.DepthFunc(gl.LEQUAL)
+	gl.BindVertexArray(r.lineVAO)
+	gl.DrawArrays(gl.LINES, 0, n)
+	st.Overlay.Draws++
+}
+
+func (r *Renderer) hudPass(fs *frameState, st *Stats) {
+	f := fs.f
+	if len(f.HUD) == 0 && !f.Loading {
+		return
+	}
+	l := &r.hudLayout
+	l.V = l.V[:0]
+	l.Capacity = r.hudCap
+	l.Dropped = 0
+	l.Scale = hud.ScaleFor(fs.fbH)
+	if f.Loading {
+		l.ProgressBar(fs.fbW, fs.fbH, f.Progress, fmt.Sprintf("LOADING %3.0f%%", clamp01(f.Progress)*100))
+	}
+	l.Lines(f.HUD)
+	n := int32(len(l.V) / hud.VertexFloats)
+	if n == 0 {
+		return
+	}
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.hudVBO)
+	gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(l.V)*4, gl.Ptr(l.V))
+	gl.Disable(gl.DEPTH_TEST)
+	gl.Enable(gl.BLEND)
+	gl.BlendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA)
+	p := r.hudProg
+	p.use()
+	gl.Uniform2f(p.loc("uScreen"), float32(fs.fbW), float32(fs.fbH))
+	p.setInt("uFont", unitFont)
+	gl.ActiveTexture(gl.TEXTURE0 + unitFont)
+	gl.BindTexture(gl.TEXTURE_2D, r.fontTex)
+	gl.BindVertexArray(r.hudVAO)
+	gl.DrawArrays(gl.TRIANGLES, 0, n)
+	st.Overlay.Draws++
+	gl.Disable(gl.BLEND)
+	gl.Enable(gl.DEPTH_TEST)
+}
+
+func clamp01(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	return min(x, 1)
+}

@@ -1,0 +1,369 @@
+// Package render is the only package that calls OpenGL or GLFW. It opens
+// the window with an OpenGL 4.1 core context, owns the one preallocated
+// vertex buffer (the slot region plus the dynamic region), and draws a
+// Frame: sun shadow map (when it needs refreshing), depth pre-pass, main
+// pass (sun, fog, sky, weather palette, street lamps, lit windows),
+// instanced trees, debug views and the HUD, into an off-screen target
+// scaled by the adaptive render scale and blitted to the window.
+//
+// Threading: GL and GLFW calls must come from the main OS thread. This
+// package's init calls runtime.LockOSThread, which pins the main goroutine
+// (the one that runs main.main and TestMain) to the main thread; every
+// Renderer method must be called from that goroutine. Tests that use GL
+// run their GL work from TestMain's goroutine (see render_gl_test.go).
+//
+// The pure parts live in nested packages and need no display:
+// render/frustum (planes and box test), render/scene (frame input, camera,
+// floating origin, draw lists, lighting), render/scale (render-scale
+// controller, profiles), render/hud (font and HUD layout).
+package render
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"citydrive/render/hud"
+	"citydrive/render/scale"
+	"citydrive/render/scene"
+	"citydrive/slots"
+)
+
+func init() {
+	// GLFW and GL need the main OS thread: keep the main goroutine on it.
+	runtime.LockOSThread()
+}
+
+// Re-exported pure types, so callers need only import render.
+type (
+	Frame        = scene.Frame
+	Camera       = scene.Camera
+	Group        = scene.Group
+	SlotDraw     = scene.SlotDraw
+	TreeInstance = scene.TreeInstance
+	Weather      = scene.Weather
+	DebugFlags   = scene.DebugFlags
+	Palette      = scene.Palette
+	Profile      = scale.Profile
+)
+
+// Re-exported constants.
+const (
+	Dry            = scene.Dry
+	Wet            = scene.Wet
+	DebugWireframe = scene.DebugWireframe
+	DebugBoxes     = scene.DebugBoxes
+	DebugBuildAge  = scene.DebugBuildAge
+	MaxGroups      = scene.MaxGroups
+)
+
+// Options configure Open. Zero values take the defaults.
+type Options struct {
+	Width, Height int  // window size (default 1280×720; fullscreen: the monitor's)
+	Fullscreen    bool // on the primary monitor
+	Hidden        bool // do not show the window (off-screen use)
+	Title         string
+	VSync         bool
+	Slots         int     // default slots.DefaultSlots
+	VertsPerSlot  int     // default slots.DefaultVertsPerSlot
+	DynamicVerts  int     // default slots.DefaultDynamicVerts
+	MaxTrees      int     // instanced-tree capacity per frame (default 65536)
+	Profile       Profile // default scale.Full
+	// FixedScale, when in (0,1], disables the adaptive render scale and
+	// renders at this scale (screenshots, benchmarks).
+	FixedScale float64
+	// DepthPrepass can be switched off (on by default: NoDepthPrepass false).
+	NoDepthPrepass bool
+	// NoShadows disables the shadow pass.
+	NoShadows bool
+	// ContextVersion is the GL version asked for (default 4.1). Only tests
+	// change it, to check that a missing context is a clear error.
+	ContextVersion [2]int
+}
+
+func (o *Options) defaults() error {
+	if o.Width == 0 {
+		o.Width = 1280
+	}
+	if o.Height == 0 {
+		o.Height = 720
+	}
+	if o.Width < 1 || o.Height < 1 || o.Width > 16384 || o.Height > 16384 {
+		return fmt.Errorf("render: window size %dx%d out of range", o.Width, o.Height)
+	}
+	if o.Title == "" {
+		o.Title = "citydrive"
+	}
+	if o.Slots == 0 {
+		o.Slots = slots.DefaultSlots
+	}
+	if o.VertsPerSlot == 0 {
+		o.VertsPerSlot = slots.DefaultVertsPerSlot
+	}
+	if o.DynamicVerts == 0 {
+		o.DynamicVerts = slots.DefaultDynamicVerts
+	}
+	if o.MaxTrees == 0 {
+		o.MaxTrees = 1 << 16
+	}
+	if o.Slots < 1 || o.Slots > slots.MaxSlots {
+		return fmt.Errorf("render: %d slots out of range [1, %d]", o.Slots, slots.MaxSlots)
+	}
+	if o.VertsPerSlot < slots.MinVertsPerSlot || o.VertsPerSlot > slots.MaxVertsPerSlot {
+		return fmt.Errorf("render: %d vertices per slot out of range [%d, %d]", o.VertsPerSlot, slots.MinVertsPerSlot, slots.MaxVertsPerSlot)
+	}
+	if int64(o.Slots)*int64(o.VertsPerSlot)+int64(o.DynamicVerts) > 1<<31/slots.BytesPerVertex {
+		return errors.New("render: vertex buffer over 2 GiB")
+	}
+	if o.Profile.Name == "" {
+		o.Profile = scale.Full
+	}
+	if o.FixedScale < 0 || o.FixedScale > 1 {
+		return fmt.Errorf("render: fixed scale %g out of range (0, 1]", o.FixedScale)
+	}
+	if o.ContextVersion == [2]int{} {
+		o.ContextVersion = [2]int{4, 1}
+	}
+	return nil
+}
+
+// PassStats counts one pass's draw calls in the last frame.
+type PassStats struct {
+	MultiDraws int // glMultiDrawArrays calls for slots (one per origin group)
+	Draws      int // other glDrawArrays calls (dynamic region, sky, lines, HUD)
+	Instanced  int // instanced draw calls (trees)
+	Slots      int // slot draws inside the multi-draws
+	Vertices   int // slot vertices submitted
+}
+
+// Stats describe the last frame drawn.
+type Stats struct {
+	Shadow, Depth, Main, Wireframe, Overlay PassStats
+	ShadowRefreshed                         bool
+	Culled                                  int // slots with vertices rejected by the frustum
+	BadSlots                                int // slot draws with an out-of-range index
+	Trees                                   int // tree instances drawn
+	TreesDropped                            int // over capacity
+	DynamicDropped                          int // dynamic vertices over capacity
+	TargetW                                 int // off-screen target size
+	TargetH                                 int
+	Scale                                   float64
+	FrameWork                               time.Duration // CPU time of the last Draw+Present (excluding any frame-cap wait)
+	Uploads                                 int           // slot uploads since Open
+}
+
+// Renderer owns the window, the GL context and every GL object.
+type Renderer struct {
+	opt    Options
+	win    *glfw.Window
+	closed bool
+
+	vbo, vao       uint32
+	slotCounts     []int // what the sink last set; informational
+	dynamicFirst   int32
+	treeVAO        uint32
+	treeMesh       uint32
+	treeInst       uint32
+	treeVerts      int32
+	lineVAO        uint32
+	lineVBO        uint32
+	lineCap        int
+	hudVAO         uint32
+	hudVBO         uint32
+	hudCap         int
+	emptyVAO       uint32
+	fontTex        uint32
+	ageTex         uint32
+	ageData        []float32
+	world, depth   *program
+	trees, sky     *program
+	lines, hudProg *program
+
+	target      target
+	shadow      shadowMap
+	shadowState scene.ShadowState
+	scaler      *scale.Controller
+	stats       Stats
+	lists       [scene.MaxGroups]scene.DrawList
+	treeData    []float32
+	lineData    []float32
+	hudLayout   hud.Layout
+
+	lastPresent time.Time
+	drawStart   time.Time
+	keys        map[Key]bool // pressed since the last Present (edge-triggered)
+}
+
+var glfwUsers int
+
+// Open creates the window and GL context and every GL object; it must be
+// called from the main goroutine (see the package doc). A machine without
+// a display or without OpenGL 4.1 core gives an error, never a panic.
+func Open(opt Options) (r *Renderer, err error) {
+	if err := opt.defaults(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// go-gl/glfw panics on some GLFW errors: turn them into errors.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("render: window or OpenGL %d.%d core context unavailable: %v", opt.ContextVersion[0], opt.ContextVersion[1], p)
+			if r != nil {
+				r.Close()
+			}
+			r = nil
+		}
+	}()
+	if glfwUsers == 0 {
+		if err := glfw.Init(); err != nil {
+			return nil, fmt.Errorf("render: cannot start GLFW (is there a display? DISPLAY=%q): %w", displayName(), err)
+		}
+	}
+	glfwUsers++
+	ok := false
+	defer func() {
+		if !ok {
+			glfwRelease()
+		}
+	}()
+	glfw.DefaultWindowHints()
+	glfw.WindowHint(glfw.ContextVersionMajor, opt.ContextVersion[0])
+	glfw.WindowHint(glfw.ContextVersionMinor, opt.ContextVersion[1])
+	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
+	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+	glfw.WindowHint(glfw.DepthBits, 24)
+	glfw.WindowHint(glfw.Resizable, glfw.True)
+	if opt.Hidden {
+		glfw.WindowHint(glfw.Visible, glfw.False)
+	}
+	var mon *glfw.Monitor
+	if opt.Fullscreen {
+		mon = glfw.GetPrimaryMonitor()
+		if mon == nil {
+			return nil, errors.New("render: fullscreen asked for but no monitor found")
+		}
+		if vm := mon.GetVideoMode(); vm != nil {
+			opt.Width, opt.Height = vm.Width, vm.Height
+		}
+	}
+	win, err := glfw.CreateWindow(opt.Width, opt.Height, opt.Title, mon, nil)
+	if err != nil {
+		return nil, fmt.Errorf("render: cannot create a window with an OpenGL %d.%d core context: %w", opt.ContextVersion[0], opt.ContextVersion[1], err)
+	}
+	win.MakeContextCurrent()
+	if err := gl.Init(); err != nil {
+		win.Destroy()
+		return nil, fmt.Errorf("render: cannot load OpenGL functions: %w", err)
+	}
+	if opt.VSync {
+		glfw.SwapInterval(1)
+	} else {
+		glfw.SwapInterval(0)
+	}
+	r = &Renderer{opt: opt, win: win, keys: map[Key]bool{}}
+	win.SetKeyCallback(r.onKey)
+	if err := r.setup(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.scaler = scale.New(opt.Profile)
+	if opt.FixedScale > 0 {
+		r.scaler.Frozen = true
+	}
+	ok = true
+	return r, nil
+}
+
+func glfwRelease() {
+	glfwUsers--
+	if glfwUsers == 0 {
+		glfw.Terminate()
+	}
+}
+
+// GLInfo describes the context: vendor, renderer and version strings.
+func (r *Renderer) GLInfo() string {
+	return fmt.Sprintf("%s / %s / %s", gl.GoStr(gl.GetString(gl.VENDOR)), gl.GoStr(gl.GetString(gl.RENDERER)), gl.GoStr(gl.GetString(gl.VERSION)))
+}
+
+// Close destroys every GL object and the window. Safe to call twice.
+func (r *Renderer) Close() {
+	if r == nil || r.closed {
+		return
+	}
+	r.closed = true
+	if r.win == nil {
+		return
+	}
+	for _, p := range []*program{r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg} {
+		p.delete()
+	}
+	bufs := []uint32{r.vbo, r.treeMesh, r.treeInst, r.lineVBO, r.hudVBO}
+	gl.DeleteBuffers(int32(len(bufs)), &bufs[0])
+	vaos := []uint32{r.vao, r.treeVAO, r.lineVAO, r.hudVAO, r.emptyVAO}
+	gl.DeleteVertexArrays(int32(len(vaos)), &vaos[0])
+	texs := []uint32{r.fontTex, r.ageTex}
+	gl.DeleteTextures(int32(len(texs)), &texs[0])
+	r.target.delete()
+	r.shadow.delete()
+	r.win.Destroy()
+	r.win = nil
+	glfwRelease()
+}
+
+// Options returns the options in effect (defaults filled in).
+func (r *Renderer) Options() Options { return r.opt }
+
+// Stats of the last frame.
+func (r *Renderer) Stats() Stats { return r.stats }
+
+// RenderScale is the current render scale.
+func (r *Renderer) RenderScale() float64 {
+	if r.opt.FixedScale > 0 {
+		return r.opt.FixedScale
+	}
+	return r.scaler.Scale()
+}
+
+// ShouldClose reports whether the user asked to close the window.
+func (r *Renderer) ShouldClose() bool { return r.win.ShouldClose() }
+
+// SetTitle sets the window title.
+func (r *Renderer) SetTitle(s string) { r.win.SetTitle(s) }
+
+// FramebufferSize is the window's framebuffer size in pixels.
+func (r *Renderer) FramebufferSize() (int, int) { return r.win.GetFramebufferSize() }
+
+// Present swaps buffers, polls events, applies the profile's frame cap and
+// feeds the render-scale controller. Call it once per frame after Draw
+// (and after Screenshot, if any: the back buffer is undefined after a swap).
+func (r *Renderer) Present() {
+	r.win.SwapBuffers()
+	now := time.Now()
+	work := now.Sub(r.drawStart)
+	if r.drawStart.IsZero() {
+		work = 0
+	}
+	r.stats.FrameWork = work
+	if c := r.opt.Profile.CapFPS; c > 0 && !r.lastPresent.IsZero() {
+		if wait := time.Duration(float64(time.Second)/c) - now.Sub(r.lastPresent); wait > 0 {
+			time.Sleep(wait)
+			now = time.Now()
+		}
+	}
+	if !r.lastPresent.IsZero() && !r.drawStart.IsZero() {
+		r.scaler.Observe(now.Sub(r.lastPresent).Seconds(), work.Seconds())
+	}
+	r.lastPresent = now
+	clear(r.keys)
+	glfw.PollEvents()
+}
+
+func displayName() string {
+	return strings.TrimSpace(os.Getenv("DISPLAY"))
+}

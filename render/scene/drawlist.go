@@ -1,0 +1,179 @@
+package scene
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+
+	"citydrive/render/frustum"
+)
+
+// DrawList is the first/count arrays of one glMultiDrawArrays call.
+type DrawList struct {
+	First  []int32
+	Count  []int32
+	Culled int // slots with vertices that the frustum rejected
+	Bad    int // slots with an out-of-range index (skipped)
+}
+
+// Reset empties the list, keeping its storage.
+func (d *DrawList) Reset() {
+	d.First, d.Count, d.Culled, d.Bad = d.First[:0], d.Count[:0], 0, 0
+}
+
+// Len is the number of draws.
+func (d *DrawList) Len() int { return len(d.First) }
+
+// Vertices is the total vertex count of the list.
+func (d *DrawList) Vertices() int {
+	n := 0
+	for _, c := range d.Count {
+		n += int(c)
+	}
+	return n
+}
+
+// SlotBox returns a slot's bounding box moved by offset (the group origin
+// minus the eye, in float64) into eye-relative space.
+func SlotBox(s *SlotDraw, offset mgl64.Vec3) frustum.AABB {
+	var b frustum.AABB
+	for a := 0; a < 3; a++ {
+		lo, hi := float64(s.Min[a]), float64(s.Max[a])
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		b.Min[a] = lo + offset[a]
+		b.Max[a] = hi + offset[a]
+	}
+	return b
+}
+
+// EffectiveCount is how many vertices of a slot are drawn: the sink's own
+// record (counts, nil: none kept) capped by the draw input's Count when that
+// is positive. So a cleared slot never draws, whatever the input says.
+func EffectiveCount(s *SlotDraw, counts []int) int {
+	if counts == nil {
+		return s.Count
+	}
+	if s.Slot < 0 || s.Slot >= len(counts) {
+		return 0
+	}
+	n := counts[s.Slot]
+	if s.Count > 0 {
+		n = min(n, s.Count)
+	}
+	return n
+}
+
+// Build appends to d the slots (kept in their given order) that hold
+// vertices and whose boxes pass the frustum test. counts is the sink's
+// per-slot vertex counts (see EffectiveCount); offset is the group's origin
+// minus the eye; f nil disables culling. Slot i's vertices start at vertex
+// i*vertsPerSlot; a count is clamped to vertsPerSlot.
+func (d *DrawList) Build(slots []SlotDraw, counts []int, offset mgl64.Vec3, f *frustum.Frustum, numSlots, vertsPerSlot int) {
+	for i := range slots {
+		s := &slots[i]
+		if s.Slot < 0 || s.Slot >= numSlots {
+			d.Bad++
+			continue
+		}
+		n := EffectiveCount(s, counts)
+		if n <= 0 {
+			continue
+		}
+		if f != nil && !f.IntersectsAABB(SlotBox(s, offset)) {
+			d.Culled++
+			continue
+		}
+		d.First = append(d.First, int32(s.Slot*vertsPerSlot))
+		d.Count = append(d.Count, int32(min(n, vertsPerSlot)))
+	}
+}
+
+// TreeRadius is the bounding-sphere radius of a tree of scale 1 around a
+// point TreeCentreHeight above its base.
+const (
+	TreeRadius       = 6.5
+	TreeCentreHeight = 5
+	// TreeFloats is the size of one packed instance: x, y, z, scale, variant.
+	TreeFloats = 5
+)
+
+// AppendTrees appends the instances of the given slots (those that draw,
+// see EffectiveCount) whose bounding
+// spheres pass the frustum (nil: all), packed TreeFloats apiece, positions
+// moved by rel (the group origin minus the camera, already float32), and
+// stops at maxInstances in dst. It returns dst and how many were dropped for
+// lack of room.
+func AppendTrees(dst []float32, slots []SlotDraw, counts []int, offset mgl64.Vec3, f *frustum.Frustum, maxInstances int) ([]float32, int) {
+	rel := mgl32.Vec3{float32(offset[0]), float32(offset[1]), float32(offset[2])}
+	dropped := 0
+	for i := range slots {
+		s := &slots[i]
+		if EffectiveCount(s, counts) <= 0 {
+			continue
+		}
+		for _, t := range s.Trees {
+			sc := t.Scale
+			if sc <= 0 {
+				sc = 1
+			}
+			p := t.Position.Add(rel)
+			if f != nil {
+				c := mgl64.Vec3{float64(p[0]), float64(p[1]) + TreeCentreHeight*float64(sc), float64(p[2])}
+				if !f.IntersectsSphere(c, TreeRadius*float64(sc)) {
+					continue
+				}
+			}
+			if len(dst)/TreeFloats >= maxInstances {
+				dropped++
+				continue
+			}
+			dst = append(dst, p[0], p[1], p[2], sc, t.Variant)
+		}
+	}
+	return dst, dropped
+}
+
+// LineFloats is the size of one debug line vertex: position, colour.
+const LineFloats = 6
+
+// AppendBox appends the 12 edges (24 vertices) of box b as lines.
+func AppendBox(dst []float32, b frustum.AABB, c mgl32.Vec3) []float32 {
+	corner := func(i int) [3]float32 {
+		var p [3]float32
+		for a := 0; a < 3; a++ {
+			if i>>a&1 == 1 {
+				p[a] = float32(b.Max[a])
+			} else {
+				p[a] = float32(b.Min[a])
+			}
+		}
+		return p
+	}
+	for i := 0; i < 8; i++ {
+		for a := 0; a < 3; a++ {
+			if i>>a&1 == 0 { // an edge from corner i along axis a
+				p, q := corner(i), corner(i|1<<a)
+				dst = append(dst, p[0], p[1], p[2], c[0], c[1], c[2], q[0], q[1], q[2], c[0], c[1], c[2])
+			}
+		}
+	}
+	return dst
+}
+
+// AgeTint is the debug colour for a slot built age seconds ago: red when
+// brand new, through yellow to green at 10 s, and no tint (alpha 0) after.
+func AgeTint(age float32) mgl32.Vec4 {
+	const span = 10
+	if age < 0 {
+		age = 0
+	}
+	if age >= span {
+		return mgl32.Vec4{0, 1, 0, 0}
+	}
+	t := age / span
+	if t < 0.5 {
+		return mgl32.Vec4{1, t * 2, 0, 0.75}
+	}
+	return mgl32.Vec4{1 - (t-0.5)*2, 1, 0, 0.75 * (1 - (t-0.5)*2*0.6)}
+}

@@ -1,0 +1,95 @@
+// Package scene is the pure half of the renderer: the per-frame draw input,
+// camera matrices, floating-origin arithmetic, draw-list building with
+// frustum culling, time of day and weather palettes, and the tree mesh. It
+// never calls GL, so everything here is unit-tested without a display. The
+// render package re-exports these types.
+package scene
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// MaxGroups is how many origin groups one frame may carry: normally one,
+// two for the frames right after the slot table re-bases its origin (old
+// slots still relative to the old origin, new ones to the new).
+const MaxGroups = 2
+
+// TreeInstance is one instanced tree: the base of its trunk relative to its
+// group's origin, a size factor (1 = a tree about 9 m tall) and a variant in
+// [0,1) that picks crown colour and shape.
+type TreeInstance struct {
+	Position mgl32.Vec3
+	Scale    float32
+	Variant  float32
+}
+
+// SlotDraw is one slot to draw: its index in the vertex buffer, how many
+// vertices it holds, its bounding box relative to its group's origin, the
+// trees built with it, and (for the build-age debug tint) how many seconds
+// ago it was built.
+type SlotDraw struct {
+	Slot     int
+	Count    int
+	Min, Max mgl32.Vec3
+	Trees    []TreeInstance
+	Age      float32
+}
+
+// Group is a set of slots whose float32 vertices are relative to one world
+// origin (float64). Slots are listed in draw order, nearest first.
+type Group struct {
+	Origin mgl64.Vec3
+	Slots  []SlotDraw
+}
+
+// Weather selects the palette for palette-indexed colours.
+type Weather int
+
+// Weathers.
+const (
+	Dry Weather = iota
+	Wet
+)
+
+func (w Weather) String() string {
+	if w == Wet {
+		return "wet"
+	}
+	return "dry"
+}
+
+// DebugFlags select debug views; they combine.
+type DebugFlags uint8
+
+// Debug views.
+const (
+	DebugWireframe DebugFlags = 1 << iota // the slot geometry again as lines over the filled city
+	DebugBoxes                            // each drawn slot's bounding box
+	DebugBuildAge                         // slots tinted by how recently they were built
+)
+
+// Frame is everything the renderer needs to draw one frame. The game fills
+// it; the renderer only reads it (and does not keep it past Draw).
+type Frame struct {
+	Camera Camera
+	// Groups of slots, at most MaxGroups; extra groups are ignored.
+	Groups []Group
+	// Dynamic holds this frame's dynamic vertices (car, traffic, particles,
+	// lake) in the slot vertex format, relative to DynamicOrigin; at most
+	// the renderer's dynamic capacity is drawn.
+	Dynamic       []float32
+	DynamicOrigin mgl64.Vec3
+	Weather       Weather
+	// Palette, when non-nil, replaces the weather palette.
+	Palette *Palette
+	// TimeOfDay in hours, [0, 24): 12 is noon, ~19 dusk.
+	TimeOfDay float64
+	// HUD lines drawn top-left (empty: no HUD).
+	HUD []string
+	// Loading: draw only the sky, the progress bar (Progress in [0,1]) and
+	// the HUD, none of the world.
+	Loading  bool
+	Progress float64
+	Debug    DebugFlags
+}

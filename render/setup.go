@@ -1,0 +1,137 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+
+	"citydrive/render/hud"
+	"citydrive/render/scene"
+	"citydrive/slots"
+)
+
+// setup creates every GL object once. The world vertex buffer is sized
+// here and never resized: slots*vertsPerSlot + dynamicVerts vertices of
+// slots.BytesPerVertex bytes.
+func (r *Renderer) setup() error {
+	var err error
+	progs := []struct {
+		dst        **program
+		name, v, f string
+	}{
+		{&r.world, "world", src(worldVert), src(worldFrag)},
+		{&r.depth, "depth", src(depthVert), src(depthFrag)},
+		{&r.trees, "trees", src(treeVert), src(treeFrag)},
+		{&r.sky, "sky", src(skyVert), src(skyFrag)},
+		{&r.lines, "lines", src(lineVert), src(lineFrag)},
+		{&r.hudProg, "hud", src(hudVert), src(hudFrag)},
+	}
+	for _, p := range progs {
+		if *p.dst, err = newProgram(p.name, p.v, p.f); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+	}
+
+	// The one world vertex buffer.
+	total := r.opt.Slots*r.opt.VertsPerSlot + r.opt.DynamicVerts
+	r.dynamicFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
+	r.slotCounts = make([]int, r.opt.Slots)
+	gl.GenVertexArrays(1, &r.vao)
+	gl.BindVertexArray(r.vao)
+	gl.GenBuffers(1, &r.vbo)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
+	gl.BufferData(gl.ARRAY_BUFFER, total*slots.BytesPerVertex, nil, gl.DYNAMIC_DRAW)
+	if err := glError("allocating the vertex buffer"); err != nil {
+		return fmt.Errorf("%w (%d MB)", err, total*slots.BytesPerVertex>>20)
+	}
+	attrs := []struct {
+		loc    uint32
+		offset int
+	}{
+		{0, slots.OffsetPosition}, {1, slots.OffsetNormal}, {2, slots.OffsetColour},
+		{3, slots.OffsetMaterial}, {4, slots.OffsetStreetFrame},
+	}
+	for _, a := range attrs {
+		gl.EnableVertexAttribArray(a.loc)
+		gl.VertexAttribPointerWithOffset(a.loc, 3, gl.FLOAT, false, slots.BytesPerVertex, uintptr(a.offset*4))
+	}
+
+	// Trees: the mesh and a fixed-capacity instance buffer.
+	mesh := scene.TreeMesh()
+	r.treeVerts = int32(len(mesh) / scene.TreeMeshFloats)
+	gl.GenVertexArrays(1, &r.treeVAO)
+	gl.BindVertexArray(r.treeVAO)
+	gl.GenBuffers(1, &r.treeMesh)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.treeMesh)
+	gl.BufferData(gl.ARRAY_BUFFER, len(mesh)*4, gl.Ptr(mesh), gl.STATIC_DRAW)
+	const ts = scene.TreeMeshFloats * 4
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, ts, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, ts, 12)
+	gl.EnableVertexAttribArray(2)
+	gl.VertexAttribPointerWithOffset(2, 1, gl.FLOAT, false, ts, 24)
+	gl.GenBuffers(1, &r.treeInst)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.treeInst)
+	gl.BufferData(gl.ARRAY_BUFFER, r.opt.MaxTrees*scene.TreeFloats*4, nil, gl.STREAM_DRAW)
+	const is = scene.TreeFloats * 4
+	gl.EnableVertexAttribArray(5)
+	gl.VertexAttribPointerWithOffset(5, 3, gl.FLOAT, false, is, 0)
+	gl.VertexAttribDivisor(5, 1)
+	gl.EnableVertexAttribArray(6)
+	gl.VertexAttribPointerWithOffset(6, 2, gl.FLOAT, false, is, 12)
+	gl.VertexAttribDivisor(6, 1)
+
+	// Debug lines: room for every slot box of two groups.
+	r.lineCap = r.opt.Slots * scene.MaxGroups * 24
+	gl.GenVertexArrays(1, &r.lineVAO)
+	gl.BindVertexArray(r.lineVAO)
+	gl.GenBuffers(1, &r.lineVBO)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
+	gl.BufferData(gl.ARRAY_BUFFER, r.lineCap*scene.LineFloats*4, nil, gl.STREAM_DRAW)
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, scene.LineFloats*4, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, scene.LineFloats*4, 12)
+
+	// HUD quads.
+	r.hudCap = 24000
+	gl.GenVertexArrays(1, &r.hudVAO)
+	gl.BindVertexArray(r.hudVAO)
+	gl.GenBuffers(1, &r.hudVBO)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.hudVBO)
+	gl.BufferData(gl.ARRAY_BUFFER, r.hudCap*hud.VertexFloats*4, nil, gl.STREAM_DRAW)
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 2, gl.FLOAT, false, hud.VertexFloats*4, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 2, gl.FLOAT, false, hud.VertexFloats*4, 8)
+	gl.EnableVertexAttribArray(2)
+	gl.VertexAttribPointerWithOffset(2, 4, gl.FLOAT, false, hud.VertexFloats*4, 16)
+
+	gl.GenVertexArrays(1, &r.emptyVAO)
+	gl.BindVertexArray(0)
+
+	// Font atlas.
+	atlas := hud.Atlas()
+	gl.GenTextures(1, &r.fontTex)
+	gl.BindTexture(gl.TEXTURE_2D, r.fontTex)
+	gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
+	gl.TexImage2D(gl.TEXTURE_2D, 0, gl.R8, hud.AtlasW, hud.AtlasH, 0, gl.RED, gl.UNSIGNED_BYTE, gl.Ptr(atlas))
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
+
+	// Per-slot build-age tint (debug view), one RGBA texel per slot.
+	r.ageData = make([]float32, r.opt.Slots*4)
+	gl.GenTextures(1, &r.ageTex)
+	gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
+	gl.TexImage1D(gl.TEXTURE_1D, 0, gl.RGBA32F, int32(r.opt.Slots), 0, gl.RGBA, gl.FLOAT, gl.Ptr(r.ageData))
+	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+
+	if err := r.shadow.init(r.opt.Profile.ShadowSize); err != nil {
+		return err
+	}
+	return glError("setup")
+}

@@ -1,0 +1,342 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"citydrive/slots"
+)
+
+// glslHeader is prepended to every shader; it carries the format constants
+// from the slots package so the GLSL and Go agree.
+var glslHeader = fmt.Sprintf(`#version 410 core
+#define PALETTE_SIZE %d
+#define LAMP_FLAG_SCALE %d.0
+#define MAT_ROAD %d
+#define MAT_BUILDING %d
+#define MAT_WINDOW %d
+#define MAT_WATER %d
+#define MAT_FOLIAGE %d
+#define MAT_LAMP %d
+#define MAT_CAR %d
+`, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
+	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar)
+
+func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
+
+// The world vertex shader: slot and dynamic-region vertices. uOffset is the
+// group origin minus the eye, computed in float64 on the CPU (floating
+// origin), so positions here are small.
+const worldVert = `
+layout(location = 0) in vec3 aPos;
+layout(location = 1) in vec3 aNormal;
+layout(location = 2) in vec3 aColour;
+layout(location = 3) in vec3 aMat;    // material, variant, occlusion
+layout(location = 4) in vec3 aStreet; // along, across, halfWidth + flags*1000
+
+uniform mat4 uViewProj;
+uniform vec3 uOffset;
+uniform vec3 uPalette[PALETTE_SIZE];
+uniform mat4 uShadowVP;
+uniform vec3 uShadowShift; // eye minus shadow centre
+uniform int uVertsPerSlot;
+uniform sampler1D uAgeTint;
+uniform int uTintAge;
+
+out vec3 vRel;
+out vec3 vNormal;
+out vec3 vColour;
+flat out int vMaterial;
+out float vVariant;
+out float vOcc;
+out vec3 vStreet;
+out vec3 vShadow;
+out vec4 vTint;
+
+invariant gl_Position;
+
+void main() {
+	vec3 rel = aPos + uOffset;
+	gl_Position = uViewProj * vec4(rel, 1.0);
+	vRel = rel;
+	vNormal = aNormal;
+	vec3 c = aColour;
+	if (c.r < 0.0) {
+		int i = clamp(int(floor(-c.r - 1.0 + 0.5)), 0, PALETTE_SIZE - 1);
+		c = uPalette[i];
+	}
+	vColour = c;
+	vMaterial = int(aMat.x + 0.5);
+	vVariant = aMat.y;
+	vOcc = aMat.z;
+	vStreet = aStreet;
+	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+	vTint = uTintAge != 0 ? texelFetch(uAgeTint, gl_VertexID / uVertsPerSlot, 0) : vec4(0.0);
+}
+`
+
+// The depth-only vertex shader (shadow map and depth pre-pass). Its
+// position expression matches worldVert's exactly (and is invariant) so the
+// main pass can test against the pre-pass depth with GL_LEQUAL.
+const depthVert = `
+layout(location = 0) in vec3 aPos;
+uniform mat4 uViewProj;
+uniform vec3 uOffset;
+invariant gl_Position;
+void main() {
+	vec3 rel = aPos + uOffset;
+	gl_Position = uViewProj * vec4(rel, 1.0);
+}
+`
+
+const depthFrag = `
+void main() {}
+`
+
+// lightingGLSL is shared by the world and tree fragment shaders.
+const lightingGLSL = `
+uniform vec3 uSunDir;
+uniform vec3 uSunColour;
+uniform vec3 uAmbient;
+uniform vec3 uZenith;
+uniform vec3 uHorizon;
+uniform float uNight;
+uniform float uWet;
+uniform float uFogStart;
+uniform float uFogEnd;
+uniform sampler2DShadow uShadowMap;
+uniform float uShadowOn;
+uniform float uShadowTexel;
+
+vec3 skyColour(vec3 d) {
+	float up = clamp(d.y, 0.0, 1.0);
+	vec3 c = mix(uHorizon, uZenith, pow(up, 0.55));
+	return mix(c, uHorizon * 0.75, clamp(-d.y * 4.0, 0.0, 1.0));
+}
+
+float shadowAt(vec3 p) {
+	if (uShadowOn < 0.5 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0 || p.z >= 1.0) {
+		return 1.0;
+	}
+	float s = 0.0;
+	float t = uShadowTexel;
+	s += texture(uShadowMap, vec3(p.xy + vec2(-t, -t), p.z));
+	s += texture(uShadowMap, vec3(p.xy + vec2(t, -t), p.z));
+	s += texture(uShadowMap, vec3(p.xy + vec2(-t, t), p.z));
+	s += texture(uShadowMap, vec3(p.xy + vec2(t, t), p.z));
+	return s * 0.25;
+}
+
+vec3 fogged(vec3 col, vec3 rel) {
+	float d = length(rel);
+	float f = clamp((d - uFogStart) / max(uFogEnd - uFogStart, 1.0), 0.0, 1.0);
+	f = f * f * (3.0 - 2.0 * f);
+	return mix(col, skyColour(rel / max(d, 1e-4)), f);
+}
+
+vec3 shade(vec3 base, vec3 n, float occ, float sh) {
+	float ndl = max(dot(n, uSunDir), 0.0);
+	float hemi = 0.65 + 0.35 * n.y;
+	return base * (uAmbient * hemi * occ + uSunColour * ndl * sh);
+}
+`
+
+const worldFrag = lightingGLSL + `
+in vec3 vRel;
+in vec3 vNormal;
+in vec3 vColour;
+flat in int vMaterial;
+in float vVariant;
+in float vOcc;
+in vec3 vStreet;
+in vec3 vShadow;
+in vec4 vTint;
+
+uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
+out vec4 oColour;
+
+const vec3 lampColour = vec3(1.0, 0.78, 0.45);
+const float lampSpacing = 25.0;
+
+// Street lamps stand every 25 m along the road at its edges; the street
+// frame's z packs the half-width with lamp flags (bit 0: the negative-across
+// side, bit 1: the positive side).
+float lampLight(vec3 sf) {
+	if (sf.z <= 0.0) return 0.0;
+	float flags = floor(sf.z / LAMP_FLAG_SCALE);
+	float hw = sf.z - flags * LAMP_FLAG_SCALE;
+	float da = abs(mod(sf.x + 0.5 * lampSpacing, lampSpacing) - 0.5 * lampSpacing);
+	float acc = 0.0;
+	if (mod(flags, 2.0) >= 1.0) {
+		float dc = sf.y + hw;
+		acc += exp(-(da * da + dc * dc) / 40.0);
+	}
+	if (mod(floor(flags / 2.0), 2.0) >= 1.0) {
+		float dc = sf.y - hw;
+		acc += exp(-(da * da + dc * dc) / 40.0);
+	}
+	return acc;
+}
+
+void main() {
+	if (uFlat.a > 0.0) {
+		oColour = uFlat;
+		return;
+	}
+	vec3 n = vNormal;
+	float nl = length(n);
+	n = nl > 1e-5 ? n / nl : vec3(0.0, 1.0, 0.0);
+	vec3 view = normalize(-vRel);
+	float sh = shadowAt(vShadow);
+	vec3 base = vColour;
+	vec3 col = shade(base, n, clamp(vOcc, 0.0, 1.0), sh);
+	int m = vMaterial;
+	if (m == MAT_ROAD || m == MAT_WATER) {
+		vec3 h = normalize(uSunDir + view);
+		float gloss = m == MAT_WATER ? 90.0 : 24.0;
+		float k = m == MAT_WATER ? 0.9 : 0.08 + 0.7 * uWet;
+		col += uSunColour * pow(max(dot(n, h), 0.0), gloss) * k * sh;
+		float fres = pow(1.0 - max(dot(n, view), 0.0), 4.0);
+		float r = m == MAT_WATER ? 0.25 + 0.6 * fres : uWet * 0.5 * fres;
+		col = mix(col, skyColour(reflect(-view, n)), r);
+	} else if (m == MAT_WINDOW) {
+		col += 0.18 * skyColour(reflect(-view, n)) * (1.0 - uNight);
+		float lit = step(0.35, fract(vVariant * 13.37 + 0.21));
+		col = mix(col, vec3(1.0, 0.83, 0.52) * 1.1, uNight * lit * 0.95);
+	} else if (m == MAT_LAMP) {
+		col = mix(col, lampColour * 1.6, uNight);
+	}
+	col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
+	col = fogged(col, vRel);
+	col = mix(col, vTint.rgb, vTint.a);
+	oColour = vec4(col, 1.0);
+}
+`
+
+// Trees: one mesh, instanced. Instance positions arrive relative to the
+// camera; uOffset moves them for the shadow pass.
+const treeVert = `
+layout(location = 0) in vec3 aPos;
+layout(location = 1) in vec3 aNormal;
+layout(location = 2) in float aPart;
+layout(location = 5) in vec3 iPos;
+layout(location = 6) in vec2 iScaleVariant;
+
+uniform mat4 uViewProj;
+uniform vec3 uOffset;
+uniform mat4 uShadowVP;
+uniform vec3 uShadowShift;
+
+out vec3 vRel;
+out vec3 vNormal;
+out vec3 vColour;
+out vec3 vShadow;
+
+void main() {
+	float s = iScaleVariant.x;
+	float v = iScaleVariant.y;
+	float a = v * 6.2831853;
+	mat2 r = mat2(cos(a), sin(a), -sin(a), cos(a));
+	vec3 p = aPos;
+	p.xz = r * p.xz;
+	vec3 n = aNormal;
+	n.xz = r * n.xz;
+	// Crowns vary a little in width and height with the variant.
+	if (aPart > 0.5) {
+		p.xz *= 0.85 + 0.3 * fract(v * 7.1);
+		p.y = 2.4 + (p.y - 2.4) * (0.85 + 0.3 * fract(v * 3.7));
+	}
+	vec3 rel = iPos + p * s + uOffset;
+	gl_Position = uViewProj * vec4(rel, 1.0);
+	vRel = rel;
+	vNormal = n;
+	vec3 crown = mix(vec3(0.16, 0.36, 0.12), vec3(0.32, 0.46, 0.14), fract(v * 5.3));
+	vColour = aPart > 0.5 ? crown : vec3(0.33, 0.24, 0.16);
+	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+}
+`
+
+const treeFrag = lightingGLSL + `
+in vec3 vRel;
+in vec3 vNormal;
+in vec3 vColour;
+in vec3 vShadow;
+out vec4 oColour;
+void main() {
+	vec3 n = normalize(vNormal);
+	vec3 col = shade(vColour, n, 1.0, shadowAt(vShadow));
+	oColour = vec4(fogged(col, vRel), 1.0);
+}
+`
+
+// The sky: one full-screen triangle at the far plane (depth 1), drawn after
+// the opaque geometry with GL_LEQUAL so it only fills what nothing covered.
+const skyVert = `
+out vec2 vNdc;
+void main() {
+	vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
+	vNdc = p;
+	gl_Position = vec4(p, 1.0, 1.0);
+}
+`
+
+const skyFrag = lightingGLSL + `
+in vec2 vNdc;
+uniform mat4 uInvViewProj;
+uniform vec3 uSunDisc; // direction of the sun (or moon) disc
+uniform float uDiscSize;
+out vec4 oColour;
+void main() {
+	vec4 w = uInvViewProj * vec4(vNdc, 1.0, 1.0);
+	vec3 d = normalize(w.xyz / w.w);
+	vec3 col = skyColour(d);
+	float disc = smoothstep(uDiscSize, uDiscSize + 0.002, dot(d, uSunDisc));
+	col = mix(col, uSunColour * 1.6 + vec3(0.2), disc * step(0.0, d.y));
+	oColour = vec4(col, 1.0);
+}
+`
+
+// Debug lines (slot boxes), positions relative to the camera.
+const lineVert = `
+layout(location = 0) in vec3 aPos;
+layout(location = 1) in vec3 aColour;
+uniform mat4 uViewProj;
+out vec3 vColour;
+void main() {
+	gl_Position = uViewProj * vec4(aPos, 1.0);
+	vColour = aColour;
+}
+`
+
+const lineFrag = `
+in vec3 vColour;
+out vec4 oColour;
+void main() { oColour = vec4(vColour, 1.0); }
+`
+
+// HUD: screen-space quads in pixels (origin top left), textured with the
+// built-in font atlas.
+const hudVert = `
+layout(location = 0) in vec2 aPos;
+layout(location = 1) in vec2 aUV;
+layout(location = 2) in vec4 aColour;
+uniform vec2 uScreen;
+out vec2 vUV;
+out vec4 vColour;
+void main() {
+	gl_Position = vec4(aPos.x / uScreen.x * 2.0 - 1.0, 1.0 - aPos.y / uScreen.y * 2.0, 0.0, 1.0);
+	vUV = aUV;
+	vColour = aColour;
+}
+`
+
+const hudFrag = `
+in vec2 vUV;
+in vec4 vColour;
+uniform sampler2D uFont;
+out vec4 oColour;
+void main() {
+	float a = texture(uFont, vUV).r;
+	oColour = vec4(vColour.rgb, vColour.a * a);
+}
+`

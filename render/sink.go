@@ -1,0 +1,69 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+
+	"citydrive/slots"
+)
+
+// SlotSink is what the slot table calls to put a slot's vertices on the GPU
+// (Renderer implements it).
+type SlotSink interface {
+	Upload(slot int, verts []float32, count int) error
+	Clear(slot int)
+}
+
+var _ SlotSink = (*Renderer)(nil)
+
+// Upload writes the first count vertices of verts into slot's range of the
+// vertex buffer (only the used part, with one glBufferSubData). A count
+// over the slot's capacity or past the end of verts is an error, never a
+// silent cut: nothing is written then.
+func (r *Renderer) Upload(slot int, verts []float32, count int) error {
+	if slot < 0 || slot >= r.opt.Slots {
+		return fmt.Errorf("render: upload to slot %d out of range [0, %d)", slot, r.opt.Slots)
+	}
+	if count < 0 || count > r.opt.VertsPerSlot {
+		return fmt.Errorf("render: upload of %d vertices to slot %d: a slot holds %d", count, slot, r.opt.VertsPerSlot)
+	}
+	if count*slots.FloatsPerVertex > len(verts) {
+		return fmt.Errorf("render: upload of %d vertices to slot %d with only %d floats", count, slot, len(verts))
+	}
+	r.slotCounts[slot] = count
+	r.stats.Uploads++
+	r.shadow.dirty = true
+	if count == 0 {
+		return nil
+	}
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
+	gl.BufferSubData(gl.ARRAY_BUFFER, slot*r.opt.VertsPerSlot*slots.BytesPerVertex, count*slots.BytesPerVertex, gl.Ptr(verts))
+	return glError("slot upload")
+}
+
+// Clear forgets a slot's vertices. It writes nothing to the GPU: the count
+// drops to zero and the stale vertices are never drawn (the draw input's
+// count for this slot must be zero too, or the slot omitted).
+func (r *Renderer) Clear(slot int) {
+	if slot < 0 || slot >= r.opt.Slots {
+		return
+	}
+	r.slotCounts[slot] = 0
+	r.shadow.dirty = true
+}
+
+// SlotCount is the vertex count the sink last set for a slot.
+func (r *Renderer) SlotCount(slot int) int {
+	if slot < 0 || slot >= len(r.slotCounts) {
+		return 0
+	}
+	return r.slotCounts[slot]
+}
+
+// Capacity reports the buffer layout: slots, vertices per slot, dynamic
+// vertices, and the total size in bytes.
+func (r *Renderer) Capacity() (slotCount, vertsPerSlot, dynamicVerts, bytes int) {
+	o := r.opt
+	return o.Slots, o.VertsPerSlot, o.DynamicVerts, (o.Slots*o.VertsPerSlot + o.DynamicVerts) * slots.BytesPerVertex
+}
