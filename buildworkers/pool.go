@@ -25,7 +25,7 @@ type PoolConfig struct {
 	MaxInFlight int
 	World       world.World
 	NewBuilder  func() Builder
-	// Gate, when set, is read-locked by a worker around each build: a
+	// Gate, when set, is read-locked by a worker around each job: a
 	// benchmark write-locks it to measure the main goroutine alone.
 	Gate *sync.RWMutex
 }
@@ -131,28 +131,25 @@ func (p *Pool) run(id int, in <-chan job) {
 	}
 	p.out <- message{kind: msgReady, res: Result{Worker: id}}
 	for j := range in {
-		if j.changes != nil {
-			ok := p.safely(id, Request{}, func() {
-				if err := mirror.Apply(j.changes); err != nil {
-					panic(err)
-				}
-			})
-			if !ok {
-				return
-			}
-			continue
-		}
-		ok := p.safely(id, j.req, func() {
-			if p.cfg.Gate != nil {
-				p.cfg.Gate.RLock()
-				defer p.cfg.Gate.RUnlock()
-			}
-			p.out <- message{res: p.build(id, b, mirror, j.req)}
-		})
-		if !ok {
+		if !p.safely(id, j.req, func() { p.handle(id, b, mirror, j) }) {
 			return
 		}
 	}
+}
+
+// handle applies a change set to the worker's mirror or answers a request.
+func (p *Pool) handle(id int, b Builder, mirror *roadgraph.Graph, j job) {
+	if p.cfg.Gate != nil {
+		p.cfg.Gate.RLock()
+		defer p.cfg.Gate.RUnlock()
+	}
+	if j.changes != nil {
+		if err := mirror.Apply(j.changes); err != nil {
+			panic(err)
+		}
+		return
+	}
+	p.out <- message{res: p.build(id, b, mirror, j.req)}
 }
 
 // safely runs f, turning a panic into a failure report.

@@ -6,6 +6,7 @@
 package buildworkers
 
 import (
+	"citydrive/buildworkers/citygen"
 	"citydrive/roadgraph"
 	"citydrive/slots"
 	"citydrive/walker"
@@ -31,11 +32,7 @@ type Output struct {
 }
 
 // Tree is one tree instance: position relative to the item's origin.
-type Tree struct {
-	Pos     [3]float32
-	Scale   float32
-	Variant float32
-}
+type Tree = citygen.Tree
 
 // Request asks for item geometry for a slot under a given claim.
 type Request struct {

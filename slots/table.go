@@ -90,6 +90,7 @@ type Table struct {
 	built []bool // geometry uploaded since claim (or requeue)
 	count []int32
 	claim []uint32 // bumped on every claim: a stale result names an old one
+	seq   []uint32 // bumped on every upload
 	bound []Bounds
 	obst  [][]Bounds // collision boxes per slot, dropped on release
 	slot  map[int64]int32
@@ -121,6 +122,7 @@ func New(cfg Config, sink Sink) (*Table, error) {
 		built: make([]bool, cfg.Slots),
 		count: make([]int32, cfg.Slots),
 		claim: make([]uint32, cfg.Slots),
+		seq:   make([]uint32, cfg.Slots),
 		bound: make([]Bounds, cfg.Slots),
 		obst:  make([][]Bounds, cfg.Slots),
 		slot:  make(map[int64]int32, cfg.Slots),
@@ -292,6 +294,7 @@ func (t *Table) Upload(s int32, key int64, verts []float32, count int, b Bounds)
 		return err
 	}
 	t.count[s] = int32(count)
+	t.seq[s]++
 	t.bound[s] = b
 	t.built[s] = true
 	t.version++
@@ -308,6 +311,9 @@ func (t *Table) SetObstacles(s int32, key int64, boxes []Bounds) {
 
 // Obstacles returns slot s's collision boxes. Do not modify.
 func (t *Table) Obstacles(s int32) []Bounds { return t.obst[s] }
+
+// UploadSeq changes every time slot s receives geometry.
+func (t *Table) UploadSeq(s int32) uint32 { return t.seq[s] }
 
 // Count is the number of vertices to draw from slot s.
 func (t *Table) Count(s int32) int32 { return t.count[s] }

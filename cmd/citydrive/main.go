@@ -20,6 +20,9 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"play", "drive (the default when no command is given)", runPlay},
+		{"shot", "drive with the autopilot for a while and write one frame as PNG", runShot},
+		{"bench", "headless streaming benchmark (no window)", runBench},
 		{"map", "draw a top-down picture of the road graph (no GL)", runMap},
 	}
 }
@@ -40,6 +43,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 0
 	}
+	if name == "" {
+		name = "play"
+	}
 	for _, c := range commands() {
 		if c.name == name {
 			if err := c.run(args, stdout, stderr); err != nil {
@@ -53,9 +59,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			return 0
 		}
-	}
-	if name == "" {
-		name = "play"
 	}
 	fmt.Fprintf(stderr, "citydrive: unknown command %q\n", name)
 	usage(stderr)

@@ -1,0 +1,202 @@
+package citygen
+
+import (
+	"math"
+
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+)
+
+const maxArms = 8
+
+type arm struct {
+	d     world.Vec2 // direction away from the junction
+	hw    float64
+	angle float64
+}
+
+// buildJunction: the crossing surface, kerb corners with sidewalks,
+// crossings and stop lines, and traffic lights (or a lamp).
+func (b *Builder) buildJunction(j *roadgraph.Junction) {
+	var arms [maxArms]arm
+	na := 0
+	maxHW := world.StreetHalfWidth
+	for _, e := range j.Arms {
+		if na == maxArms {
+			break
+		}
+		d := armDir(e, j)
+		arms[na] = arm{d: d, hw: e.HalfWidth, angle: math.Atan2(d.Z, d.X)}
+		maxHW = math.Max(maxHW, e.HalfWidth)
+		na++
+	}
+	// insertion sort by angle: small, allocation-free, deterministic
+	for i := 1; i < na; i++ {
+		for k := i; k > 0 && arms[k].angle < arms[k-1].angle; k-- {
+			arms[k], arms[k-1] = arms[k-1], arms[k]
+		}
+	}
+	J := j.Pos
+	y := b.w.Height(J.X, J.Z)
+	r := junctionRadius(j, world.StreetHalfWidth)
+	lights := na >= 3
+	flags := 0
+	if lights {
+		flags = LampJunction
+	}
+	w := &b.wr
+	w.mode = frameJunction
+	w.junctionP = J
+	w.frameZ = float32(maxHW + float64(flags)*slots.LampFlagScale)
+
+	// surface: a fan through the arms' end corners, sorted by angle
+	var pts [2 * maxArms]world.Vec2
+	np := 0
+	for i := 0; i < na; i++ {
+		a := &arms[i]
+		ccw := world.Vec2{X: -a.d.Z, Z: a.d.X}
+		pts[np] = J.Add(a.d.Scale(r)).Add(ccw.Scale(-a.hw))
+		pts[np+1] = J.Add(a.d.Scale(r)).Add(ccw.Scale(a.hw))
+		np += 2
+	}
+	w.mat = slots.MaterialRoad
+	w.pal(slots.PaletteRoad, roadG, roadB)
+	if na < 2 {
+		// a dead end: close the surface behind the centre
+		if na == 0 {
+			return
+		}
+		a := &arms[0]
+		ccw := world.Vec2{X: -a.d.Z, Z: a.d.X}
+		pts[np] = J.Add(a.d.Scale(-a.hw)).Add(ccw.Scale(a.hw))
+		pts[np+1] = J.Add(a.d.Scale(-a.hw)).Add(ccw.Scale(-a.hw))
+		np += 2
+	}
+	for i := 0; i < np; i++ {
+		p, q := pts[i], pts[(i+1)%np]
+		w.triN(at(J, y), at(p, y), at(q, y), up)
+	}
+	// each arm's mouth: crossing, stop line
+	for i := 0; i < na; i++ {
+		a := &arms[i]
+		fr := frame{o: J, a: a.d, d: roadgraph.Left(a.d)}
+		inner := a.hw - shoulder
+		w.mat = slots.MaterialRoad
+		w.pal(slots.PaletteShoulder, shoulderG, shoulderB)
+		w.box(&fr, 0, r, y, y+0.005, inner, a.hw, faceTop)
+		w.box(&fr, 0, r, y, y+0.005, -a.hw, -inner, faceTop)
+		w.pal(slots.PaletteStripe, stripeG, stripeB)
+		if b.level < levelRoadOnly {
+			for x := -inner + 0.3; x+0.5 < inner-0.2; x += 1.0 {
+				w.box(&fr, r-3.4, r-0.6, y, y+0.02, x, x+0.5, faceTop)
+			}
+		}
+		w.box(&fr, r-4.1, r-3.7, y, y+0.02, 0.15, inner, faceTop)
+	}
+	// kerb corners between neighbouring arms
+	for i := 0; i < na && na >= 2; i++ {
+		a, c := &arms[i], &arms[(i+1)%na]
+		gap := c.angle - a.angle
+		if gap <= 0 {
+			gap += 2 * math.Pi
+		}
+		pa := world.Vec2{X: -a.d.Z, Z: a.d.X} // towards c
+		pc := world.Vec2{X: c.d.Z, Z: -c.d.X} // towards a
+		A := J.Add(a.d.Scale(r)).Add(pa.Scale(a.hw))
+		C := J.Add(c.d.Scale(r)).Add(pc.Scale(c.hw))
+		Ao, Co := A.Add(pa.Scale(walkWidth)), C.Add(pc.Scale(walkWidth))
+		ci := A.Lerp(C, 0.5)
+		co := Ao.Lerp(Co, 0.5)
+		sharp := gap < 0.75*math.Pi
+		if sharp {
+			ci = J.Add(pa.Scale(a.hw)).Add(pc.Scale(c.hw))
+			co = J.Add(pa.Scale(a.hw + walkWidth)).Add(pc.Scale(c.hw + walkWidth))
+		}
+		const n = 6
+		var in, out [n + 1]world.Vec2
+		for k := 0; k <= n; k++ {
+			t := float64(k) / n
+			in[k] = bezier(A, ci, C, t)
+			out[k] = bezier(Ao, co, Co, t)
+		}
+		yt := y + kerbHeight
+		for k := 0; k < n; k++ {
+			w.mat = slots.MaterialDefault
+			w.pal(slots.PaletteSidewalk, walkG, walkB)
+			w.quadN(at(in[k], yt), at(in[k+1], yt), at(out[k+1], yt), at(out[k], yt), up)
+			w.pal(slots.PaletteSidewalk, 0.7, 0.7)
+			m := in[k].Lerp(in[k+1], 0.5)
+			nrm := hz(J.Sub(m).Norm())
+			w.quadN(at(in[k], y), at(in[k+1], y), at(in[k+1], yt), at(in[k], yt), nrm)
+			if sharp {
+				w.pal(slots.PaletteSidewalk, walkG, walkB)
+				w.triN(at(co, yt), at(out[k], yt), at(out[k+1], yt), up)
+			}
+		}
+		if sharp && b.level < levelRoadOnly {
+			// bollards around the corner
+			if b.level <= levelNoTrim {
+				w.rgb(0.3, 0.3, 0.3)
+				for k := 1; k < n; k++ {
+					p := in[k].Add(out[k].Sub(in[k]).Scale(0.15))
+					fr := frame{o: p, a: world.Vec2{X: 1}, d: world.Vec2{Z: 1}}
+					w.box(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, facesOpen)
+				}
+			}
+		}
+	}
+	if b.level >= levelRoadOnly {
+		return
+	}
+	// traffic lights on each approach's right-hand corner, or one lamp
+	for i := 0; i < na; i++ {
+		a := &arms[i]
+		left := roadgraph.Left(a.d) // inbound traffic's right-hand side
+		p := J.Add(a.d.Scale(r - 1)).Add(left.Scale(a.hw + 0.8))
+		fr := frame{o: p, a: a.d, d: left.Scale(-1)}
+		if !lights {
+			if i == 0 {
+				b.streetLamp(&fr, y+kerbHeight, a.hw*0.4)
+			}
+			continue
+		}
+		b.trafficLight(&fr, y+kerbHeight, a.hw*0.55, i)
+	}
+}
+
+func bezier(a, c, b world.Vec2, t float64) world.Vec2 {
+	s := 1 - t
+	return a.Scale(s * s).Add(c.Scale(2 * s * t)).Add(b.Scale(t * t))
+}
+
+// trafficLight: a pole at the frame origin with a mast arm over the lanes
+// (along +d) and a signal head facing the approaching traffic (+a).
+func (b *Builder) trafficLight(f *frame, y, reach float64, phase int) {
+	w := &b.wr
+	w.mat = slots.MaterialDefault
+	w.rgb(0.22, 0.23, 0.25)
+	const h = 6.2
+	w.box(f, -0.12, 0.12, y, y+h, -0.12, 0.12, facesOpen)
+	w.box(f, -0.08, 0.08, y+h-0.4, y+h-0.2, 0.12, reach+0.3, facesOpen|faceBottom)
+	w.rgb(0.12, 0.12, 0.12)
+	w.box(f, -0.2, 0.2, y+h-1.6, y+h-0.4, reach-0.2, reach+0.2, facesOpen|faceBottom)
+	// a pedestrian head on the pole
+	w.box(f, 0.12, 0.32, y+2.2, y+2.9, -0.15, 0.15, facesOpen|faceBottom)
+	w.mat = slots.MaterialLamp
+	cols := [3][3]float32{{1, 0.12, 0.08}, {1, 0.7, 0.1}, {0.2, 1, 0.4}}
+	for k := 0; k < 3; k++ {
+		c := cols[k]
+		if (k == 0) != (phase%2 == 0) && k != 1 {
+			// the lit lamp bright, the others dim
+			c = [3]float32{c[0] * 0.25, c[1] * 0.25, c[2] * 0.25}
+		} else if k == 1 {
+			c = [3]float32{c[0] * 0.25, c[1] * 0.25, c[2] * 0.25}
+		}
+		w.col = c
+		yk := y + h - 0.6 - float64(k)*0.38
+		w.faceU(f, reach-0.13, reach+0.13, yk-0.3, yk, 0.21, false)
+	}
+	w.mat = slots.MaterialDefault
+	b.obstacle(f, -0.14, 0.14, y, y+h, -0.14, 0.14)
+}

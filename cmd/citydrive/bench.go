@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/bench"
+)
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("citydrive bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := addStreamFlags(fs)
+	duration := fs.Duration("duration", 60*time.Second, "simulated driving time after the initial world is built")
+	speed := fs.Float64("speed", 30, "autopilot speed in m/s")
+	asJSON := fs.Bool("json", false, "print one JSON object as the last line of stdout")
+	realtime := fs.Bool("realtime", true, "pace frames at 60 Hz of wall time, as the game does (false: back to back)")
+	var start pointFlag
+	fs.Var(&start, "start", "start near `x,z` metres")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: citydrive bench [flags]\n\nA headless run: the autopilot drives through the real walker, slots, workers\nand a CPU slot buffer; prints what the main goroutine paid per frame.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, _, err := sf.config()
+	if err != nil {
+		return err
+	}
+	if *duration <= 0 || *duration > 24*time.Hour {
+		return fmt.Errorf("-duration must be in (0, 24h], got %v", *duration)
+	}
+	if !(*speed > 0 && *speed <= 200) {
+		return fmt.Errorf("-speed must be in (0, 200] m/s, got %g", *speed)
+	}
+	rep, err := bench.Run(bench.Options{
+		Seed: *sf.seed, Duration: *duration, Speed: *speed, Streaming: cfg,
+		Realtime: *realtime, Start: start.p,
+	})
+	if err != nil {
+		return err
+	}
+	rep.WriteTable(stdout)
+	if *asJSON {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, string(b))
+	}
+	return nil
+}

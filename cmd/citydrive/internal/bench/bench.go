@@ -1,0 +1,247 @@
+// Package bench is the headless streaming benchmark: a seeded autopilot
+// drives the roads at a fixed speed and a fixed 60 Hz step through the real
+// walker, slot table, build workers and a CPU slot buffer, and reports what
+// the main goroutine paid per frame.
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"citydrive/buildworkers"
+	"citydrive/cmd/citydrive/internal/autopilot"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+)
+
+// FrameRate is the fixed simulation step.
+const FrameRate = 60
+
+// Options configure one run.
+type Options struct {
+	Seed      uint64
+	Duration  time.Duration // simulated driving time after the initial world
+	Speed     float64       // metres per second
+	Streaming buildworkers.Config
+	// Realtime paces frames at 60 Hz of wall time, as a game would; without
+	// it frames run back to back (workers then see a faster car).
+	Realtime bool
+	// SampleEvery: one frame in this many is measured for allocations with
+	// the workers held still; those frames are left out of the timings.
+	SampleEvery int
+	Start       world.Vec2
+}
+
+// Report is what the bench prints; the JSON names are a public interface.
+type Report struct {
+	InitialWorldMS     float64 `json:"initial_world_ms"`
+	FrameStreamUSP50   float64 `json:"frame_stream_us_p50"`
+	FrameStreamUSP99   float64 `json:"frame_stream_us_p99"`
+	FrameStreamUSMax   float64 `json:"frame_stream_us_max"`
+	MainAllocsPerFrame float64 `json:"main_allocs_per_frame"`
+	MainAllocFrames    int     `json:"main_alloc_frames_sampled"`
+	MainAllocFramesHit int     `json:"main_alloc_frames_nonzero"`
+	AllocBytesPerS     float64 `json:"alloc_bytes_per_s"`
+	Builds             int     `json:"builds"`
+	BuildsPerS         float64 `json:"builds_per_s"`
+	AvgVertsPerItem    float64 `json:"avg_vertices_per_item"`
+	MaxVertsPerItem    int     `json:"max_vertices_per_item"`
+	SlotOverflows      int     `json:"slot_overflows"`
+	StaleDropped       int     `json:"stale_results_dropped"`
+	FallbackBuilds     int     `json:"fallback_builds"`
+	Fallback           string  `json:"fallback"`
+	GCPauseP99US       float64 `json:"gc_pause_p99_us"`
+	GCCycles           int     `json:"gc_cycles"`
+	Slots              int     `json:"slots"`
+	VertsPerSlot       int     `json:"verts_per_slot"`
+	Workers            int     `json:"workers"`
+	InFlight           int     `json:"inflight"`
+	ViewCost           float64 `json:"view_cost"`
+	BuildsPerFrame     int     `json:"builds_per_frame"`
+	Seed               uint64  `json:"seed"`
+	DurationS          float64 `json:"duration_s"`
+	DistanceM          float64 `json:"distance_m"`
+	Turns              int     `json:"junction_turns"`
+	Requeued           int     `json:"requeued"`
+	WallS              float64 `json:"wall_s"`
+	Frames             int     `json:"frames"`
+}
+
+// startupLimit bounds the wait for the initial world.
+const startupLimit = 60 * time.Second
+
+// Run drives and measures.
+func Run(o Options) (Report, error) {
+	if o.SampleEvery < 2 {
+		o.SampleEvery = 8
+	}
+	cfg := o.Streaming
+	gate := &sync.RWMutex{}
+	cfg.Gate = gate
+	w := world.New(o.Seed)
+	buf, err := slots.NewCPUBuffer(cfg.Slots)
+	if err != nil {
+		return Report{}, err
+	}
+	wallStart := time.Now()
+	s, err := buildworkers.NewStreamer(cfg, w, buf, wallStart)
+	if err != nil {
+		return Report{}, err
+	}
+	defer s.Close()
+	g := s.Graph()
+	j := g.JunctionNear(o.Start)
+	if j == nil {
+		return Report{}, fmt.Errorf("no road near the start %v", o.Start)
+	}
+	g.EnsureJunctionArms(j)
+	if len(j.Arms) == 0 {
+		return Report{}, fmt.Errorf("start junction has no roads")
+	}
+	e := j.Arms[0]
+	mid := e.Segments() / 2
+	route, ok := autopilot.New(g, e.Nodes[mid], e.Tangent(mid), o.Seed)
+	if !ok {
+		return Report{}, fmt.Errorf("no road to drive on")
+	}
+	dt := 1.0 / FrameRate
+	pos, heading := route.Pose()
+
+	// Initial world: the same machinery, frames as fast as they come.
+	t0 := time.Now()
+	for !s.Ready() {
+		s.Update(dt, pos, heading, time.Now())
+		if time.Since(t0) > startupLimit {
+			return Report{}, fmt.Errorf("initial world not built after %v: %+v", startupLimit, s.Stats())
+		}
+		runtime.Gosched()
+	}
+	rep := Report{InitialWorldMS: float64(time.Since(t0).Microseconds()) / 1000}
+	startStats := s.Stats()
+
+	var ms0, ms1, a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	frames := int(o.Duration.Seconds() * FrameRate)
+	times := make([]float64, 0, frames)
+	var mallocs uint64
+	driveStart := time.Now()
+	next := driveStart
+	for f := 0; f < frames; f++ {
+		route.Advance(o.Speed * dt)
+		pos, heading = route.Pose()
+		now := time.Now()
+		if f%o.SampleEvery == o.SampleEvery-1 {
+			gate.Lock() // workers finish their job and wait: only main allocates
+			runtime.ReadMemStats(&a)
+			s.Update(dt, pos, heading, now)
+			runtime.ReadMemStats(&b)
+			gate.Unlock()
+			d := b.Mallocs - a.Mallocs
+			mallocs += d
+			rep.MainAllocFrames++
+			if d > 0 {
+				rep.MainAllocFramesHit++
+			}
+		} else {
+			t := time.Now()
+			s.Update(dt, pos, heading, now)
+			times = append(times, float64(time.Since(t).Nanoseconds())/1000)
+		}
+		if o.Realtime {
+			next = next.Add(time.Second / FrameRate)
+			if d := time.Until(next); d > 0 {
+				time.Sleep(d)
+			}
+		}
+	}
+	wall := time.Since(driveStart).Seconds()
+	runtime.ReadMemStats(&ms1)
+	st := s.Stats()
+
+	slices.Sort(times)
+	rep.FrameStreamUSP50 = quantile(times, 0.5)
+	rep.FrameStreamUSP99 = quantile(times, 0.99)
+	if len(times) > 0 {
+		rep.FrameStreamUSMax = times[len(times)-1]
+	}
+	if rep.MainAllocFrames > 0 {
+		rep.MainAllocsPerFrame = float64(mallocs) / float64(rep.MainAllocFrames)
+	}
+	rep.AllocBytesPerS = float64(ms1.TotalAlloc-ms0.TotalAlloc) / wall
+	rep.Builds = st.Builds
+	rep.BuildsPerS = float64(st.Builds-startStats.Builds) / o.Duration.Seconds()
+	if st.Builds > 0 {
+		rep.AvgVertsPerItem = float64(st.VertsBuilt) / float64(st.Builds)
+	}
+	rep.MaxVertsPerItem = st.MaxVertsInItem
+	rep.SlotOverflows = st.Overflows
+	rep.StaleDropped = st.StaleDropped
+	rep.FallbackBuilds = st.MainBuilds
+	rep.Fallback = st.Fallback
+	rep.GCCycles = int(ms1.NumGC - ms0.NumGC)
+	rep.GCPauseP99US = gcPauseP99(&ms1, ms0.NumGC)
+	rep.Slots, rep.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
+	rep.Workers, rep.InFlight = cfg.Workers, cfg.MaxInFlight
+	rep.ViewCost, rep.BuildsPerFrame = cfg.Walk.ViewCost, cfg.MainBuildsPerFrame
+	rep.Seed, rep.DurationS = o.Seed, o.Duration.Seconds()
+	rep.DistanceM = o.Speed * float64(frames) * dt
+	rep.Turns = route.Turns
+	rep.Requeued = st.Requeued
+	rep.WallS = time.Since(wallStart).Seconds()
+	rep.Frames = frames
+	return rep, nil
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// gcPauseP99 is the 99th percentile of the GC pauses since cycle `since`
+// (the runtime keeps the last 256).
+func gcPauseP99(ms *runtime.MemStats, since uint32) float64 {
+	n := int(ms.NumGC - since)
+	n = min(n, len(ms.PauseNs))
+	if n <= 0 {
+		return 0
+	}
+	p := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		idx := (int(ms.NumGC) - 1 - i + len(ms.PauseNs)) % len(ms.PauseNs)
+		p = append(p, float64(ms.PauseNs[idx])/1000)
+	}
+	slices.Sort(p)
+	return quantile(p, 0.99)
+}
+
+// WriteTable prints the report for people.
+func (r Report) WriteTable(w io.Writer) {
+	rows := []struct {
+		k string
+		v string
+	}{
+		{"seed / duration", fmt.Sprintf("%d / %.0f s simulated (%d frames, %.0f m, %d junctions)", r.Seed, r.DurationS, r.Frames, r.DistanceM, r.Turns)},
+		{"slots × verts", fmt.Sprintf("%d × %d", r.Slots, r.VertsPerSlot)},
+		{"workers × in flight", fmt.Sprintf("%d × %d (main fallback %d/frame)", r.Workers, r.InFlight, r.BuildsPerFrame)},
+		{"initial world", fmt.Sprintf("%.1f ms", r.InitialWorldMS)},
+		{"main stream work p50/p99/max", fmt.Sprintf("%.1f / %.1f / %.1f µs per frame", r.FrameStreamUSP50, r.FrameStreamUSP99, r.FrameStreamUSMax)},
+		{"main allocations", fmt.Sprintf("%.3f per frame (%d of %d sampled frames allocated)", r.MainAllocsPerFrame, r.MainAllocFramesHit, r.MainAllocFrames)},
+		{"process allocation", fmt.Sprintf("%.0f bytes/s", r.AllocBytesPerS)},
+		{"builds", fmt.Sprintf("%d (%.1f/s while driving), %d requeued", r.Builds, r.BuildsPerS, r.Requeued)},
+		{"vertices per item", fmt.Sprintf("avg %.0f, max %d", r.AvgVertsPerItem, r.MaxVertsPerItem)},
+		{"overflows / stale / fallback", fmt.Sprintf("%d / %d / %d %s", r.SlotOverflows, r.StaleDropped, r.FallbackBuilds, r.Fallback)},
+		{"GC", fmt.Sprintf("%d cycles, pause p99 %.0f µs", r.GCCycles, r.GCPauseP99US)},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(w, "%-30s %s\n", row.k, row.v)
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"flag"
+	"runtime"
+
+	"citydrive/buildworkers"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+)
+
+// streamFlags are the streaming budgets every driving command shares.
+type streamFlags struct {
+	seed           *uint64
+	slots          *int
+	slotVerts      *int
+	workers        *int
+	inflight       *int
+	viewCost       *float64
+	buildsPerFrame *int
+}
+
+// defaultWorkers leaves one core to the main goroutine.
+func defaultWorkers() int { return max(1, runtime.NumCPU()-1) }
+
+func addStreamFlags(fs *flag.FlagSet) *streamFlags {
+	d := buildworkers.DefaultConfig()
+	return &streamFlags{
+		seed:           fs.Uint64("seed", 412, "world seed: the same seed is the same city for every player"),
+		slots:          fs.Int("slots", slots.DefaultSlots, "slots in the vertex buffer (and the walk's item cap)"),
+		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (60 bytes each)"),
+		workers:        fs.Int("workers", defaultWorkers(), "build worker goroutines (0: the main goroutine builds)"),
+		inflight:       fs.Int("inflight", d.MaxInFlight, "build requests in flight per worker"),
+		viewCost:       fs.Float64("view-cost", d.Walk.ViewCost, "walk cost limit (metres × weight): how far the city reaches"),
+		buildsPerFrame: fs.Int("builds-per-frame", d.MainBuildsPerFrame, "items the main goroutine builds per frame once workers have failed"),
+	}
+}
+
+// config turns the flags into a validated streaming config.
+func (f *streamFlags) config() (buildworkers.Config, world.World, error) {
+	c := buildworkers.DefaultConfig()
+	c.Slots.Slots = *f.slots
+	c.Slots.VertsPerSlot = *f.slotVerts
+	c.Walk.MaxItems = *f.slots
+	c.Walk.ViewCost = *f.viewCost
+	c.Workers = *f.workers
+	c.MaxInFlight = *f.inflight
+	c.MainBuildsPerFrame = *f.buildsPerFrame
+	w := world.New(*f.seed)
+	verts := *f.slotVerts
+	c.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, verts) }
+	if c.EvictKeep < c.Walk.ViewCost*1.5 {
+		c.EvictKeep = c.Walk.ViewCost * 1.5
+	}
+	return c, w, c.Validate()
+}
