@@ -117,6 +117,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	after := fs.Duration("after", 20*time.Second, "drive this long with the autopilot (simulated, 60 Hz) before the picture")
 	out := fs.String("o", "shot.png", "output PNG")
 	view := fs.String("view", "chase", "camera: chase or top")
+	hud := fs.Bool("hud", false, "draw the HUD into the picture")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -155,12 +156,14 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		now = now.Add(time.Second / 60)
 		s.Simulate(1.0/60, now)
 	}
-	// Let the world catch up with the car before the picture.
-	for i := 0; i < 600 && !s.Streamer().Ready(); i++ {
-		now = now.Add(time.Second / 60)
-		s.Simulate(0, now)
+	// Let the world catch up with the car before the picture: the car
+	// stands still while the workers finish (bounded in wall time).
+	for deadline := time.Now().Add(20 * time.Second); !s.Streamer().Ready() && time.Now().Before(deadline); {
+		s.Simulate(0, time.Now())
+		time.Sleep(time.Millisecond)
 	}
 	s.SetTopView(*view == "top")
+	s.SetHUD(*hud)
 	if err := s.SaveScreenshot(*out); err != nil {
 		return err
 	}

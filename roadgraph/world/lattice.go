@@ -17,7 +17,7 @@ const (
 	MaxSegments    = 128   // segments per edge must stay below this (item keys)
 	junctionJitter = 25.0  // metres a junction may sit off its lattice point
 	avenueEvery    = 5     // every 5th row/column is a straight avenue
-	maxSpanCells   = 3     // +X edges may skip up to two empty cells
+	MaxSpanCells   = 3     // +X edges may skip up to two empty cells (bridges)
 	curveAmplitude = 22.0  // metres of lateral wander on curving roads
 	keepJunction   = 0.94  // chance a land cell holds a junction
 	keepStreetX    = 0.85  // chance a non-avenue +X street exists
@@ -109,7 +109,7 @@ func (w World) Junction(c Cell) (Vec2, bool) {
 
 // edgeX finds the +X edge leaving a junction in cell a, if any.
 func (w World) edgeX(a Cell) (EdgeSpec, bool) {
-	for k := int32(1); k <= maxSpanCells; k++ {
+	for k := int32(1); k <= MaxSpanCells; k++ {
 		b := Cell{a.I + k, a.J}
 		if _, ok := w.Junction(b); ok {
 			if !isAvenue(a.J) && a.hash(w, saltEdge) >= keepStreetX {
@@ -147,7 +147,7 @@ func (w World) Arms(c Cell, dst []EdgeSpec) []EdgeSpec {
 	if e, ok := w.edgeZ(c); ok {
 		dst = append(dst, e)
 	}
-	for k := int32(1); k <= maxSpanCells; k++ {
+	for k := int32(1); k <= MaxSpanCells; k++ {
 		a := Cell{c.I - k, c.J}
 		if _, ok := w.Junction(a); ok {
 			if e, ok := w.edgeX(a); ok && e.B == c {

@@ -82,3 +82,38 @@ func appendCar(dst []float32, x, y, z float32, heading float64) []float32 {
 	}
 	return dst
 }
+
+// The lake: a square of water around the car at the water level, drawn
+// from the dynamic region. Roads and lots are drawn over it; where the voxel
+// ground is streamed, the ground covers it.
+const (
+	lakeTiles    = 12
+	lakeTileSize = 200.0 // metres
+	// LakeVerts is the vertex count of the lake.
+	LakeVerts = lakeTiles * lakeTiles * 6
+)
+
+// appendLake appends the lake around (cx, cz) (world metres), relative to
+// the dynamic origin (ox, oy, oz). Tiles snap to a world grid so the water
+// does not swim with the car.
+func appendLake(dst []float32, cx, cz, ox, oy, oz, level float64) []float32 {
+	x0 := math.Floor(cx/lakeTileSize)*lakeTileSize - lakeTiles/2*lakeTileSize
+	z0 := math.Floor(cz/lakeTileSize)*lakeTileSize - lakeTiles/2*lakeTileSize
+	y := float32(level - 0.05 - oy)
+	for i := 0; i < lakeTiles; i++ {
+		for j := 0; j < lakeTiles; j++ {
+			ax, az := float32(x0+float64(i)*lakeTileSize-ox), float32(z0+float64(j)*lakeTileSize-oz)
+			bx, bz := ax+lakeTileSize, az+lakeTileSize
+			for _, p := range [6][2]float32{{ax, az}, {ax, bz}, {bx, bz}, {ax, az}, {bx, bz}, {bx, az}} {
+				var v [slots.FloatsPerVertex]float32
+				v[0], v[1], v[2] = p[0], y, p[1]
+				v[slots.OffsetNormal+1] = 1
+				v[slots.OffsetColour] = slots.PaletteRed(slots.PaletteWater)
+				v[slots.OffsetMaterial] = slots.MaterialWater
+				v[slots.OffsetOcclusion] = 1
+				dst = append(dst, v[:]...)
+			}
+		}
+	}
+	return dst
+}

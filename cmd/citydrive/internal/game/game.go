@@ -119,7 +119,7 @@ func New(opt Options) (*Session, error) {
 	s.trees = make([][]render.TreeInstance, n)
 	s.builtAt = make([]float64, n)
 	s.lastSeq = make([]uint32, n)
-	s.dynamic = make([]float32, 0, CarVerts*slots.FloatsPerVertex)
+	s.dynamic = make([]float32, 0, (CarVerts+LakeVerts)*slots.FloatsPerVertex)
 	s.frame.Camera.Target = &s.target
 	s.frame.Weather = opt.Weather
 	s.frame.TimeOfDay = opt.TimeOfDay
@@ -258,6 +258,9 @@ func (s *Session) SaveScreenshot(path string) error {
 	return s.r.SaveScreenshot(path)
 }
 
+// SetHUD shows or hides the HUD.
+func (s *Session) SetHUD(on bool) { s.showHUD = on }
+
 // SetTopView switches to a high camera looking straight down.
 func (s *Session) SetTopView(top bool) { s.topView = top }
 
@@ -381,6 +384,7 @@ func (s *Session) buildFrame() {
 	// The car, relative to itself: the dynamic origin follows it.
 	s.frame.DynamicOrigin = mgl64.Vec3{s.car.Pos.X, s.car.Y, s.car.Pos.Z}
 	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, s.car.Heading)
+	s.dynamic = appendLake(s.dynamic, s.car.Pos.X, s.car.Pos.Z, s.car.Pos.X, s.car.Y, s.car.Pos.Z, world.WaterLevel)
 	s.frame.Dynamic = s.dynamic
 	s.frame.HUD = s.hud[:0]
 	if s.showHUD {

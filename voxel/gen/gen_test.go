@@ -1,0 +1,187 @@
+package gen
+
+import (
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"citydrive/roadgraph/world"
+	"citydrive/voxel"
+)
+
+const testSeed = 42
+
+// surfaceChunk is the chunk holding the ground's top block at (x, z).
+func surfaceChunk(g *Generator, x, z float64) voxel.ChunkPos {
+	h := g.w.Height(x, z)
+	p, _ := voxel.ChunkOf(int64(math.Floor(x)), int64(math.Floor(h))-1, int64(math.Floor(z)))
+	return p
+}
+
+// roadJunction finds a land junction with roads near the origin.
+func roadJunction(t *testing.T, g *Generator) world.Vec2 {
+	for i := int32(0); i < 20; i++ {
+		for j := int32(0); j < 20; j++ {
+			c := world.Cell{I: i, J: j}
+			p, ok := g.w.Junction(c)
+			if ok && len(g.w.Arms(c, nil)) > 0 && g.w.Height(p.X, p.Z) > 3 {
+				return p
+			}
+		}
+	}
+	require.FailNow(t, "no junction found")
+	return world.Vec2{}
+}
+
+func TestGenerateIsDeterministicAndConcurrent(t *testing.T) {
+	g := New(testSeed)
+	p := surfaceChunk(g, 10, 10)
+	want := g.Chunk(p)
+	var wg sync.WaitGroup
+	got := make([]*voxel.Chunk, 4)
+	for k := range got {
+		wg.Go(func() { got[k] = g.Chunk(p) })
+	}
+	wg.Wait()
+	for _, c := range got {
+		require.Equal(t, want, c)
+	}
+	assert.NotEqual(t, want, New(testSeed+1).Chunk(p), "another seed gives other terrain")
+}
+
+// Every column's top matches the documented rule: top face at round(h) off
+// roads, floor(h) under roads (gravel), water up to the water level.
+func TestColumnRuleMatchesWorldHeight(t *testing.T) {
+	g := New(testSeed)
+	rapid.Check(t, func(rt *rapid.T) {
+		x := float64(rapid.IntRange(-5000, 5000).Draw(rt, "x"))
+		z := float64(rapid.IntRange(-5000, 5000).Draw(rt, "z"))
+		p := surfaceChunk(g, x+0.5, z+0.5)
+		c := g.Chunk(p)
+		ox, oy, oz := p.Origin()
+		lx, lz := int(int64(x)-ox), int(int64(z)-oz)
+		h := g.w.Height(x+0.5, z+0.5)
+		// find the highest non-water solid block in this and the chunk above
+		above := g.Chunk(p.Add(0, 1, 0))
+		top := int64(math.MinInt64)
+		var topBlock voxel.Block
+		for y := 2*voxel.ChunkSize - 1; y >= 0; y-- {
+			cc, ly := c, y
+			if y >= voxel.ChunkSize {
+				cc, ly = above, y-voxel.ChunkSize
+			}
+			b := cc.At(lx, ly, lz)
+			if b != voxel.Air && b != voxel.Water {
+				top, topBlock = oy+int64(y)+1, b
+				break
+			}
+		}
+		require.NotEqual(rt, int64(math.MinInt64), top, "no ground in column")
+		if topBlock == voxel.Gravel {
+			assert.Equal(rt, int64(math.Floor(h)), top)
+		} else {
+			assert.Equal(rt, int64(math.Floor(h+0.5)), top)
+		}
+		assert.LessOrEqual(rt, math.Abs(float64(top)-h), 1.0)
+		if h < world.WaterLevel && top < 0 {
+			assert.Equal(rt, voxel.Water, c.At(lx, int(top-oy), lz), "lake water above the bed")
+		}
+	})
+}
+
+func TestRoadsLieOnGravel(t *testing.T) {
+	g := New(testSeed)
+	j := roadJunction(t, g)
+	p := surfaceChunk(g, j.X, j.Z)
+	c := g.Chunk(p)
+	ox, oy, oz := p.Origin()
+	h := g.w.Height(j.X, j.Z)
+	y := int(int64(math.Floor(h)) - 1 - oy)
+	require.GreaterOrEqual(t, y, 0)
+	assert.Equal(t, voxel.Gravel, c.At(int(int64(math.Floor(j.X))-ox), y, int(int64(math.Floor(j.Z))-oz)))
+	// and most columns far from any road are grass
+	grass := 0
+	for i := range voxel.ChunkVolume {
+		if c.AtIndex(i) == voxel.Grass {
+			grass++
+		}
+	}
+	assert.Greater(t, grass+countOf(c, voxel.Gravel), 0)
+}
+
+func countOf(c *voxel.Chunk, b voxel.Block) int {
+	n := 0
+	for i := range voxel.ChunkVolume {
+		if c.AtIndex(i) == b {
+			n++
+		}
+	}
+	return n
+}
+
+func TestSkyAndBedrockFastPaths(t *testing.T) {
+	g := New(testSeed)
+	assert.True(t, g.Chunk(voxel.ChunkPos{X: 3, Y: 40, Z: -7}).Empty())
+	deep := g.Chunk(voxel.ChunkPos{X: 3, Y: -40, Z: -7})
+	assert.True(t, deep.Full())
+	b, ok := deep.Uniform()
+	assert.True(t, ok)
+	assert.Equal(t, voxel.Stone, b)
+}
+
+type fakeOverlays map[voxel.ChunkPos]voxel.Overlay
+
+func (f fakeOverlays) Overlay(p voxel.ChunkPos) (voxel.Overlay, error) { return f[p], nil }
+
+func TestWithEditsAppliesOverlayAfterGeneration(t *testing.T) {
+	g := New(testSeed)
+	p := voxel.ChunkPos{X: 3, Y: 40, Z: -7}
+	load := g.WithEdits(fakeOverlays{p: voxel.Overlay{{Index: 5, Block: voxel.Stone}}})
+	c, err := load(p)
+	require.NoError(t, err)
+	assert.Equal(t, voxel.Stone, c.AtIndex(5))
+	assert.Equal(t, 1, c.Solid())
+	other, err := load(p.Add(1, 0, 0))
+	require.NoError(t, err)
+	assert.True(t, other.Empty())
+}
+
+func BenchmarkGenerate(b *testing.B) {
+	g := New(testSeed)
+	cases := []struct {
+		name string
+		p    voxel.ChunkPos
+	}{
+		{"surface", surfaceChunk(g, 300, 200)},
+		{"sky", voxel.ChunkPos{X: 9, Y: 40, Z: 6}},
+		{"bedrock", voxel.ChunkPos{X: 9, Y: -40, Z: 6}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			var c voxel.Chunk
+			for b.Loop() {
+				c = voxel.Chunk{}
+				g.Generate(tc.p, &c)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/chunk")
+		})
+	}
+}
+
+// The vertical fast paths rely on reliefMargin bounding the terrain's
+// variation within a chunk column; check it on many random chunk columns.
+func TestReliefMarginHolds(t *testing.T) {
+	g := New(testSeed)
+	rapid.Check(t, func(rt *rapid.T) {
+		cx := float64(rapid.IntRange(-1<<20, 1<<20).Draw(rt, "cx")) * voxel.ChunkSize
+		cz := float64(rapid.IntRange(-1<<20, 1<<20).Draw(rt, "cz")) * voxel.ChunkSize
+		hc := g.w.Height(cx+voxel.ChunkSize/2, cz+voxel.ChunkSize/2)
+		for _, d := range [][2]float64{{0.5, 0.5}, {31.5, 0.5}, {0.5, 31.5}, {31.5, 31.5}, {16, 0.5}, {0.5, 16}} {
+			require.LessOrEqual(rt, math.Abs(g.w.Height(cx+d[0], cz+d[1])-hc), float64(reliefMargin))
+		}
+	})
+}

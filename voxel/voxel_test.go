@@ -1,0 +1,95 @@
+package voxel
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// rebuilt recomputes masks and counts from the blocks alone.
+func rebuilt(c *Chunk) *Chunk {
+	var d Chunk
+	for i := range ChunkVolume {
+		d.SetIndex(i, c.blocks[i])
+	}
+	return &d
+}
+
+func TestMutatorsKeepMasksAndCountsInStep(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var c Chunk
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 3))
+		for range rapid.IntRange(1, 60).Draw(rt, "ops") {
+			b := Block(r.IntN(int(NumBlocks)))
+			switch r.IntN(4) {
+			case 0:
+				c.Set(r.IntN(ChunkSize), r.IntN(ChunkSize), r.IntN(ChunkSize), b)
+			case 1:
+				y0 := r.IntN(ChunkSize+4) - 2
+				c.FillColumn(r.IntN(ChunkSize), r.IntN(ChunkSize), y0, y0+r.IntN(40), b)
+			case 2:
+				if r.IntN(8) == 0 {
+					c.Fill(b)
+				}
+			default:
+				Overlay{{Index: uint16(r.IntN(ChunkVolume)), Block: b}}.Apply(&c)
+			}
+		}
+		require.Equal(rt, *rebuilt(&c), c)
+	})
+}
+
+func TestIndexCoordsRoundTrip(t *testing.T) {
+	for i := range ChunkVolume {
+		x, y, z := Coords(i)
+		require.Equal(t, i, Index(x, y, z))
+	}
+	assert.Equal(t, 1, Index(1, 0, 0))
+	assert.Equal(t, 32, Index(0, 0, 1))
+	assert.Equal(t, 1024, Index(0, 1, 0))
+}
+
+func TestChunkOfFloorsNegatives(t *testing.T) {
+	p, i := ChunkOf(-1, 0, 33)
+	assert.Equal(t, ChunkPos{-1, 0, 1}, p)
+	assert.Equal(t, Index(31, 0, 1), i)
+	x, y, z := ChunkPos{-1, 2, 3}.Origin()
+	assert.Equal(t, []int64{-32, 64, 96}, []int64{x, y, z})
+}
+
+func TestFaceOppositeAndNeighbour(t *testing.T) {
+	p := ChunkPos{1, 2, 3}
+	for f := Face(0); f < NumFaces; f++ {
+		assert.Equal(t, p, p.Neighbour(f).Neighbour(f.Opposite()))
+		assert.NotEqual(t, f, f.Opposite())
+	}
+}
+
+func TestOverlayWithGetAndCodec(t *testing.T) {
+	var o Overlay
+	o = o.With(9, Stone)
+	o2 := o.With(3, Sand).With(9, Grass)
+	assert.Equal(t, Overlay{{9, Stone}}, o, "With must not mutate")
+	assert.Equal(t, Overlay{{3, Sand}, {9, Grass}}, o2)
+	b, ok := o2.Get(9)
+	assert.True(t, ok)
+	assert.Equal(t, Grass, b)
+	_, ok = o2.Get(4)
+	assert.False(t, ok)
+	dec, err := DecodeOverlay(o2.AppendEncode(nil))
+	require.NoError(t, err)
+	assert.Equal(t, o2, dec)
+	for _, bad := range [][]byte{{0, 1}, {0x80, 0, 1}, {0, 1, 99}, {0, 5, 1, 0, 5, 1}, {0, 6, 1, 0, 5, 1}} {
+		_, err := DecodeOverlay(bad)
+		assert.ErrorIs(t, err, ErrBadOverlay, "%x", bad)
+	}
+}
+
+func TestTouched(t *testing.T) {
+	p := ChunkPos{0, 0, 0}
+	assert.Equal(t, []ChunkPos{p}, Touched(p, Index(5, 5, 5), nil))
+	assert.ElementsMatch(t, []ChunkPos{p, {1, 0, 0}, {0, -1, 0}, {0, 0, -1}}, Touched(p, Index(31, 0, 0), nil))
+}
