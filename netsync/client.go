@@ -1,0 +1,378 @@
+package netsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"citydrive/netsync/transport"
+	"citydrive/netsync/wire"
+)
+
+// ClientConfig configures Dial.
+type ClientConfig struct {
+	Addr        string // server address, host:port
+	Fingerprint string // the server's SHA-256 certificate fingerprint (pin); required
+	Seed        uint64 // world seed the client generates with
+	Generator   uint32 // terrain generator version
+	Protocol    uint32 // protocol version to offer; 0 means wire.ProtocolVersion
+
+	Centre   ChunkPos // initial subscription
+	Radius   uint32   // initial subscription radius; clamped to the server's maximum
+	MaxBlock uint8    // largest valid block id (255)
+
+	InboundQueue  int // decoded server messages buffered (8192)
+	OutboundQueue int // frames queued towards the server (256)
+	MaxCars       int // other cars tracked (1024)
+
+	Logger *slog.Logger
+}
+
+// Client is one connection to a server. Its methods never block the
+// caller's frame loop: messages arrive on Messages (or via Poll), sends are
+// queued, and car snapshots go through a latest-only slot.
+type Client struct {
+	cfg      ClientConfig
+	log      *slog.Logger
+	endpoint *transport.Endpoint
+	conn     *quic.Conn
+	welcome  wire.Welcome
+	enc      *wire.Encoder
+	encMu    sync.Mutex
+	in       chan wire.Message
+	out      *queue
+	car      *carSlot
+	seq      atomic.Uint32
+	carSeq   atomic.Uint32
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	errMu sync.Mutex
+	err   error
+
+	carsMu sync.Mutex
+	cars   map[uint32]wire.CarSnapshot
+}
+
+// Dial connects to a server, pins its certificate, runs the handshake and
+// sends the initial subscription. A refused handshake returns a
+// *RefusedError whose Reason the player can act on.
+func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
+	if cfg.Protocol == 0 {
+		cfg.Protocol = wire.ProtocolVersion
+	}
+	if cfg.MaxBlock == 0 {
+		cfg.MaxBlock = 255
+	}
+	if cfg.InboundQueue <= 0 {
+		cfg.InboundQueue = 8192
+	}
+	if cfg.OutboundQueue <= 0 {
+		cfg.OutboundQueue = 256
+	}
+	if cfg.MaxCars <= 0 {
+		cfg.MaxCars = 1024
+	}
+	log := logger(cfg.Logger)
+	tlsConf, err := transport.ClientTLS(cfg.Fingerprint, cfg.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, transport.ClientQUIC())
+	if err != nil {
+		return nil, fmt.Errorf("netsync: connecting to %s: %w", cfg.Addr, err)
+	}
+	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
+		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
+		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}}
+	if err := c.handshake(ctx); err != nil {
+		var re *RefusedError
+		if errors.As(err, &re) {
+			log.Error("connection refused", "by_server", re.ByServer, "reason", re.Reason)
+		}
+		_ = conn.CloseWithError(CodeRefused, err.Error())
+		_ = ep.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) handshake(ctx context.Context) error {
+	hsCtx, cancel := context.WithTimeout(ctx, transport.HandshakeTimeout)
+	defer cancel()
+	ctrl, err := c.conn.OpenStreamSync(hsCtx)
+	if err != nil {
+		return c.explain(err)
+	}
+	f, err := c.enc.AppendFrame(nil, &wire.Hello{Protocol: c.cfg.Protocol, Seed: c.cfg.Seed, Generator: c.cfg.Generator}, wire.ControlCap)
+	if err != nil {
+		return err
+	}
+	if _, err := ctrl.Write(f); err != nil {
+		return c.explain(err)
+	}
+	deadline, _ := hsCtx.Deadline()
+	_ = ctrl.SetReadDeadline(deadline)
+	fr := wire.NewFrameReader(ctrl, wire.ControlCap)
+	p, err := fr.Next()
+	if err != nil {
+		return c.explain(err)
+	}
+	m, err := wire.Decode(p, wire.DefaultLimits)
+	if err != nil {
+		return fmt.Errorf("netsync: bad handshake from server: %w", err)
+	}
+	switch m := m.(type) {
+	case *wire.Refuse:
+		return &RefusedError{Reason: m.Reason, ByServer: true}
+	case *wire.Welcome:
+		switch {
+		case m.Protocol != c.cfg.Protocol:
+			return &RefusedError{Reason: fmt.Sprintf("server answered with protocol %d, this client speaks %d", m.Protocol, c.cfg.Protocol)}
+		case m.Seed != c.cfg.Seed:
+			return &RefusedError{Reason: fmt.Sprintf("world seed mismatch: server %d, client %d", m.Seed, c.cfg.Seed)}
+		case m.Generator != c.cfg.Generator:
+			return &RefusedError{Reason: fmt.Sprintf("generator mismatch: server %d, client %d", m.Generator, c.cfg.Generator)}
+		}
+		c.welcome = *m
+	default:
+		return fmt.Errorf("netsync: bad handshake from server: unexpected %v", m.Kind())
+	}
+	_ = ctrl.SetReadDeadline(time.Time{})
+
+	chunk, err := c.conn.OpenStreamSync(hsCtx)
+	if err != nil {
+		return c.explain(err)
+	}
+	sub := &wire.Subscribe{Centre: c.cfg.Centre, Radius: min(c.cfg.Radius, c.welcome.MaxRadius)}
+	if f, err = c.enc.AppendFrame(f[:0], sub, wire.ControlCap); err != nil {
+		return err
+	}
+	if _, err := chunk.Write(f); err != nil {
+		return c.explain(err)
+	}
+
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
+	c.spawn(func() {
+		err := readFrames(chunk, wire.ChunkCap, lim, func(m wire.Message) error {
+			switch m.(type) {
+			case *wire.ChunkDefault, *wire.ChunkEdits, *wire.ChunkDrop,
+				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast:
+			default:
+				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
+			}
+			select {
+			case c.in <- m: // a full queue holds the server back, which cuts us off
+				return nil
+			case <-c.ctx.Done():
+				return c.ctx.Err()
+			}
+		})
+		c.readerDone(err)
+	})
+	c.spawn(func() {
+		err := readFrames(ctrl, wire.ControlCap, lim, func(m wire.Message) error {
+			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
+		})
+		c.readerDone(err)
+	})
+	c.spawn(func() {
+		if err := c.out.run(c.ctx, chunk); err != nil {
+			c.fail(CodeOK, c.explain(err))
+		}
+	})
+	c.spawn(func() { c.car.run(c.ctx, c.conn, new(atomic.Uint64)) })
+	c.spawn(c.receiveCars)
+	c.spawn(func() {
+		select {
+		case <-c.conn.Context().Done():
+			c.fail(CodeOK, c.explain(context.Cause(c.conn.Context())))
+		case <-c.ctx.Done():
+		}
+	})
+	return nil
+}
+
+// explain turns the server's close reason into an error the player can
+// read; a refusal becomes a *RefusedError.
+func (c *Client) explain(err error) error {
+	if ae, ok := remoteAppError(err); ok && ae.Remote {
+		if ae.ErrorCode == CodeRefused {
+			return &RefusedError{Reason: ae.ErrorMessage, ByServer: true}
+		}
+		return fmt.Errorf("netsync: server closed the connection (code %d): %s", uint64(ae.ErrorCode), ae.ErrorMessage)
+	}
+	if err == nil {
+		return ErrClosed
+	}
+	return err
+}
+
+func (c *Client) spawn(f func()) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+}
+
+func (c *Client) readerDone(err error) {
+	if c.ctx.Err() != nil {
+		return
+	}
+	switch {
+	case errors.Is(err, wire.ErrMalformed), errors.Is(err, wire.ErrFrameTooLarge),
+		errors.Is(err, wire.ErrTruncated), errors.Is(err, wire.ErrEmptyFrame):
+		c.fail(CodeProtocol, fmt.Errorf("netsync: bad data from server: %w", err))
+	default:
+		c.fail(CodeOK, c.explain(err))
+	}
+}
+
+func (c *Client) fail(code quic.ApplicationErrorCode, err error) {
+	c.errMu.Lock()
+	first := c.err == nil
+	if first {
+		c.err = err
+	}
+	c.errMu.Unlock()
+	if !first {
+		return
+	}
+	if code != CodeOK {
+		c.log.Warn("closing connection", "err", err)
+	} else {
+		c.log.Info("connection ended", "err", err)
+	}
+	c.cancel()
+	_ = c.conn.CloseWithError(code, err.Error())
+}
+
+func (c *Client) receiveCars() {
+	var buf []wire.CarSnapshot
+	for {
+		d, err := c.conn.ReceiveDatagram(c.ctx)
+		if err != nil {
+			return
+		}
+		buf, err = wire.DecodeCarDatagram(d, buf[:0])
+		if err != nil {
+			c.fail(CodeProtocol, fmt.Errorf("netsync: bad car datagram from server: %w", err))
+			return
+		}
+		c.carsMu.Lock()
+		for _, s := range buf {
+			old, ok := c.cars[s.Player]
+			if ok && !wire.SeqNewer(s.Seq, old.Seq) {
+				continue
+			}
+			if !ok && len(c.cars) >= c.cfg.MaxCars {
+				continue
+			}
+			c.cars[s.Player] = s
+		}
+		c.carsMu.Unlock()
+	}
+}
+
+// Welcome returns the session parameters the server announced.
+func (c *Client) Welcome() wire.Welcome { return c.welcome }
+
+// Player is this client's player id.
+func (c *Client) Player() uint32 { return c.welcome.Player }
+
+// Messages delivers chunk, drop, edit and ack messages in stream order.
+// A frame loop drains it without blocking (see Poll).
+func (c *Client) Messages() <-chan wire.Message { return c.in }
+
+// Poll appends up to max queued messages to dst without blocking.
+func (c *Client) Poll(dst []wire.Message, max int) []wire.Message {
+	for range max {
+		select {
+		case m := <-c.in:
+			dst = append(dst, m)
+		default:
+			return dst
+		}
+	}
+	return dst
+}
+
+// Done is closed when the connection has ended; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Err returns why the connection ended, or nil while it is up.
+func (c *Client) Err() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
+}
+
+func (c *Client) queue(m wire.Message) error {
+	if c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	c.encMu.Lock()
+	f := getFrame()
+	b, err := c.enc.AppendFrame((*f)[:0], m, wire.ControlCap)
+	c.encMu.Unlock()
+	if err != nil {
+		putFrame(f)
+		return err
+	}
+	*f = b
+	if !c.out.push(f) {
+		return ErrQueueFull
+	}
+	return nil
+}
+
+// Subscribe replaces the client's area: radius chunks around centre,
+// clamped to the server's maximum.
+func (c *Client) Subscribe(centre ChunkPos, radius uint32) error {
+	return c.queue(&wire.Subscribe{Centre: centre, Radius: min(radius, c.welcome.MaxRadius)})
+}
+
+// RequestEdit asks the server to set one block; the answer is an EditAck
+// or EditReject with the returned sequence number.
+func (c *Client) RequestEdit(pos ChunkPos, index uint16, block uint8) (uint32, error) {
+	if index >= wire.ChunkVolume || block > c.cfg.MaxBlock {
+		return 0, fmt.Errorf("netsync: edit out of range (index %d, block %d)", index, block)
+	}
+	seq := c.seq.Add(1)
+	return seq, c.queue(&wire.EditRequest{Seq: seq, Pos: pos, Index: index, Block: block})
+}
+
+// SendCar publishes this client's car state; only the latest unsent
+// snapshot is kept. Seq is assigned here.
+func (c *Client) SendCar(s wire.CarSnapshot) {
+	s.Player = c.welcome.Player
+	s.Seq = c.carSeq.Add(1)
+	c.car.put([]wire.CarSnapshot{s})
+}
+
+// Cars appends the latest snapshot of every other car the server relayed.
+func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	for _, s := range c.cars {
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+// Close ends the connection and waits for the client's goroutines.
+func (c *Client) Close() error {
+	c.fail(CodeOK, ErrClosed)
+	c.wg.Wait()
+	return c.endpoint.Close()
+}

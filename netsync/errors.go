@@ -1,0 +1,49 @@
+package netsync
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/quic-go/quic-go"
+)
+
+// Application error codes carried in QUIC CONNECTION_CLOSE frames.
+const (
+	CodeOK           quic.ApplicationErrorCode = 0 // normal close
+	CodeRefused      quic.ApplicationErrorCode = 1 // handshake refused (version, seed, generator)
+	CodeProtocol     quic.ApplicationErrorCode = 2 // malformed, oversized, out-of-range or out-of-order input
+	CodeSlowConsumer quic.ApplicationErrorCode = 3 // the peer stopped reading; its queue passed the bound
+	CodeShutdown     quic.ApplicationErrorCode = 4 // server shutting down
+	CodeBusy         quic.ApplicationErrorCode = 5 // server full
+)
+
+// RefusedError is returned by Dial when the handshake was refused, by the
+// server or by the client itself. Reason tells the player what to do.
+type RefusedError struct {
+	Reason   string
+	ByServer bool
+}
+
+func (e *RefusedError) Error() string {
+	who := "client"
+	if e.ByServer {
+		who = "server"
+	}
+	return fmt.Sprintf("connection refused by %s: %s", who, e.Reason)
+}
+
+// ErrQueueFull is returned when a client's outbound queue is full; the
+// caller may retry on a later frame.
+var ErrQueueFull = errors.New("netsync: outbound queue full")
+
+// ErrClosed is returned after the connection has ended.
+var ErrClosed = errors.New("netsync: connection closed")
+
+// remoteAppError extracts the application error the peer closed with.
+func remoteAppError(err error) (*quic.ApplicationError, bool) {
+	var ae *quic.ApplicationError
+	if errors.As(err, &ae) {
+		return ae, true
+	}
+	return nil, false
+}

@@ -1,0 +1,483 @@
+package netsync
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"citydrive/netsync/transport"
+	"citydrive/netsync/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testTimeout = 10 * time.Second
+
+func quietLog() *slog.Logger {
+	if os.Getenv("NETSYNC_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+type testServer struct {
+	*Server
+	events chan Event
+	world  World
+}
+
+func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
+	t.Helper()
+	events := make(chan Event, 256)
+	cfg := ServerConfig{
+		DataDir: t.TempDir(), Seed: 42, Generator: 3, World: NewMemoryWorld(),
+		MaxRadius: 4, TickHz: 100, MaxBlock: 200, Logger: quietLog(),
+		Observer: func(e Event) {
+			select {
+			case events <- e:
+			default:
+			}
+		},
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := NewServer(cfg)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background()) }()
+	t.Cleanup(func() {
+		require.NoError(t, s.Close())
+		require.NoError(t, <-done)
+	})
+	return &testServer{Server: s, events: events, world: cfg.World}
+}
+
+func (s *testServer) clientConfig() ClientConfig {
+	return ClientConfig{Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, Generator: 3,
+		Radius: 1, MaxBlock: 200, Logger: quietLog()}
+}
+
+func dial(t *testing.T, cfg ClientConfig) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	c, err := Dial(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// next returns the client's next message, failing after testTimeout.
+func next(t *testing.T, c *Client) wire.Message {
+	t.Helper()
+	select {
+	case m := <-c.Messages():
+		return m
+	case <-c.Done():
+		t.Fatalf("connection ended: %v", c.Err())
+	case <-time.After(testTimeout):
+		t.Fatal("timed out waiting for a message")
+	}
+	return nil
+}
+
+// nextOf skips messages until one of type T arrives.
+func nextOf[T wire.Message](t *testing.T, c *Client) T {
+	t.Helper()
+	for {
+		if m, ok := next(t, c).(T); ok {
+			return m
+		}
+	}
+}
+
+func waitEvent(t *testing.T, s *testServer, kind EventKind, match func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(testTimeout)
+	for {
+		select {
+		case e := <-s.events:
+			if e.Kind == kind && (match == nil || match(e)) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("timed out waiting for a %v event", kind)
+		}
+	}
+}
+
+func TestHandshakeAndChunkDelivery(t *testing.T) {
+	s := startServer(t, nil)
+	edited := ChunkPos{X: 1}
+	require.NoError(t, s.world.ApplyEdit(0, edited, 100, 7))
+	c := dial(t, s.clientConfig())
+	w := c.Welcome()
+	assert.Equal(t, wire.Welcome{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3, Player: c.Player(), MaxRadius: 4, TickHz: 100}, w)
+	assert.NotZero(t, c.Player())
+	e := waitEvent(t, s, EventJoined, nil)
+	assert.Equal(t, c.Player(), e.Player)
+
+	// Radius 1 at the origin: the centre and its four neighbours, centre
+	// first; the edited one carries its edits.
+	got := map[ChunkPos]wire.Message{}
+	first := next(t, c)
+	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{}}, first)
+	got[ChunkPos{}] = first
+	for len(got) < 5 {
+		m := next(t, c)
+		switch m := m.(type) {
+		case *wire.ChunkDefault:
+			got[m.Pos] = m
+		case *wire.ChunkEdits:
+			got[m.Pos] = m
+		default:
+			t.Fatalf("unexpected %v", m.Kind())
+		}
+	}
+	assert.Equal(t, &wire.ChunkEdits{Pos: edited, Edits: []Edit{{Index: 100, Block: 7}}}, got[edited])
+
+	// Moving away drops what left the area and delivers what entered.
+	require.NoError(t, c.Subscribe(ChunkPos{X: 10}, 1))
+	drops := 0
+	for drops < 5 {
+		if _, ok := next(t, c).(*wire.ChunkDrop); ok {
+			drops++
+		}
+	}
+	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{X: 10}}, next(t, c))
+}
+
+func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
+	s := startServer(t, nil)
+	a := dial(t, s.clientConfig())
+	b := dial(t, s.clientConfig())
+	origin := ChunkPos{}
+	for _, c := range []*Client{a, b} {
+		assert.Equal(t, &wire.ChunkDefault{Pos: origin}, next(t, c))
+	}
+	seq, err := a.RequestEdit(origin, 1234, 9)
+	require.NoError(t, err)
+	want := &wire.EditBroadcast{Pos: origin, Index: 1234, Block: 9}
+	assert.Equal(t, want, nextOf[*wire.EditBroadcast](t, a))
+	assert.Equal(t, &wire.EditAck{Seq: seq}, nextOf[*wire.EditAck](t, a))
+	assert.Equal(t, want, nextOf[*wire.EditBroadcast](t, b))
+
+	// A client joining later gets the chunk with the edit in it.
+	c := dial(t, s.clientConfig())
+	assert.Equal(t, &wire.ChunkEdits{Pos: origin, Edits: []Edit{{Index: 1234, Block: 9}}}, next(t, c))
+
+	// An edit outside the area is rejected with a reason.
+	seq, err = a.RequestEdit(ChunkPos{X: 50}, 1, 1)
+	require.NoError(t, err)
+	rej := nextOf[*wire.EditReject](t, a)
+	assert.Equal(t, seq, rej.Seq)
+	assert.Contains(t, rej.Reason, "not loaded in your area")
+}
+
+func TestEditRateLimit(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.EditsPerSecond = 2 })
+	a := dial(t, s.clientConfig())
+	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{}}, next(t, a))
+	for i := range 5 {
+		_, err := a.RequestEdit(ChunkPos{}, uint16(i), 1)
+		require.NoError(t, err)
+	}
+	acks, rejects := 0, 0
+	for acks+rejects < 5 {
+		switch m := next(t, a).(type) {
+		case *wire.EditAck:
+			acks++
+		case *wire.EditReject:
+			rejects++
+			assert.Contains(t, m.Reason, "too many edits")
+		}
+	}
+	assert.GreaterOrEqual(t, rejects, 1)
+}
+
+func TestMismatchRefusedWithMessageOnBothSides(t *testing.T) {
+	s := startServer(t, nil)
+	cases := map[string]struct {
+		mod  func(*ClientConfig)
+		want string
+	}{
+		"seed":      {func(c *ClientConfig) { c.Seed = 7 }, "start the client with -seed 42"},
+		"generator": {func(c *ClientConfig) { c.Generator = 2 }, "generator version 3, your client 2"},
+		"protocol":  {func(c *ClientConfig) { c.Protocol = wire.ProtocolVersion + 1 }, "protocol version mismatch"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := s.clientConfig()
+			tc.mod(&cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			_, err := Dial(ctx, cfg)
+			var re *RefusedError
+			require.ErrorAs(t, err, &re)
+			assert.True(t, re.ByServer)
+			assert.Contains(t, re.Reason, tc.want)
+			e := waitEvent(t, s, EventRefused, nil)
+			assert.Equal(t, re.Reason, e.Reason, "the server shows the same message")
+			assert.Equal(t, CodeRefused, e.Code)
+		})
+	}
+}
+
+func TestWrongFingerprintRejected(t *testing.T) {
+	s := startServer(t, nil)
+	cfg := s.clientConfig()
+	other := startServer(t, nil)
+	cfg.Fingerprint = other.Fingerprint()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	_, err := Dial(ctx, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not match the pinned fingerprint")
+}
+
+func TestServerIdentitySurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	s1, err := NewServer(ServerConfig{DataDir: dir, World: NewMemoryWorld(), Logger: quietLog()})
+	require.NoError(t, err)
+	fp := s1.Fingerprint()
+	require.NoError(t, s1.Close())
+	s2, err := NewServer(ServerConfig{DataDir: dir, World: NewMemoryWorld(), Logger: quietLog()})
+	require.NoError(t, err)
+	assert.Equal(t, fp, s2.Fingerprint())
+	require.NoError(t, s2.Close())
+}
+
+func TestCarRelay(t *testing.T) {
+	s := startServer(t, nil)
+	a := dial(t, s.clientConfig())
+	b := dial(t, s.clientConfig())
+	far := s.clientConfig()
+	far.Centre = ChunkPos{X: 1000}
+	c := dial(t, far)
+	// Cars are sent every frame, as the game does; datagrams may be lost.
+	frame := time.NewTicker(5 * time.Millisecond)
+	defer frame.Stop()
+	deadline := time.After(testTimeout)
+	for {
+		a.SendCar(wire.QuantiseCar(0, 0, 10, 1, 20, 0.5, 30))
+		if cars := b.Cars(nil); len(cars) == 1 {
+			got := cars[0]
+			assert.Equal(t, a.Player(), got.Player)
+			x, _, z := got.Position()
+			assert.InDelta(t, 10, x, 0.01)
+			assert.InDelta(t, 20, z, 0.01)
+			assert.InDelta(t, 30, got.SpeedMS(), 0.01)
+			break
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("car never relayed")
+		}
+	}
+	assert.Empty(t, a.Cars(nil), "own car is not echoed")
+	assert.Empty(t, c.Cars(nil), "a car outside the area is not relayed")
+}
+
+// rawClient is a hand-driven QUIC connection for misbehaving-peer tests.
+type rawClient struct {
+	ep    *transport.Endpoint
+	conn  *quic.Conn
+	ctrl  *quic.Stream
+	chunk *quic.Stream
+}
+
+func rawDial(t *testing.T, s *testServer, conf *quic.Config, handshake bool) *rawClient {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	tlsConf, err := transport.ClientTLS(s.Fingerprint(), wire.ProtocolVersion)
+	require.NoError(t, err)
+	if conf == nil {
+		conf = transport.ClientQUIC()
+	}
+	ep, conn, err := transport.Dial(ctx, s.Addr().String(), tlsConf, conf)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ep.Close() })
+	r := &rawClient{ep: ep, conn: conn}
+	r.ctrl, err = conn.OpenStreamSync(ctx)
+	require.NoError(t, err)
+	if !handshake {
+		return r
+	}
+	enc := wire.NewEncoder()
+	f, err := enc.AppendFrame(nil, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3}, wire.ControlCap)
+	require.NoError(t, err)
+	_, err = r.ctrl.Write(f)
+	require.NoError(t, err)
+	p, err := wire.NewFrameReader(r.ctrl, wire.ControlCap).Next()
+	require.NoError(t, err)
+	m, err := wire.Decode(p, wire.DefaultLimits)
+	require.NoError(t, err)
+	require.IsType(t, &wire.Welcome{}, m)
+	r.chunk, err = conn.OpenStreamSync(ctx)
+	require.NoError(t, err)
+	// As a real client does: the first Subscribe makes the stream visible.
+	_, err = r.chunk.Write(frame(t, &wire.Subscribe{Radius: 1}))
+	require.NoError(t, err)
+	return r
+}
+
+// closedWith waits for the server to close the raw connection and returns
+// its application error.
+func (r *rawClient) closedWith(t *testing.T) *quic.ApplicationError {
+	t.Helper()
+	select {
+	case <-r.conn.Context().Done():
+	case <-time.After(testTimeout):
+		t.Fatal("server did not close the connection")
+	}
+	ae, ok := remoteAppError(context.Cause(r.conn.Context()))
+	require.True(t, ok, "closed with %v", context.Cause(r.conn.Context()))
+	return ae
+}
+
+func frame(t *testing.T, m wire.Message) []byte {
+	f, err := wire.NewEncoder().AppendFrame(nil, m, wire.ChunkCap)
+	require.NoError(t, err)
+	return f
+}
+
+func TestHostileClientsAreCutOffOthersCarryOn(t *testing.T) {
+	s := startServer(t, nil)
+	good := dial(t, s.clientConfig())
+	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{}}, next(t, good))
+
+	var before, after runtimeMem
+	before.read()
+
+	bomb := []byte{0x95, byte(wire.KindChunkEdits), 0, 0, 0, 0xc6, 0x7f, 0xff, 0xff, 0xff, 0, 1, 1}
+	cases := map[string]struct {
+		handshake bool
+		send      func(r *rawClient) error
+		stream    func(r *rawClient) *quic.Stream
+	}{
+		"garbage instead of Hello":   {false, nil, func(r *rawClient) *quic.Stream { return r.ctrl }},
+		"length bomb":                {true, nil, nil},
+		"oversized frame":            {true, nil, nil},
+		"truncated frame":            {true, nil, nil},
+		"garbage":                    {true, nil, nil},
+		"radius above maximum":       {true, nil, nil},
+		"server message from client": {true, nil, nil},
+		"message on control stream":  {true, nil, func(r *rawClient) *quic.Stream { return r.ctrl }},
+		"bad car datagram":           {true, func(r *rawClient) error { return r.conn.SendDatagram([]byte{wire.DatagramCars, 200, 1}) }, nil},
+	}
+	payload := map[string][]byte{
+		"garbage instead of Hello":   []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+		"length bomb":                wire.AppendRawFrame(nil, bomb),
+		"oversized frame":            {0xff, 0xff, 0xff, 0xff, 1, 2, 3},
+		"truncated frame":            {0, 0, 0, 100, 0x94, 10},
+		"garbage":                    wire.AppendRawFrame(nil, []byte{0xc1, 0xc1, 0xc1}),
+		"radius above maximum":       frame(t, &wire.Subscribe{Radius: 5}),
+		"server message from client": frame(t, &wire.ChunkDrop{}),
+		"message on control stream":  frame(t, &wire.Subscribe{Radius: 1}),
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := rawDial(t, s, nil, tc.handshake)
+			if tc.send != nil {
+				require.NoError(t, tc.send(r))
+			} else {
+				st := r.chunk
+				if tc.stream != nil {
+					st = tc.stream(r)
+				}
+				_, err := st.Write(payload[name])
+				require.NoError(t, err)
+				if name == "truncated frame" || name == "garbage instead of Hello" {
+					require.NoError(t, st.Close())
+				}
+			}
+			ae := r.closedWith(t)
+			assert.Equal(t, CodeProtocol, ae.ErrorCode, ae.ErrorMessage)
+			assert.NotEmpty(t, ae.ErrorMessage)
+			e := waitEvent(t, s, EventLeft, func(e Event) bool {
+				return e.Remote.String() == r.conn.LocalAddr().String()
+			})
+			assert.Equal(t, CodeProtocol, e.Code)
+			assert.NotEmpty(t, e.Reason)
+		})
+	}
+
+	// Many length bombs at once: memory stays flat.
+	for range 20 {
+		r := rawDial(t, s, nil, true)
+		_, err := r.chunk.Write(wire.AppendRawFrame(nil, bomb))
+		require.NoError(t, err)
+		r.closedWith(t)
+	}
+	after.read()
+	assert.Less(t, after.heap-before.heap, int64(50<<20), "heap growth")
+	t.Logf("heap before %d KiB, after %d KiB", before.heap>>10, after.heap>>10)
+
+	// The well-behaved client never noticed.
+	seq, err := good.RequestEdit(ChunkPos{}, 5, 5)
+	require.NoError(t, err)
+	assert.Equal(t, &wire.EditAck{Seq: seq}, nextOf[*wire.EditAck](t, good))
+	assert.NoError(t, good.Err())
+}
+
+// bigWorld makes every chunk heavily edited, so deliveries are large.
+type bigWorld struct{ edits []Edit }
+
+func (w *bigWorld) Reconcile(map[ChunkPos]struct{})                 {}
+func (w *bigWorld) Chunk(ChunkPos) ([]Edit, bool)                   { return w.edits, true }
+func (w *bigWorld) ApplyEdit(uint32, ChunkPos, uint16, uint8) error { return errors.New("read-only") }
+
+func TestNonReadingClientIsCutOff(t *testing.T) {
+	w := &bigWorld{}
+	for i := range 4000 {
+		w.edits = append(w.edits, Edit{Index: uint16(i * 8), Block: 1})
+	}
+	s := startServer(t, func(c *ServerConfig) {
+		c.World = w
+		c.OutboundBytes = 512 << 10
+	})
+	good := dial(t, s.clientConfig())
+	conf := transport.ClientQUIC()
+	conf.InitialStreamReceiveWindow = 32 << 10
+	conf.MaxStreamReceiveWindow = 32 << 10
+	conf.InitialConnectionReceiveWindow = 64 << 10
+	conf.MaxConnectionReceiveWindow = 64 << 10
+	r := rawDial(t, s, conf, true)
+	_, err := r.chunk.Write(frame(t, &wire.Subscribe{Radius: 4}))
+	require.NoError(t, err)
+	// r never reads.
+	e := waitEvent(t, s, EventLeft, nil)
+	assert.Equal(t, CodeSlowConsumer, e.Code)
+	assert.Contains(t, e.Reason, "not reading")
+	ae := r.closedWith(t)
+	assert.Equal(t, CodeSlowConsumer, ae.ErrorCode)
+	// The reading client is still served.
+	_, ok := next(t, good).(*wire.ChunkEdits)
+	assert.True(t, ok)
+	assert.NoError(t, good.Err())
+}
+
+func TestServerShutdownEndsClients(t *testing.T) {
+	s := startServer(t, nil)
+	c := dial(t, s.clientConfig())
+	waitEvent(t, s, EventJoined, nil)
+	require.NoError(t, s.Close())
+	select {
+	case <-c.Done():
+	case <-time.After(testTimeout):
+		t.Fatal("client did not notice the shutdown")
+	}
+	assert.Error(t, c.Err())
+}

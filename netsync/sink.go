@@ -1,0 +1,51 @@
+package netsync
+
+import "citydrive/netsync/wire"
+
+// ClientSink is what the client's world (voxel residency, meshing) receives
+// from the server, in stream order. Methods are called on the caller's
+// goroutine from Client.Drain and must not block.
+type ClientSink interface {
+	// ChunkDefault: pos was never edited; generate it from the seed.
+	ChunkDefault(pos ChunkPos)
+	// ChunkEdits: generate pos, then apply edits (sorted by index). The
+	// slice belongs to the sink.
+	ChunkEdits(pos ChunkPos, edits []Edit)
+	// ChunkDrop: the server stopped tracking pos for this client.
+	ChunkDrop(pos ChunkPos)
+	// EditBroadcast: a block of a chunk the client holds changed.
+	EditBroadcast(pos ChunkPos, index uint16, block uint8)
+	// EditResult answers RequestEdit seq; reason is empty when applied.
+	EditResult(seq uint32, applied bool, reason string)
+}
+
+// Drain hands at most max queued server messages to sink without blocking
+// and returns how many it handled.
+func (c *Client) Drain(sink ClientSink, max int) int {
+	for n := range max {
+		select {
+		case m := <-c.in:
+			dispatch(sink, m)
+		default:
+			return n
+		}
+	}
+	return max
+}
+
+func dispatch(sink ClientSink, m wire.Message) {
+	switch m := m.(type) {
+	case *wire.ChunkDefault:
+		sink.ChunkDefault(m.Pos)
+	case *wire.ChunkEdits:
+		sink.ChunkEdits(m.Pos, m.Edits)
+	case *wire.ChunkDrop:
+		sink.ChunkDrop(m.Pos)
+	case *wire.EditBroadcast:
+		sink.EditBroadcast(m.Pos, m.Index, m.Block)
+	case *wire.EditAck:
+		sink.EditResult(m.Seq, true, "")
+	case *wire.EditReject:
+		sink.EditResult(m.Seq, false, m.Reason)
+	}
+}

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzChunkDefault(f *testing.F) { fuzzKind(f, KindChunkDefault) }

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzChunkDrop(f *testing.F) { fuzzKind(f, KindChunkDrop) }

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzChunkEdits(f *testing.F) { fuzzKind(f, KindChunkEdits) }

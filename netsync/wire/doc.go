@@ -1,0 +1,52 @@
+// Package wire defines citydrive's network messages and their framing.
+//
+// A frame is a 4-byte big-endian payload length followed by exactly one
+// msgpack message. Every message is a msgpack array whose first element is
+// its Kind and whose remaining elements are the message's fields, in a fixed
+// order. Car snapshots are not framed: they travel in QUIC datagrams in a
+// fixed-size binary layout (see car_snapshot.go).
+//
+// Everything decoded here comes from a peer and is treated as hostile: the
+// decoders never let msgpack allocate by a declared length, bound every
+// length against the bytes that are actually left, insist on the exact
+// field count, and range-check every value. A decoder error means the peer
+// is broken or malicious; the connection should be closed.
+package wire
+
+// ProtocolVersion is the version of this wire format. It is carried in the
+// ALPN name ("citydrive/<version>") and in Hello/Welcome.
+const ProtocolVersion uint32 = 1
+
+const (
+	// ChunkVolume is the number of blocks in a 32³ chunk; a local block
+	// index is in [0, ChunkVolume).
+	ChunkVolume = 32 * 32 * 32
+	// MaxReasonLen bounds the human-readable reason in Refuse/EditReject.
+	MaxReasonLen = 512
+	// AbsMaxRadius is the largest subscription radius (in chunks) any server
+	// may announce.
+	AbsMaxRadius = 64
+	// MaxTickHz bounds the tick rate a server may announce.
+	MaxTickHz = 1000
+)
+
+// Limits are the peer-independent value ranges a decoder enforces on top of
+// the structural checks.
+type Limits struct {
+	// MaxRadius is the largest Subscribe radius accepted (chunks).
+	MaxRadius uint32
+	// MaxBlock is the largest valid block id; block ids are in [0, MaxBlock].
+	MaxBlock uint8
+}
+
+// DefaultLimits accepts any radius a server may announce and any block id.
+var DefaultLimits = Limits{MaxRadius: AbsMaxRadius, MaxBlock: 255}
+
+// ChunkPos is a chunk coordinate (chunk units, not blocks).
+type ChunkPos struct{ X, Y, Z int32 }
+
+// Edit is one block of a chunk's sparse edit overlay.
+type Edit struct {
+	Index uint16 // local block index, < ChunkVolume
+	Block uint8  // block id
+}

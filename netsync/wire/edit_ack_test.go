@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzEditAck(f *testing.F) { fuzzKind(f, KindEditAck) }

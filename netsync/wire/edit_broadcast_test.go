@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzEditBroadcast(f *testing.F) { fuzzKind(f, KindEditBroadcast) }

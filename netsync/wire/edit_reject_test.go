@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzEditReject(f *testing.F) { fuzzKind(f, KindEditReject) }

@@ -1,0 +1,45 @@
+package wire
+
+import "github.com/vmihailenco/msgpack/v5"
+
+// EditRequest asks the server to set one block. Seq is chosen by the client
+// and echoed in the EditAck or EditReject.
+type EditRequest struct {
+	Seq   uint32
+	Pos   ChunkPos
+	Index uint16 // < ChunkVolume
+	Block uint8  // <= Limits.MaxBlock
+}
+
+func (*EditRequest) Kind() Kind      { return KindEditRequest }
+func (*EditRequest) fieldCount() int { return 6 }
+
+func (m *EditRequest) encodeFields(e *msgpack.Encoder) error {
+	if err := checkIndex(m.Index); err != nil {
+		return err
+	}
+	if err := e.EncodeUint(uint64(m.Seq)); err != nil {
+		return err
+	}
+	if err := encodePos(e, m.Pos); err != nil {
+		return err
+	}
+	if err := e.EncodeUint(uint64(m.Index)); err != nil {
+		return err
+	}
+	return e.EncodeUint(uint64(m.Block))
+}
+
+func (m *EditRequest) decodeFields(r *reader) (err error) {
+	if m.Seq, err = r.u32("seq"); err != nil {
+		return err
+	}
+	if m.Pos, err = r.pos(); err != nil {
+		return err
+	}
+	if m.Index, err = r.index(); err != nil {
+		return err
+	}
+	m.Block, err = r.block()
+	return err
+}

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzEditRequest(f *testing.F) { fuzzKind(f, KindEditRequest) }

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzHello(f *testing.F) { fuzzKind(f, KindHello) }

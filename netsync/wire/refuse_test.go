@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzRefuse(f *testing.F) { fuzzKind(f, KindRefuse) }

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzSubscribe(f *testing.F) { fuzzKind(f, KindSubscribe) }

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzWelcome(f *testing.F) { fuzzKind(f, KindWelcome) }
