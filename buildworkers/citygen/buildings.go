@@ -8,9 +8,9 @@ import (
 
 // Facade styles.
 const (
-	styleGlass    = iota // curtain wall: wide glass, mullions
-	stylePunched         // concrete or brick: windows with ledges/sills
-	styleHouse           // small windows, frames
+	styleGlass   = iota // curtain wall: wide glass, mullions
+	stylePunched        // concrete or brick: windows with ledges/sills
+	styleHouse          // small windows, frames
 )
 
 // mass is one building block: footprint [u0,u1]×[v0,v1] in the lot frame,

@@ -90,9 +90,6 @@ func main() {
 				minZ, maxZ = math.Min(minZ, t.p[v][2]), math.Max(maxZ, t.p[v][2])
 			}
 		}
-		for _, tr := range r.Trees {
-			_ = tr
-		}
 	}
 	fmt.Printf("items %d, vertices avg %.0f max %d, simplified %d, build avg %.1f µs\n",
 		len(items), float64(total)/float64(len(items)), most, simplified,

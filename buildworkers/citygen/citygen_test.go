@@ -1,0 +1,251 @@
+package citygen
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+	"citydrive/walker"
+)
+
+// drive walks the default visible set from a car at the first arm of the
+// junction nearest the world's origin.
+func drive(t testing.TB, seed uint64) (*roadgraph.Graph, []walker.Item, [3]float64) {
+	g := roadgraph.New(world.New(seed))
+	j := g.JunctionNear(world.Vec2{})
+	require.NotNil(t, j)
+	g.EnsureJunctionArms(j)
+	require.NotEmpty(t, j.Arms)
+	e := j.Arms[0]
+	wk, err := walker.New(walker.DefaultParams())
+	require.NoError(t, err)
+	items := slices.Clone(wk.Walk(g, e.Nodes[1], e.Tangent(1)))
+	require.NotEmpty(t, items)
+	p := e.Nodes[1]
+	return g, items, [3]float64{math.Round(p.X), 0, math.Round(p.Z)}
+}
+
+type built struct {
+	verts  []float32
+	trees  []Tree
+	obst   []slots.Bounds
+	bounds slots.Bounds
+	simple bool
+}
+
+func buildCopy(t testing.TB, b *Builder, g *roadgraph.Graph, it walker.Item, o [3]float64) built {
+	r, ok := b.Build(g, it, o)
+	require.True(t, ok, "item %d", it.Key)
+	return built{slices.Clone(r.Verts), slices.Clone(r.Trees), slices.Clone(r.Obstacles), r.Bounds, r.Simplified}
+}
+
+func TestDeterministicAcrossBuildsBuildersAndMirrors(t *testing.T) {
+	g, items, o := drive(t, 412)
+	mirror := roadgraph.NewMirror(g.World())
+	cs, ok := g.Changes(roadgraph.NewCursor())
+	require.True(t, ok)
+	require.NoError(t, mirror.Apply(cs))
+	b1, b2, b3 := NewBuilder(g.World(), slots.DefaultVertsPerSlot), NewBuilder(g.World(), slots.DefaultVertsPerSlot), NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	for _, it := range items {
+		first := buildCopy(t, b1, g, it, o)
+		again := buildCopy(t, b1, g, it, o)
+		other := buildCopy(t, b2, g, it, o)
+		fromMirror := buildCopy(t, b3, mirror, it, o)
+		require.Equal(t, first, again, "same builder twice, item %d", it.Key)
+		require.Equal(t, first, other, "two builders, item %d", it.Key)
+		require.Equal(t, first, fromMirror, "graph vs mirror, item %d", it.Key)
+	}
+}
+
+func TestMissingItemsReturnFalse(t *testing.T) {
+	g, items, o := drive(t, 412)
+	b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	_, ok := b.Build(g, walker.Item{Kind: walker.Segment, Edge: 1 << 40, Key: 1}, o)
+	assert.False(t, ok, "unknown edge")
+	_, ok = b.Build(g, walker.Item{Kind: walker.Junction, Junction: 1 << 40}, o)
+	assert.False(t, ok, "unknown junction")
+	for _, it := range items {
+		if it.Kind == walker.Segment {
+			e := g.Edge(it.Edge)
+			_, ok = b.Build(g, walker.Item{Kind: walker.Segment, Edge: it.Edge, Seg: int32(e.Segments())}, o)
+			assert.False(t, ok, "segment index past the edge")
+			break
+		}
+	}
+	// an evicted edge is missing
+	g.EvictFar(world.Vec2{X: 1e7, Z: 1e7}, 1)
+	_, ok = b.Build(g, items[0], o)
+	assert.False(t, ok, "evicted")
+}
+
+func TestVerticesAreWellFormed(t *testing.T) {
+	g, items, o := drive(t, 99)
+	b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	sawKinds := map[walker.Kind]bool{}
+	for _, it := range items {
+		r, ok := b.Build(g, it, o)
+		require.True(t, ok)
+		require.Equal(t, r.Count*slots.FloatsPerVertex, len(r.Verts))
+		require.Zero(t, r.Count%3, "whole triangles only")
+		require.LessOrEqual(t, r.Count, slots.DefaultVertsPerSlot)
+		if r.Count > 0 {
+			sawKinds[it.Kind] = true
+		}
+		const eps = 1e-3
+		for v := 0; v < r.Count; v++ {
+			x := r.Verts[v*slots.FloatsPerVertex : (v+1)*slots.FloatsPerVertex]
+			for _, f := range x {
+				require.False(t, math.IsNaN(float64(f)) || math.IsInf(float64(f), 0), "finite")
+			}
+			for k := 0; k < 3; k++ {
+				p := float64(x[k]) + o[k]
+				require.GreaterOrEqual(t, p, r.Bounds.Min[k]-eps)
+				require.LessOrEqual(t, p, r.Bounds.Max[k]+eps)
+			}
+			n := math.Sqrt(float64(x[3]*x[3] + x[4]*x[4] + x[5]*x[5]))
+			require.InDelta(t, 1, n, 1e-4, "unit normal")
+			mat := int(x[slots.OffsetMaterial])
+			if mat == slots.MaterialRoad || mat == slots.MaterialWater {
+				require.Less(t, x[slots.OffsetColour], float32(0), "palette surface has a negative red")
+				require.GreaterOrEqual(t, -x[slots.OffsetColour], float32(1))
+				require.LessOrEqual(t, -x[slots.OffsetColour], float32(slots.PaletteSize))
+			}
+			require.GreaterOrEqual(t, x[slots.OffsetStreetFrame+2], float32(world.StreetHalfWidth))
+		}
+	}
+	assert.True(t, sawKinds[walker.Segment] && sawKinds[walker.Junction])
+}
+
+func TestHiddenSideHasNoBuildings(t *testing.T) {
+	g, items, o := drive(t, 99)
+	b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	// find a segment with buildings on its left, then hide that side
+	for _, it := range items {
+		if it.Kind != walker.Segment {
+			continue
+		}
+		r, _ := b.Build(g, it, o)
+		if countSide(r, +1) == 0 {
+			continue
+		}
+		e := g.Edge(it.Edge)
+		saved := slices.Clone(e.Flags)
+		for k := range e.Flags {
+			e.Flags[k] |= roadgraph.HideLeft
+		}
+		for s := 0; s < e.Segments(); s++ {
+			r, ok := b.Build(g, walker.Item{Kind: walker.Segment, Edge: e.ID, Seg: int32(s)}, o)
+			require.True(t, ok)
+			require.Zero(t, countSide(r, +1), "segment %d builds on a hidden side", s)
+		}
+		copy(e.Flags, saved)
+		return
+	}
+	t.Fatal("no segment with buildings on its left")
+}
+
+// countSide counts building vertices on one side (+1 left) of the road.
+func countSide(r Result, side float32) int {
+	n := 0
+	for v := 0; v < r.Count; v++ {
+		x := r.Verts[v*slots.FloatsPerVertex:]
+		if int(x[slots.OffsetMaterial]) == slots.MaterialBuilding && x[slots.OffsetStreetFrame+1]*side > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestOverflowSimplifiesToFit(t *testing.T) {
+	g, items, o := drive(t, 2024)
+	const small = 900
+	full := NewBuilder(g.World(), 1<<20)
+	tight := NewBuilder(g.World(), small)
+	over := 0
+	for _, it := range items {
+		rf, _ := full.Build(g, it, o)
+		rt, _ := tight.Build(g, it, o)
+		require.LessOrEqual(t, rt.Count, small)
+		if rf.Count > small {
+			over++
+			require.True(t, rt.Simplified, "item %d: %d vertices in full", it.Key, rf.Count)
+			require.Positive(t, rt.Count, "simplified, not emptied")
+		} else {
+			require.False(t, rt.Simplified)
+			require.Equal(t, rf.Count, rt.Count)
+		}
+	}
+	require.Positive(t, over, "the test must force overflows")
+}
+
+func TestAverageVerticesPerItem(t *testing.T) {
+	for _, seed := range []uint64{412, 7, 99, 5} {
+		g, items, o := drive(t, seed)
+		require.Len(t, items, 180)
+		b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+		total := 0
+		for _, it := range items {
+			r, ok := b.Build(g, it, o)
+			require.True(t, ok)
+			total += r.Count
+		}
+		avg := float64(total) / float64(len(items))
+		t.Logf("seed %d: %.0f vertices per item", seed, avg)
+		assert.GreaterOrEqual(t, avg, 2500.0, "seed %d", seed)
+	}
+}
+
+func TestBuildDoesNotAllocate(t *testing.T) {
+	g, items, o := drive(t, 412)
+	b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	for _, it := range items {
+		b.Build(g, it, o) // warm the scratch slices
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		for _, it := range items {
+			b.Build(g, it, o)
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+func benchItems(b *testing.B, kind walker.Kind) {
+	g, items, o := drive(b, 412)
+	var sel []walker.Item
+	for _, it := range items {
+		if it.Kind == kind {
+			sel = append(sel, it)
+		}
+	}
+	require.NotEmpty(b, sel)
+	bd := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	verts := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		r, _ := bd.Build(g, sel[i%len(sel)], o)
+		verts += r.Count
+	}
+	b.ReportMetric(float64(verts)/float64(b.N), "verts/item")
+}
+
+func BenchmarkBuildSegment(b *testing.B)  { benchItems(b, walker.Segment) }
+func BenchmarkBuildJunction(b *testing.B) { benchItems(b, walker.Junction) }
+
+func BenchmarkBuildWalk(b *testing.B) {
+	g, items, o := drive(b, 99)
+	bd := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	verts := 0
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r, _ := bd.Build(g, items[i%len(items)], o)
+		verts += r.Count
+	}
+	b.ReportMetric(float64(verts)/float64(b.N), "verts/item")
+}
