@@ -85,6 +85,7 @@ type Pool struct {
 	workers  []*workerEntry
 	out      chan message
 	recycle  chan payload
+	csFree   chan *roadgraph.ChangeSet // applied change sets, for reuse
 	wg       sync.WaitGroup
 	started  time.Time
 	anyReady bool
@@ -105,7 +106,22 @@ func NewPool(cfg PoolConfig, now time.Time) (*Pool, error) {
 		cfg:     cfg,
 		out:     make(chan message, cfg.Workers*(cfg.MaxInFlight+2)),
 		recycle: make(chan payload, cfg.Workers*cfg.MaxInFlight*2),
+		csFree:  make(chan *roadgraph.ChangeSet, cfg.Workers*cfg.MaxInFlight*2),
 		started: now,
+	}
+	for i := 0; i < cap(p.csFree)/2; i++ {
+		edges := make([]roadgraph.EdgeRecord, 16)
+		for k := range edges {
+			edges[k].Nodes = make([]world.Vec2, 0, world.MaxSegments)
+		}
+		p.csFree <- &roadgraph.ChangeSet{
+			NewEdges:  edges[:0],
+			Junctions: make([]roadgraph.JunctionRecord, 0, 512),
+			ArmIDs:    make([]uint64, 0, 2048),
+			FlagEdges: make([]uint64, 0, 512),
+			Flags:     make([]byte, 0, 16384),
+			Removed:   make([]uint64, 0, 64),
+		}
 	}
 	for i := 0; i < cfg.Workers; i++ {
 		e := &workerEntry{
@@ -146,6 +162,10 @@ func (p *Pool) handle(id int, b Builder, mirror *roadgraph.Graph, j job) {
 	if j.changes != nil {
 		if err := mirror.Apply(j.changes); err != nil {
 			panic(err)
+		}
+		select { // Apply copied what it keeps: hand the set back
+		case p.csFree <- j.changes:
+		default:
 		}
 		return
 	}
@@ -221,8 +241,19 @@ func (p *Pool) Dispatch(g *roadgraph.Graph, req Request) bool {
 	if best == nil {
 		return false
 	}
-	if cs, changed := g.Changes(best.cursor); changed {
+	var cs *roadgraph.ChangeSet
+	select {
+	case cs = <-p.csFree:
+	default:
+		cs = &roadgraph.ChangeSet{}
+	}
+	if g.FillChanges(best.cursor, cs) {
 		best.in <- job{changes: cs}
+	} else {
+		select {
+		case p.csFree <- cs:
+		default:
+		}
 	}
 	best.inFlight = append(best.inFlight, req)
 	best.in <- job{req: req}

@@ -77,6 +77,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// treesPerSlot is the preallocated tree capacity of a slot.
+const treesPerSlot = 96
+
 // Stats are the streamer's counters, for the HUD and the bench.
 type Stats struct {
 	Builds         int // results uploaded (worker and main)
@@ -143,6 +146,10 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	backing := make([]Tree, cfg.Slots.Slots*treesPerSlot)
+	for i := range s.trees {
+		s.trees[i] = backing[i*treesPerSlot : i*treesPerSlot : (i+1)*treesPerSlot]
 	}
 	if cfg.Workers > 0 {
 		s.pool, err = NewPool(PoolConfig{

@@ -2,6 +2,7 @@ package roadgraph
 
 import (
 	"fmt"
+	"slices"
 
 	"citydrive/roadgraph/world"
 )
@@ -43,15 +44,29 @@ type Cursor struct {
 }
 
 // NewCursor returns a cursor for a mirror that holds nothing yet.
-func NewCursor() *Cursor { return &Cursor{known: map[uint64]struct{}{}} }
+func NewCursor() *Cursor { return &Cursor{known: make(map[uint64]struct{}, initialCapacity)} }
 
-// Changes returns the change set that brings the mirror behind c up to date,
-// or false when the graph's signature has not moved since c last synced.
+// Changes returns a new change set that brings the mirror behind c up to
+// date, or false when the graph's signature has not moved since c last
+// synced.
 func (g *Graph) Changes(c *Cursor) (*ChangeSet, bool) {
-	if c.synced && c.signature == g.signature {
+	cs := &ChangeSet{}
+	if !g.FillChanges(c, cs) {
 		return nil, false
 	}
-	cs := &ChangeSet{Signature: g.signature}
+	return cs, true
+}
+
+// FillChanges is Changes into a recycled change set: cs's slices (and the
+// node slices of its edge records) are reused, so steady-state syncing
+// allocates nothing. It returns false, leaving cs alone, when nothing
+// changed.
+func (g *Graph) FillChanges(c *Cursor, cs *ChangeSet) bool {
+	if c.synced && c.signature == g.signature {
+		return false
+	}
+	cs.Signature = g.signature
+	cs.Removed = cs.Removed[:0]
 	for id := range c.known {
 		if g.edges[id] == nil {
 			cs.Removed = append(cs.Removed, id)
@@ -59,26 +74,38 @@ func (g *Graph) Changes(c *Cursor) (*ChangeSet, bool) {
 		}
 	}
 	nodes := 0
+	n := 0
 	for _, e := range g.edgeList {
 		nodes += len(e.Nodes)
 		if _, ok := c.known[e.ID]; ok {
 			continue
 		}
 		c.known[e.ID] = struct{}{}
-		cs.NewEdges = append(cs.NewEdges, EdgeRecord{
-			ID: e.ID, A: e.A.ID, B: e.B.ID, HalfWidth: e.HalfWidth,
-			Nodes: append([]world.Vec2(nil), e.Nodes...),
-		})
+		if n < cap(cs.NewEdges) {
+			cs.NewEdges = cs.NewEdges[:n+1]
+		} else {
+			cs.NewEdges = append(cs.NewEdges[:n], EdgeRecord{Nodes: make([]world.Vec2, 0, world.MaxSegments)})
+		}
+		r := &cs.NewEdges[n]
+		r.ID, r.A, r.B, r.HalfWidth = e.ID, e.A.ID, e.B.ID, e.HalfWidth
+		r.Nodes = append(r.Nodes[:0], e.Nodes...)
+		n++
 	}
-	cs.Junctions = make([]JunctionRecord, 0, len(g.junctList))
+	cs.NewEdges = cs.NewEdges[:n]
+	cs.Junctions, cs.ArmIDs = cs.Junctions[:0], cs.ArmIDs[:0]
 	for _, j := range g.junctList {
 		cs.Junctions = append(cs.Junctions, JunctionRecord{ID: j.ID, Pos: j.Pos, Expanded: j.Expanded, Arms: uint8(len(j.Arms))})
 		for _, a := range j.Arms {
 			cs.ArmIDs = append(cs.ArmIDs, a.ID)
 		}
 	}
-	cs.FlagEdges = make([]uint64, 0, len(g.edgeList))
-	cs.Flags = make([]byte, (nodes+3)/4)
+	cs.FlagEdges = cs.FlagEdges[:0]
+	nb := (nodes + 3) / 4
+	if cap(cs.Flags) < nb {
+		cs.Flags = make([]byte, nb, nb+nb/2)
+	}
+	cs.Flags = cs.Flags[:nb]
+	clear(cs.Flags)
 	bit := 0
 	for _, e := range g.edgeList {
 		cs.FlagEdges = append(cs.FlagEdges, e.ID)
@@ -88,14 +115,14 @@ func (g *Graph) Changes(c *Cursor) (*ChangeSet, bool) {
 		}
 	}
 	c.signature, c.synced = g.signature, true
-	return cs, true
+	return true
 }
 
 // NewMirror returns an empty graph that is only ever changed by Apply.
 func NewMirror(w world.World) *Graph { return New(w) }
 
 // Apply brings a mirror to the state described by cs, rebuilding every
-// reference from ids. The mirror takes ownership of cs's slices. An
+// reference from ids. It copies what it keeps, so cs may be reused. An
 // inconsistent change set (an edge or junction it names is unknown) is an
 // error and leaves the mirror unusable until a full resync.
 func (g *Graph) Apply(cs *ChangeSet) error {
@@ -103,43 +130,48 @@ func (g *Graph) Apply(cs *ChangeSet) error {
 		if e := g.edges[id]; e != nil {
 			delete(g.edges, id)
 			g.edgeList = removeSorted(g.edgeList, id, edgeID)
+			g.freeEdges = append(g.freeEdges, e)
 		}
 	}
-	// Junctions in full: reuse existing records, drop the unlisted.
-	seen := make(map[uint64]struct{}, len(cs.Junctions))
+	// Junctions in full: reuse existing records, drop the unlisted. The
+	// records arrive sorted by id, as the source keeps them.
 	for _, r := range cs.Junctions {
-		seen[r.ID] = struct{}{}
 		j := g.junctions[r.ID]
 		if j == nil {
-			j = &Junction{ID: r.ID}
+			j = g.newJunction()
+			j.ID = r.ID
 			g.junctions[r.ID] = j
 			g.junctList = insertSorted(g.junctList, j, junctID)
 		}
 		j.Pos, j.Expanded = r.Pos, r.Expanded
 	}
 	for i := 0; i < len(g.junctList); {
-		if _, ok := seen[g.junctList[i].ID]; ok {
+		id := g.junctList[i].ID
+		if _, ok := slices.BinarySearchFunc(cs.Junctions, id, func(r JunctionRecord, k uint64) int { return cmpU64(r.ID, k) }); ok {
 			i++
 			continue
 		}
-		delete(g.junctions, g.junctList[i].ID)
+		g.freeJuncts = append(g.freeJuncts, g.junctList[i])
+		delete(g.junctions, id)
 		g.junctList = append(g.junctList[:i], g.junctList[i+1:]...)
 	}
 	for _, r := range cs.NewEdges {
 		if len(r.Nodes) < 2 || len(r.Nodes) > world.MaxSegments {
 			return fmt.Errorf("roadgraph: edge %d has %d nodes", r.ID, len(r.Nodes))
 		}
-		e := &Edge{ID: r.ID, Nodes: r.Nodes, HalfWidth: r.HalfWidth, Flags: make([]SideFlags, len(r.Nodes))}
+		e := g.newEdge()
+		e.ID, e.HalfWidth = r.ID, r.HalfWidth
+		e.Nodes = append(e.Nodes, r.Nodes...)
+		e.Flags = resizeFlags(e.Flags, len(r.Nodes))
 		if e.A, e.B = g.junctions[r.A], g.junctions[r.B]; e.A == nil || e.B == nil {
 			return fmt.Errorf("roadgraph: edge %d names unknown junction", r.ID)
 		}
 		e.updateBounds()
-		if old := g.edges[e.ID]; old == nil {
-			g.edgeList = insertSorted(g.edgeList, e, edgeID)
-		} else {
+		if old := g.edges[e.ID]; old != nil {
 			g.edgeList = removeSorted(g.edgeList, e.ID, edgeID)
-			g.edgeList = insertSorted(g.edgeList, e, edgeID)
+			g.freeEdges = append(g.freeEdges, old)
 		}
+		g.edgeList = insertSorted(g.edgeList, e, edgeID)
 		g.edges[e.ID] = e
 	}
 	for _, e := range g.edgeList {

@@ -72,13 +72,46 @@ type Graph struct {
 	junctList []*Junction // sorted by id
 	signature uint64
 	specs     []world.EdgeSpec // scratch
-	nodeBufs  [][]world.Vec2   // recycled node slices of evicted edges
+	// Evicted edges and junctions are recycled (with their slices), so a
+	// car driving on grows the graph without allocating in steady state.
+	// Pointers to an evicted edge or junction are invalid after EvictFar.
+	freeEdges  []*Edge
+	freeJuncts []*Junction
 }
 
-// New returns an empty graph grown from the world w.
+// initialCapacity sizes maps and lists for a typical loaded neighbourhood.
+const initialCapacity = 512
+
+// New returns an empty graph grown from the world w. It allocates its
+// working set up front (a few hundred kilobytes) so that growing and
+// evicting while driving allocates nothing.
 func New(w world.World) *Graph {
-	return &Graph{world: w, edges: map[uint64]*Edge{}, junctions: map[uint64]*Junction{}}
+	g := &Graph{
+		world:      w,
+		edges:      make(map[uint64]*Edge, initialCapacity),
+		edgeList:   make([]*Edge, 0, initialCapacity),
+		junctions:  make(map[uint64]*Junction, initialCapacity),
+		junctList:  make([]*Junction, 0, initialCapacity),
+		freeEdges:  make([]*Edge, 0, initialCapacity),
+		freeJuncts: make([]*Junction, 0, initialCapacity),
+		specs:      make([]world.EdgeSpec, 0, 8),
+	}
+	nodes := make([]world.Vec2, preallocEdges*world.MaxSegments)
+	flags := make([]SideFlags, preallocEdges*world.MaxSegments)
+	for i := 0; i < preallocEdges; i++ {
+		lo, hi := i*world.MaxSegments, (i+1)*world.MaxSegments
+		g.freeEdges = append(g.freeEdges, &Edge{Nodes: nodes[lo:lo:hi], Flags: flags[lo:lo:hi]})
+	}
+	arms := make([]*Edge, preallocEdges*4)
+	for i := 0; i < preallocEdges; i++ {
+		g.freeJuncts = append(g.freeJuncts, &Junction{Arms: arms[i*4 : i*4 : i*4+4]})
+	}
+	return g
 }
+
+// preallocEdges is how many edges (and junctions) a graph holds ready:
+// more than the eviction radius keeps loaded around a car.
+const preallocEdges = 256
 
 // World returns the world description the graph grows from.
 func (g *Graph) World() world.World { return g.world }
@@ -139,7 +172,8 @@ func (g *Graph) ensureJunction(c world.Cell) *Junction {
 	if !ok {
 		return nil
 	}
-	j := &Junction{ID: id, Pos: pos}
+	j := g.newJunction()
+	j.ID, j.Pos = id, pos
 	g.junctions[id] = j
 	g.junctList = insertSorted(g.junctList, j, junctID)
 	g.signature++
@@ -186,14 +220,11 @@ func (g *Graph) EnsureJunctionArms(j *Junction) {
 
 func (g *Graph) addEdge(spec world.EdgeSpec) *Edge {
 	a, b := g.ensureJunction(spec.A), g.ensureJunction(spec.B)
-	var buf []world.Vec2
-	if n := len(g.nodeBufs); n > 0 {
-		buf, g.nodeBufs = g.nodeBufs[n-1][:0], g.nodeBufs[:n-1]
-	}
-	nodes := g.world.EdgeNodes(spec, buf)
 	g.signature++
-	e := &Edge{ID: spec.ID, A: a, B: b, Nodes: nodes, HalfWidth: spec.HalfWidth(), Born: g.signature}
-	e.Flags = make([]SideFlags, len(nodes))
+	e := g.newEdge()
+	e.ID, e.A, e.B, e.HalfWidth, e.Born = spec.ID, a, b, spec.HalfWidth(), g.signature
+	e.Nodes = g.world.EdgeNodes(spec, e.Nodes)
+	e.Flags = resizeFlags(e.Flags, len(e.Nodes))
 	e.updateBounds()
 	g.edges[e.ID] = e
 	g.edgeList = insertSorted(g.edgeList, e, edgeID)
@@ -238,12 +269,12 @@ func (g *Graph) EvictFar(p world.Vec2, keep float64) int {
 		}
 		g.edgeList = slices.Delete(g.edgeList, i, i+1)
 		delete(g.edges, e.ID)
-		g.nodeBufs = append(g.nodeBufs, e.Nodes)
 		for _, j := range [2]*Junction{e.A, e.B} {
 			j.Expanded = false
 			g.relinkArms(j)
 		}
 		g.refreshFlagsAround(e)
+		g.freeEdges = append(g.freeEdges, e)
 		evicted++
 	}
 	for i := 0; i < len(g.junctList); {
@@ -254,6 +285,7 @@ func (g *Graph) EvictFar(p world.Vec2, keep float64) int {
 		}
 		g.junctList = slices.Delete(g.junctList, i, i+1)
 		delete(g.junctions, j.ID)
+		g.freeJuncts = append(g.freeJuncts, j)
 	}
 	if evicted > 0 {
 		g.signature++
@@ -266,4 +298,39 @@ func boxDist2(min, max, p world.Vec2) float64 {
 	dx := math.Max(0, math.Max(min.X-p.X, p.X-max.X))
 	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
 	return dx*dx + dz*dz
+}
+
+// newEdge returns a recycled edge (its slices emptied, capacity kept) or a
+// new one.
+func (g *Graph) newEdge() *Edge {
+	n := len(g.freeEdges)
+	if n == 0 {
+		return &Edge{}
+	}
+	e := g.freeEdges[n-1]
+	g.freeEdges = g.freeEdges[:n-1]
+	*e = Edge{Nodes: e.Nodes[:0], Flags: e.Flags[:0]}
+	return e
+}
+
+func (g *Graph) newJunction() *Junction {
+	n := len(g.freeJuncts)
+	if n == 0 {
+		return &Junction{Arms: make([]*Edge, 0, 4)}
+	}
+	j := g.freeJuncts[n-1]
+	g.freeJuncts = g.freeJuncts[:n-1]
+	clear(j.Arms[:cap(j.Arms)])
+	*j = Junction{Arms: j.Arms[:0]}
+	return j
+}
+
+// resizeFlags returns f with length n, all zero, reusing its capacity.
+func resizeFlags(f []SideFlags, n int) []SideFlags {
+	if cap(f) < n {
+		return make([]SideFlags, n)
+	}
+	f = f[:n]
+	clear(f)
+	return f
 }

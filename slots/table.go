@@ -76,6 +76,10 @@ var ErrOverflow = errors.New("geometry exceeds slot")
 // ErrStale is returned by Upload when the slot no longer holds the key.
 var ErrStale = errors.New("slot no longer holds the item")
 
+// obstaclesPerSlot is the preallocated obstacle capacity of a slot; more
+// still works (the slot's slice grows once).
+const obstaclesPerSlot = 96
+
 // drawOrderMove is how far the camera may move before the nearest-first
 // order is recomputed.
 const drawOrderMove = 4.0
@@ -133,6 +137,12 @@ func New(cfg Config, sink Sink) (*Table, error) {
 	}
 	for s := cfg.Slots - 1; s >= 0; s-- {
 		t.free = append(t.free, int32(s))
+	}
+	// One backing array for every slot's obstacles: steady-state uploads
+	// append within capacity.
+	backing := make([]Bounds, cfg.Slots*obstaclesPerSlot)
+	for s := range t.obst {
+		t.obst[s] = backing[s*obstaclesPerSlot : s*obstaclesPerSlot : (s+1)*obstaclesPerSlot]
 	}
 	return t, nil
 }

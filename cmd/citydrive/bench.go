@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/bench"
@@ -18,6 +21,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	speed := fs.Float64("speed", 30, "autopilot speed in m/s")
 	asJSON := fs.Bool("json", false, "print one JSON object as the last line of stdout")
 	realtime := fs.Bool("realtime", true, "pace frames at 60 Hz of wall time, as the game does (false: back to back)")
+	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this file")
 	var start pointFlag
 	fs.Var(&start, "start", "start near `x,z` metres")
 	fs.Usage = func() {
@@ -36,6 +40,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if !(*speed > 0 && *speed <= 200) {
 		return fmt.Errorf("-speed must be in (0, 200] m/s, got %g", *speed)
+	}
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1
+		defer func() {
+			if f, err := os.Create(*memprofile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	rep, err := bench.Run(bench.Options{
 		Seed: *sf.seed, Duration: *duration, Speed: *speed, Streaming: cfg,
