@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -132,6 +133,9 @@ func (s *Session) ground(x, z float64) float64 {
 	return math.Max(s.opt.World.Height(x, z), world.WaterLevel+bridgeDeck)
 }
 
+// loadingSlice is how long loading streams between progress-bar draws.
+const loadingSlice = 30 * time.Millisecond
+
 // bridgeDeck is how far above the water bridges carry the road; the city
 // generator uses the same rule.
 const bridgeDeck = 2.0
@@ -174,8 +178,13 @@ func (s *Session) load() error {
 		if s.r.ShouldClose() {
 			return fmt.Errorf("window closed while loading")
 		}
+		// Stream for a frame's worth of time between loading-screen draws:
+		// drawing is slow on software GL and must not pace the loading.
 		pos, dir := s.car.Pos, s.car.Forward()
-		s.stream.Update(1.0/60, pos, dir, time.Now())
+		for t := time.Now(); time.Since(t) < loadingSlice && !s.stream.Ready(); {
+			s.stream.Update(0, pos, dir, time.Now())
+			runtime.Gosched()
+		}
 		s.frame.Loading, s.frame.Progress = true, s.stream.Progress()
 		s.setCamera()
 		s.frame.HUD = append(s.hud[:0], fmt.Sprintf("LOADING CITY  SEED %d", s.opt.Seed))
