@@ -29,6 +29,16 @@ func Cylinder(centre voxel.ChunkPos, r int32, dst []voxel.ChunkPos) []voxel.Chun
 	return dst
 }
 
+// InCylinder reports whether p belongs to Cylinder(centre, r).
+func InCylinder(centre voxel.ChunkPos, r int32, p voxel.ChunkPos) bool {
+	if r < 0 {
+		return false
+	}
+	dx, dz, dy := int64(p.X-centre.X), int64(p.Z-centre.Z), int64(p.Y-centre.Y)
+	h := int64(r / 2)
+	return dx*dx+dz*dz <= int64(r)*int64(r) && dy >= -h && dy <= h
+}
+
 // Score is the near-first priority of p seen from centre (lower is
 // sooner): horizontal distance² plus 4 × vertical distance², in chunks;
 // vertical distance weighs double because the ground is what you see.

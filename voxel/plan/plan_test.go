@@ -92,3 +92,22 @@ func TestUnionOfAnchors(t *testing.T) {
 	assert.Equal(t, a.Centre, d.Order()[0])
 	assert.False(t, d.Contains(voxel.ChunkPos{X: 100}))
 }
+
+func TestInCylinderMatchesCylinder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := voxel.ChunkPos{X: rapid.Int32Range(-50, 50).Draw(rt, "x"), Y: rapid.Int32Range(-5, 5).Draw(rt, "y"), Z: rapid.Int32Range(-50, 50).Draw(rt, "z")}
+		r := rapid.Int32Range(0, 7).Draw(rt, "r")
+		in := map[voxel.ChunkPos]bool{}
+		for _, p := range Cylinder(c, r, nil) {
+			in[p] = true
+		}
+		for dy := int32(-r - 1); dy <= r+1; dy++ {
+			for dz := int32(-r - 1); dz <= r+1; dz++ {
+				for dx := int32(-r - 1); dx <= r+1; dx++ {
+					p := c.Add(dx, dy, dz)
+					require.Equal(rt, in[p], InCylinder(c, r, p), "%v", p)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,220 @@
+// Package terrain is the client side of the voxel ground: which chunks
+// exist around the car comes from the server (a chunk nobody edited arrives
+// as a "procedural default" marker, an edited one with its sparse edits);
+// the client generates the blocks itself on worker goroutines, applies the
+// edits, meshes them through the mesh pool and hands meshes to the
+// renderer. Nothing here blocks the frame.
+package terrain
+
+import (
+	"sync"
+
+	"citydrive/roadgraph/world"
+	"citydrive/voxel"
+	"citydrive/voxel/gen"
+	"citydrive/voxel/meshpool"
+	"citydrive/voxel/plan"
+	"citydrive/voxel/residency"
+)
+
+// DefaultRadius is the client's chunk radius (chunks of 32 m).
+const DefaultRadius = 4
+
+// Subscriber is told when the client's centre chunk changes (the network
+// client sends a Subscribe).
+type Subscriber func(centre voxel.ChunkPos, radius int32)
+
+// Client keeps the chunks around the car.
+type Client struct {
+	res       *residency.Residency
+	pool      *meshpool.Manager
+	radius    int32
+	subscribe Subscriber
+	local     bool // no server: every chunk counts as announced
+
+	mu       sync.Mutex // guards overlays: the loader reads it on workers
+	overlays map[voxel.ChunkPos]voxel.Overlay
+
+	announced map[voxel.ChunkPos]struct{}
+	delivered map[voxel.ChunkPos]*voxel.Chunk
+	centre    voxel.ChunkPos
+	started   bool
+	dirty     bool
+	desired   plan.Desired
+	list      []voxel.ChunkPos
+	scratch   []voxel.ChunkPos
+}
+
+// Options configure a client.
+type Options struct {
+	Seed    uint64
+	Radius  int32
+	Workers int // generation workers (mesh workers alike)
+	Sink    meshpool.MeshSink
+	// Subscribe is called when the centre chunk changes; nil means local
+	// mode: no server, every chunk is a procedural default.
+	Subscribe Subscriber
+}
+
+// New starts the generation and mesh workers.
+func New(o Options) *Client {
+	if o.Radius <= 0 {
+		o.Radius = DefaultRadius
+	}
+	o.Workers = max(1, o.Workers)
+	c := &Client{
+		radius: o.Radius, subscribe: o.Subscribe, local: o.Subscribe == nil,
+		overlays:  map[voxel.ChunkPos]voxel.Overlay{},
+		announced: map[voxel.ChunkPos]struct{}{},
+		delivered: map[voxel.ChunkPos]*voxel.Chunk{},
+	}
+	g := gen.New(o.Seed)
+	c.res = residency.New(func(p voxel.ChunkPos) (*voxel.Chunk, error) {
+		ch := g.Chunk(p)
+		c.mu.Lock()
+		o := c.overlays[p]
+		c.mu.Unlock()
+		o.Apply(ch)
+		return ch, nil
+	}, o.Workers)
+	c.pool = meshpool.New(o.Sink, o.Workers, nil)
+	return c
+}
+
+// Close stops the workers.
+func (c *Client) Close() {
+	c.res.Close()
+	c.pool.Close()
+}
+
+// Radius is the client's chunk radius.
+func (c *Client) Radius() int32 { return c.radius }
+
+// ChunkDefault: the server says p exists and nobody edited it.
+func (c *Client) ChunkDefault(p voxel.ChunkPos) {
+	c.mu.Lock()
+	delete(c.overlays, p)
+	c.mu.Unlock()
+	c.announce(p)
+}
+
+// ChunkEdits: the server says p exists with these edits.
+func (c *Client) ChunkEdits(p voxel.ChunkPos, o voxel.Overlay) {
+	c.mu.Lock()
+	c.overlays[p] = o
+	c.mu.Unlock()
+	if _, ok := c.delivered[p]; ok {
+		// Already built from an older state: bring it up to date.
+		for _, e := range o {
+			c.res.Edit(p, int(e.Index), e.Block)
+			c.pool.Edit(p, int(e.Index), e.Block)
+		}
+	}
+	c.announce(p)
+}
+
+// ChunkDrop: the server no longer streams p to us.
+func (c *Client) ChunkDrop(p voxel.ChunkPos) {
+	if _, ok := c.announced[p]; ok {
+		delete(c.announced, p)
+		c.dirty = true
+	}
+}
+
+// EditBroadcast applies an edit made by anyone (ourselves included).
+func (c *Client) EditBroadcast(p voxel.ChunkPos, idx uint16, b voxel.Block) {
+	c.mu.Lock()
+	c.overlays[p] = c.overlays[p].With(idx, b)
+	c.mu.Unlock()
+	if c.res.Edit(p, int(idx), b) {
+		if ch, ok := c.res.Chunk(p); ok {
+			c.delivered[p] = ch
+		}
+		c.pool.Edit(p, int(idx), b)
+	}
+}
+
+func (c *Client) announce(p voxel.ChunkPos) {
+	if _, ok := c.announced[p]; !ok {
+		c.announced[p] = struct{}{}
+		c.dirty = true
+	}
+}
+
+// CentreOf is the chunk holding world position (x, y, z).
+func CentreOf(x, y, z float64) voxel.ChunkPos {
+	p, _ := voxel.ChunkOf(int64(floor(x)), int64(floor(y)), int64(floor(z)))
+	return p
+}
+
+func floor(v float64) float64 {
+	if v < 0 && v != float64(int64(v)) {
+		return float64(int64(v) - 1)
+	}
+	return float64(int64(v))
+}
+
+// Update runs one frame: follow the car, reconcile generation, deliver new
+// chunks to the mesh pool, drop what left the radius, run the pool's
+// budgeted frame.
+func (c *Client) Update(car world.Vec2, y float64) {
+	centre := CentreOf(car.X, y, car.Z)
+	if !c.started || centre != c.centre {
+		c.started, c.centre, c.dirty = true, centre, true
+		if c.subscribe != nil {
+			c.subscribe(centre, c.radius)
+		}
+	}
+	if c.dirty {
+		c.dirty = false
+		c.scratch = plan.NearFirst(centre, plan.Cylinder(centre, c.radius, c.scratch[:0]))
+		c.list = c.list[:0]
+		for _, p := range c.scratch {
+			if _, ok := c.announced[p]; ok || c.local {
+				c.list = append(c.list, p)
+			}
+		}
+		c.desired = plan.Of(c.list...)
+		// Evict what left our own radius without waiting for the server.
+		for p := range c.delivered {
+			if !c.desired.Contains(p) {
+				delete(c.delivered, p)
+				c.pool.Drop(p)
+			}
+		}
+		for p := range c.announced {
+			if !plan.InCylinder(centre, c.radius, p) {
+				delete(c.announced, p)
+			}
+		}
+	}
+	c.res.Reconcile(c.desired)
+	for _, p := range c.desired.Order() {
+		if ch, ok := c.res.Chunk(p); ok {
+			if _, had := c.delivered[p]; !had {
+				c.delivered[p] = ch
+				c.pool.Deliver(p, ch)
+			}
+		}
+	}
+	c.pool.Update()
+}
+
+// Stats for the HUD.
+type Stats struct {
+	Announced, Resident, Generating, Meshed, MeshPending int
+}
+
+// Stats returns the client's counters.
+func (c *Client) Stats() Stats {
+	return Stats{
+		Announced: len(c.announced), Resident: c.res.Resident(), Generating: c.res.InFlight(),
+		Meshed: c.pool.Resident(), MeshPending: c.pool.Pending() + c.pool.InFlight() + c.pool.Queued(),
+	}
+}
+
+// Ready reports whether every desired chunk is generated and handed to the
+// mesh pool (the loading gate).
+func (c *Client) Ready() bool {
+	return c.started && c.res.Idle() && len(c.delivered) == c.desired.Len() && c.pool.Queued() == 0
+}
