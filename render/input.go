@@ -12,6 +12,8 @@ const (
 	KeyA         = glfw.KeyA
 	KeyS         = glfw.KeyS
 	KeyD         = glfw.KeyD
+	KeyE         = glfw.KeyE
+	KeyQ         = glfw.KeyQ
 	KeyUp        = glfw.KeyUp
 	KeyDown      = glfw.KeyDown
 	KeyLeft      = glfw.KeyLeft

@@ -20,6 +20,8 @@ import (
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/terrain"
+	"citydrive/netsync"
 	"citydrive/render"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
@@ -40,6 +42,10 @@ type Options struct {
 	Weather   render.Weather
 	TimeOfDay float64
 	FixedStep bool // step the simulation 1/60 s per frame regardless of wall time
+	// Net is the connection to the server (solo: the in-process one). Nil
+	// runs offline: the ground is generated locally and edits are off.
+	Net           *netsync.Client
+	TerrainRadius int32 // voxel chunks around the car (0: terrain.DefaultRadius)
 	Log       *slog.Logger
 	Out       io.Writer // summary
 }
@@ -58,6 +64,8 @@ type Session struct {
 	opt      Options
 	r        *render.Renderer
 	stream   *buildworkers.Streamer
+	ground3  *terrain.Client
+	link     *link
 	car      *car.Car
 	route    *autopilot.Route
 	frame    render.Frame
@@ -99,6 +107,15 @@ func New(opt Options) (*Session, error) {
 		r.Close()
 		return nil, err
 	}
+	topt := terrain.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.Terrain()}
+	if opt.Net != nil {
+		s.link = newLink(opt.Net, nil)
+		topt.Subscribe = s.link.subscribe
+	}
+	s.ground3 = terrain.New(topt)
+	if s.link != nil {
+		s.link.world = s.ground3
+	}
 	g := s.stream.Graph()
 	j := g.JunctionNear(opt.Start)
 	if j == nil {
@@ -120,7 +137,7 @@ func New(opt Options) (*Session, error) {
 	s.trees = make([][]render.TreeInstance, n)
 	s.builtAt = make([]float64, n)
 	s.lastSeq = make([]uint32, n)
-	s.dynamic = make([]float32, 0, (CarVerts+LakeVerts)*slots.FloatsPerVertex)
+	s.dynamic = make([]float32, 0, (CarVerts*(1+maxRemoteCars)+LakeVerts)*slots.FloatsPerVertex)
 	s.frame.Camera.Target = &s.target
 	s.frame.Weather = opt.Weather
 	s.frame.TimeOfDay = opt.TimeOfDay
@@ -133,6 +150,17 @@ func (s *Session) ground(x, z float64) float64 {
 	return math.Max(s.opt.World.Height(x, z), world.WaterLevel+bridgeDeck)
 }
 
+// terrainLoadLimit bounds how long loading waits for the voxel ground (the
+// roads are always waited for).
+const terrainLoadLimit = 10 * time.Second
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // loadingSlice is how long loading streams between progress-bar draws.
 const loadingSlice = 30 * time.Millisecond
 
@@ -140,8 +168,9 @@ const loadingSlice = 30 * time.Millisecond
 // generator uses the same rule.
 const bridgeDeck = 2.0
 
-// Close releases everything.
+// Close releases everything but the network client (its owner closes it).
 func (s *Session) Close() {
+	s.ground3.Close()
 	s.stream.Close()
 	s.r.Close()
 }
@@ -162,6 +191,12 @@ func (s *Session) Run() error {
 		if err := s.Step(dt, now); err != nil {
 			return err
 		}
+		if s.link != nil {
+			if err := s.link.err(); err != nil {
+				s.summary()
+				return fmt.Errorf("lost the server: %w", err)
+			}
+		}
 		if s.opt.Duration > 0 && s.clock >= s.opt.Duration.Seconds() {
 			break
 		}
@@ -174,18 +209,27 @@ func (s *Session) Run() error {
 // is drawn until it is complete.
 func (s *Session) load() error {
 	t0 := time.Now()
-	for !s.stream.Ready() {
+	for !s.stream.Ready() || (!s.ground3.Ready() && time.Since(t0) < terrainLoadLimit) {
 		if s.r.ShouldClose() {
 			return fmt.Errorf("window closed while loading")
 		}
 		// Stream for a frame's worth of time between loading-screen draws:
 		// drawing is slow on software GL and must not pace the loading.
 		pos, dir := s.car.Pos, s.car.Forward()
-		for t := time.Now(); time.Since(t) < loadingSlice && !s.stream.Ready(); {
+		for t := time.Now(); time.Since(t) < loadingSlice; {
 			s.stream.Update(0, pos, dir, time.Now())
+			if s.link != nil {
+				s.link.update(0, 0, pos.X, s.car.Y, pos.Z, s.car.Heading, 0)
+			}
+			s.ground3.Update(pos, s.car.Y)
 			runtime.Gosched()
 		}
-		s.frame.Loading, s.frame.Progress = true, s.stream.Progress()
+		if s.link != nil {
+			if err := s.link.err(); err != nil {
+				return fmt.Errorf("lost the server while loading: %w", err)
+			}
+		}
+		s.frame.Loading, s.frame.Progress = true, s.stream.Progress()*0.8+boolf(s.ground3.Ready())*0.2
 		s.setCamera()
 		s.frame.HUD = append(s.hud[:0], fmt.Sprintf("LOADING CITY  SEED %d", s.opt.Seed))
 		if err := s.r.Draw(&s.frame); err != nil {
@@ -246,6 +290,10 @@ func (s *Session) Simulate(dt float64, now time.Time) {
 		}
 	}
 	s.stream.Update(dt, s.car.Pos, s.car.Forward(), now)
+	if s.link != nil {
+		s.link.update(s.clock, dt, s.car.Pos.X, s.car.Y, s.car.Pos.Z, s.car.Heading, s.car.Speed())
+	}
+	s.ground3.Update(s.car.Pos, s.car.Y)
 }
 
 func (s *Session) screenshot(path string) {
@@ -301,6 +349,10 @@ func (s *Session) handleKeys() {
 		if r.Pressed(render.Key3) {
 			s.debug ^= render.DebugBuildAge
 		}
+	}
+	if s.link != nil && (r.Pressed(render.KeyE) || r.Pressed(render.KeyQ)) {
+		f := s.car.Forward()
+		s.link.edit(s.car.Pos.X, s.car.Pos.Z, s.car.Y, [2]float64{f.X, f.Z}, r.Pressed(render.KeyQ))
 	}
 	if r.Pressed(render.KeyF1) {
 		s.frame.TimeOfDay = math.Mod(s.frame.TimeOfDay+1.5, 24)
@@ -394,6 +446,16 @@ func (s *Session) buildFrame() {
 	s.frame.DynamicOrigin = mgl64.Vec3{s.car.Pos.X, s.car.Y, s.car.Pos.Z}
 	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, s.car.Heading)
 	s.dynamic = appendLake(s.dynamic, s.car.Pos.X, s.car.Pos.Z, s.car.Pos.X, s.car.Y, s.car.Pos.Z, world.WaterLevel)
+	if s.link != nil {
+		drawn := 0
+		for _, p := range s.link.cars.Poses(s.clock) {
+			if drawn == maxRemoteCars {
+				break
+			}
+			s.dynamic = appendCar(s.dynamic, float32(p.X-s.car.Pos.X), float32(p.Y-s.car.Y), float32(p.Z-s.car.Pos.Z), p.Heading)
+			drawn++
+		}
+	}
 	s.frame.Dynamic = s.dynamic
 	s.frame.HUD = s.hud[:0]
 	if s.showHUD {
@@ -412,6 +474,11 @@ func (s *Session) buildFrame() {
 			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
 			fmt.Sprintf("%s  SPEED %.0f KM/H", fallback, s.car.Speed()*3.6),
 		)
+		ts := s.ground3.Stats()
+		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
+		if s.link != nil {
+			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  %s", s.link.c.Player(), len(s.link.cars.Poses(s.clock)), s.link.status))
+		}
 		s.hud = s.frame.HUD
 	}
 }

@@ -1,0 +1,120 @@
+package game
+
+import (
+	"fmt"
+	"math"
+
+	"citydrive/cmd/citydrive/internal/remote"
+	"citydrive/cmd/citydrive/internal/terrain"
+	"citydrive/netsync"
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+// carSendHz is how often the car's state goes to the server (its tick).
+const carSendHz = 30
+
+// maxInboundPerFrame bounds server messages handled per frame; the rest
+// wait in the client's queue for the next frame.
+const maxInboundPerFrame = 512
+
+// maxRemoteCars bounds the other cars drawn (the dynamic region is fixed).
+const maxRemoteCars = 40
+
+// editReach is how far ahead of the car the edit keys act (metres).
+const editReach = 5.0
+
+// link is the game's connection to a server: the solo server goroutine or
+// a remote one. Every call is non-blocking.
+type link struct {
+	c       *netsync.Client
+	world   *terrain.Client
+	cars    *remote.Cars
+	snaps   []wire.CarSnapshot
+	sendT   float64
+	status  string // last edit result, for the HUD
+	pending int    // edit requests not yet answered
+}
+
+func newLink(c *netsync.Client, t *terrain.Client) *link {
+	return &link{c: c, world: t, cars: remote.New()}
+}
+
+// sink adapts server messages to the terrain client.
+type sink struct{ l *link }
+
+func chunk(p wire.ChunkPos) voxel.ChunkPos { return voxel.ChunkPos{X: p.X, Y: p.Y, Z: p.Z} }
+
+func (s sink) ChunkDefault(p wire.ChunkPos) { s.l.world.ChunkDefault(chunk(p)) }
+func (s sink) ChunkDrop(p wire.ChunkPos)    { s.l.world.ChunkDrop(chunk(p)) }
+func (s sink) ChunkEdits(p wire.ChunkPos, edits []wire.Edit) {
+	o := make(voxel.Overlay, len(edits))
+	for i, e := range edits {
+		o[i] = voxel.Edit{Index: e.Index, Block: voxel.Block(e.Block)}
+	}
+	s.l.world.ChunkEdits(chunk(p), o)
+}
+func (s sink) EditBroadcast(p wire.ChunkPos, idx uint16, b uint8) {
+	s.l.world.EditBroadcast(chunk(p), idx, voxel.Block(b))
+}
+func (s sink) EditResult(seq uint32, applied bool, reason string) {
+	s.l.pending--
+	if applied {
+		s.l.status = fmt.Sprintf("EDIT %d APPLIED", seq)
+	} else {
+		s.l.status = fmt.Sprintf("EDIT %d REFUSED: %s", seq, reason)
+	}
+}
+
+// subscribe is the terrain client's Subscriber.
+func (l *link) subscribe(centre voxel.ChunkPos, radius int32) {
+	if err := l.c.Subscribe(wire.ChunkPos{X: centre.X, Y: centre.Y, Z: centre.Z}, uint32(radius)); err != nil {
+		l.status = "SUBSCRIBE FAILED: " + err.Error()
+	}
+}
+
+// update drains the server, sends the car on its clock and tracks others.
+func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
+	l.c.Drain(sink{l}, maxInboundPerFrame)
+	l.sendT -= dt
+	if l.sendT <= 0 {
+		l.sendT += 1.0 / carSendHz
+		if l.sendT < 0 {
+			l.sendT = 0
+		}
+		l.c.SendCar(wire.QuantiseCar(0, 0, x, y, z, heading, speed))
+	}
+	l.snaps = l.c.Cars(l.snaps[:0])
+	l.cars.Observe(clock, l.snaps)
+}
+
+// edit asks the server to set the block editReach ahead of the car, at
+// ground level (dig) or just above it (build).
+func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
+	bx := math.Floor(x + forward[0]*editReach)
+	bz := math.Floor(z + forward[1]*editReach)
+	by := math.Floor(groundY) - 1
+	b := voxel.Air
+	if build {
+		by++
+		b = voxel.Stone
+	}
+	p, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
+	seq, err := l.c.RequestEdit(wire.ChunkPos{X: p.X, Y: p.Y, Z: p.Z}, uint16(idx), uint8(b))
+	if err != nil {
+		l.status = "EDIT FAILED: " + err.Error()
+		return
+	}
+	l.pending++
+	l.status = fmt.Sprintf("EDIT %d SENT", seq)
+}
+
+// err reports a lost connection.
+func (l *link) err() error {
+	select {
+	case <-l.c.Done():
+		return l.c.Err()
+	default:
+		return nil
+	}
+}

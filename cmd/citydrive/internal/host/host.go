@@ -1,0 +1,216 @@
+// Package host runs a citydrive server in-process: the voxel world (edit
+// store + residency) in a data directory, the netsync QUIC server on it,
+// and optionally a Prometheus endpoint. `citydrive server` and solo play
+// both use it; solo play then dials it over loopback with the pinned
+// fingerprint like any remote player (one code path).
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"citydrive/netsync"
+	"citydrive/netsync/voxelworld"
+	"citydrive/voxel/gen"
+)
+
+// Options configure Start. Zero values take the defaults shown.
+type Options struct {
+	Addr    string // UDP listen address ("127.0.0.1:0": a free loopback port, for solo play)
+	DataDir string // required: server identity here, edits under worlds/<seed>/
+	Seed    uint64
+	TickHz  int // 30
+	// MaxRadius is the largest subscription radius in chunks (8).
+	MaxRadius uint32
+	// Deliveries is the per-client chunk deliveries per tick (32).
+	Deliveries int
+	// DeliveryBudget bounds the time a tick spends on deliveries (3 ms;
+	// negative: count only).
+	DeliveryBudget time.Duration
+	// Reach is the edit reach in metres from the player's car (48;
+	// negative: unchecked).
+	Reach float64
+	// MetricsAddr, if set, serves Prometheus metrics at /metrics on this
+	// TCP address (":9100", "127.0.0.1:0").
+	MetricsAddr string
+	Logger      *slog.Logger
+	// Observer sees joins, departures and refusals (see netsync.Event).
+	Observer func(netsync.Event)
+	// World tunes the voxel world (workers, pass rate, commit queue).
+	World voxelworld.Options
+}
+
+// WorldDir is where the edits of seed's world live inside a data directory.
+// Each seed has its own, so solo play with another -seed starts a fresh
+// world instead of failing on the other world's store.
+func WorldDir(dataDir string, seed uint64) string {
+	return filepath.Join(dataDir, "worlds", strconv.FormatUint(seed, 10))
+}
+
+// Host is a running server. Close stops it.
+type Host struct {
+	opt     Options
+	log     *slog.Logger
+	world   *voxelworld.World
+	srv     *netsync.Server
+	reg     *prometheus.Registry
+	httpSrv *http.Server
+	httpLn  net.Listener
+
+	cancel    context.CancelFunc
+	runDone   chan struct{}
+	httpDone  chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start opens the world in opt.DataDir, starts the server ticking and, if
+// asked, the metrics endpoint. Cancelling ctx stops the server's tick (call
+// Close to release everything). On error nothing is left running.
+func Start(ctx context.Context, opt Options) (*Host, error) {
+	if opt.DataDir == "" {
+		return nil, errors.New("host: Options.DataDir is required")
+	}
+	if opt.TickHz < 0 || opt.TickHz > 1000 {
+		return nil, fmt.Errorf("host: tick rate %d Hz out of range (1..1000)", opt.TickHz)
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if opt.Addr == "" {
+		opt.Addr = "127.0.0.1:0"
+	}
+	world, err := voxelworld.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, opt.World)
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	if err := errors.Join(world.Register(reg),
+		reg.Register(collectors.NewGoCollector()),
+		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))); err != nil {
+		_ = world.Close()
+		return nil, err
+	}
+	srv, err := netsync.NewServer(netsync.ServerConfig{
+		Addr: opt.Addr, DataDir: opt.DataDir, Seed: opt.Seed, Generator: gen.Version, World: world,
+		MaxRadius: opt.MaxRadius, TickHz: opt.TickHz, DeliveriesPerTick: opt.Deliveries,
+		DeliveryBudget: opt.DeliveryBudget, Reach: opt.Reach,
+		Registerer: reg, Logger: log, Observer: opt.Observer,
+	})
+	if err != nil {
+		_ = world.Close()
+		return nil, err
+	}
+	h := &Host{opt: opt, log: log, world: world, srv: srv, reg: reg,
+		runDone: make(chan struct{}), httpDone: make(chan struct{})}
+	if opt.MetricsAddr != "" {
+		ln, err := net.Listen("tcp", opt.MetricsAddr)
+		if err != nil {
+			_ = srv.Close()
+			_ = world.Close()
+			return nil, fmt.Errorf("host: metrics endpoint on %s: %w", opt.MetricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+		h.httpLn = ln
+		h.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			defer close(h.httpDone)
+			if err := h.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics endpoint stopped", "err", err)
+			}
+		}()
+		log.Info("metrics endpoint", "url", "http://"+ln.Addr().String()+"/metrics")
+	} else {
+		close(h.httpDone)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	h.cancel = cancel
+	go func() {
+		defer close(h.runDone)
+		if err := srv.Run(runCtx); err != nil {
+			log.Error("server stopped", "err", err)
+		}
+	}()
+	return h, nil
+}
+
+// Addr is the UDP address the server listens on.
+func (h *Host) Addr() net.Addr { return h.srv.Addr() }
+
+// DialAddr is an address a client on this machine can dial: Addr with an
+// unspecified IP (":4242") replaced by loopback.
+func (h *Host) DialAddr() string {
+	ua, ok := h.srv.Addr().(*net.UDPAddr)
+	if !ok {
+		return h.srv.Addr().String()
+	}
+	ip := ua.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(ua.Port))
+}
+
+// Fingerprint is the SHA-256 fingerprint of the server's certificate, the
+// pin clients pass as ClientConfig.Fingerprint.
+func (h *Host) Fingerprint() string { return h.srv.Fingerprint() }
+
+// MetricsAddr is the metrics endpoint's TCP address (nil without one).
+func (h *Host) MetricsAddr() net.Addr {
+	if h.httpLn == nil {
+		return nil
+	}
+	return h.httpLn.Addr()
+}
+
+// Server and World expose the parts (stats, tests).
+func (h *Host) Server() *netsync.Server        { return h.srv }
+func (h *Host) World() *voxelworld.World       { return h.world }
+func (h *Host) Registry() *prometheus.Registry { return h.reg }
+
+// ClientConfig is a netsync.ClientConfig that dials this host from the
+// same machine: address, pinned fingerprint, seed and generator version
+// filled in. Set Centre, Radius and Logger, then netsync.Dial.
+func (h *Host) ClientConfig() netsync.ClientConfig {
+	return netsync.ClientConfig{Addr: h.DialAddr(), Fingerprint: h.Fingerprint(),
+		Seed: h.opt.Seed, Generator: gen.Version, Logger: h.log}
+}
+
+// Done is closed when the server has stopped ticking (ctx cancelled or
+// Close).
+func (h *Host) Done() <-chan struct{} { return h.runDone }
+
+// Close stops the server (every client is told it is shutting down), the
+// metrics endpoint and the world, and waits for all their goroutines.
+func (h *Host) Close() error {
+	h.closeOnce.Do(func() {
+		// Stop the tick first (Run is certain to have been called, so
+		// Server.Close then waits for everything it started).
+		h.cancel()
+		<-h.runDone
+		err := h.srv.Close()
+		if h.httpSrv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			err = errors.Join(err, h.httpSrv.Shutdown(ctx))
+			cancel()
+			_ = h.httpSrv.Close()
+		}
+		<-h.httpDone
+		h.closeErr = errors.Join(err, h.world.Close())
+	})
+	return h.closeErr
+}
