@@ -103,7 +103,7 @@ func runPlay(args []string, stdout, stderr io.Writer) error {
 		Log: slog.New(slog.NewTextHandler(stderr, nil)),
 	})
 	if err != nil {
-		return err
+		return withDisplayHint(err)
 	}
 	defer s.Close()
 	return s.Run()
@@ -143,7 +143,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
-		return err
+		return withDisplayHint(err)
 	}
 	defer s.Close()
 	if err := s.Load(); err != nil {
@@ -170,4 +170,12 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	st := s.Streamer().Stats()
 	fmt.Fprintf(stdout, "wrote %s (%s view, seed %d, %v of autopilot): %d slots, %d builds\n", *out, *view, *sf.seed, *after, st.Used, st.Builds)
 	return nil
+}
+
+// withDisplayHint adds what to do when no window could be opened.
+func withDisplayHint(err error) error {
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return fmt.Errorf("%w\n(no display: run under xvfb-run, or use 'sh cmd/play.sh', which does that for you)", err)
+	}
+	return err
 }
