@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -398,4 +399,28 @@ func TestConfigValidate(t *testing.T) {
 		mutate(&c)
 		assert.Error(t, c.Validate(), name)
 	}
+}
+
+func TestRebaseMovesOriginAndRebuildsEverySlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, nil, nil)
+		h.runUntilReady(t, 200)
+		require.Equal(t, [3]float64{}, h.s.Origin())
+		// Teleport 3 km along the lattice: the origin must follow.
+		g := h.s.Graph()
+		j := g.JunctionNear(world.Vec2{X: 3000, Z: 0})
+		require.NotNil(t, j)
+		g.EnsureJunctionArms(j)
+		e := j.Arms[0]
+		h.car, h.head = e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2)
+		h.frame()
+		h.runUntilReady(t, 400)
+		st := h.s.Stats()
+		assert.Equal(t, 1, st.Rebases)
+		o := h.s.Origin()
+		assert.Less(t, math.Hypot(o[0]-h.car.X, o[2]-h.car.Z), 256.0)
+		for s := int32(0); s < int32(st.Used); s++ {
+			require.Equal(t, o, h.s.SlotOrigin(s), "slot %d rebuilt relative to the new origin", s)
+		}
+	})
 }

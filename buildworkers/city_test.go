@@ -1,0 +1,51 @@
+package buildworkers
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+	"citydrive/walker"
+)
+
+// Far from the world origin float32 world coordinates lose centimetres; an
+// item built relative to an origin near the car keeps every vertex exact to
+// well under a millimetre, wherever the car is.
+func TestFarStartGeometryIsExactRelativeToOrigin(t *testing.T) {
+	for _, far := range []float64{0, 2e5, 2e8} { // 0, 200 km, 200,000 km out
+		w := world.New(testSeed)
+		g := roadgraph.New(w)
+		j := g.JunctionNear(world.Vec2{X: far, Z: -far / 2})
+		require.NotNil(t, j, "a road near %g", far)
+		g.EnsureJunctionArms(j)
+		e := j.Arms[0]
+		it := walker.Item{Key: e.Key(1), Kind: walker.Segment, Edge: e.ID, Seg: 1}
+		b1 := NewCityBuilder(w, slots.DefaultVertsPerSlot)
+		b2 := NewCityBuilder(w, slots.DefaultVertsPerSlot)
+		near := [3]float64{math.Round(j.Pos.X/256) * 256, 0, math.Round(j.Pos.Z/256) * 256}
+		other := [3]float64{near[0] + 1024, 0, near[2] - 512}
+		o1, ok := b1.Build(g, it, near)
+		require.True(t, ok)
+		o2, ok := b2.Build(g, it, other)
+		require.True(t, ok)
+		require.Equal(t, o1.Count, o2.Count)
+		maxErr := 0.0
+		for i := 0; i < o1.Count; i++ {
+			v1 := o1.Verts[i*slots.FloatsPerVertex:]
+			v2 := o2.Verts[i*slots.FloatsPerVertex:]
+			for a := 0; a < 3; a++ {
+				// Relative coordinates stay small: float32 keeps them exact.
+				require.Less(t, math.Abs(float64(v1[a])), 3000.0)
+				w1 := near[a] + float64(v1[a])
+				w2 := other[a] + float64(v2[a])
+				maxErr = math.Max(maxErr, math.Abs(w1-w2))
+			}
+		}
+		assert.Less(t, maxErr, 1e-3, "world positions agree to a millimetre %g m out", far)
+	}
+}
