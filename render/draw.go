@@ -12,6 +12,7 @@ import (
 	"citydrive/render/hud"
 	"citydrive/render/scale"
 	"citydrive/render/scene"
+	"citydrive/render/terrain"
 	"citydrive/slots"
 )
 
@@ -20,6 +21,9 @@ const (
 	unitShadow = 0
 	unitAge    = 1
 	unitFont   = 2
+	// the terrain's quad store and chunk table (texture buffers)
+	unitTerrainQuads  = 3
+	unitTerrainChunks = 4
 )
 
 // frameState is what one Draw computes once and every pass uses.
@@ -40,6 +44,7 @@ type frameState struct {
 	tw, th    int
 	fbW, fbH  int
 	camOrigin mgl64.Vec3
+	terrainOn bool // voxel chunks are drawn this frame
 }
 
 // Draw renders one frame into the window's back buffer. Call Present to
@@ -49,6 +54,7 @@ func (r *Renderer) Draw(f *Frame) error {
 		return fmt.Errorf("render: draw after Close")
 	}
 	r.drawStart = time.Now()
+	r.makeCurrent()
 	st := Stats{Uploads: r.stats.Uploads, FrameWork: r.stats.FrameWork}
 	fs := frameState{f: f, camOrigin: f.Camera.Position}
 	fs.fbW, fs.fbH = r.win.GetFramebufferSize()
@@ -91,6 +97,13 @@ func (r *Renderer) Draw(f *Frame) error {
 		l.Build(g.Slots, r.slotCounts, g.Origin.Sub(cam.Position), &fr, r.opt.Slots, r.opt.VertsPerSlot)
 		st.Culled += l.Culled
 		st.BadSlots += l.Bad
+	}
+
+	// Terrain: stored chunks, culled by their boxes, nearest first.
+	if t := r.terrain; !f.Loading && !f.NoTerrain && t.store.Len() > 0 {
+		t.list.Build(t.store, cam.Position, &fr)
+		st.TerrainCulled = t.list.Culled
+		fs.terrainOn = true
 	}
 
 	// The dynamic region: rewritten every frame at the end of the buffer.
@@ -151,7 +164,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	gl.ClearDepth(1)
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 
-	if len(fs.groups) > 0 || fs.dynCount > 0 {
+	if len(fs.groups) > 0 || fs.dynCount > 0 || fs.terrainOn {
 		if !r.opt.NoDepthPrepass {
 			r.depthPrepass(&fs, &st)
 		}
@@ -231,7 +244,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 		half = 150
 	}
 	s := &r.shadowState
-	s.Dirty = s.Dirty || r.shadow.dirty
+	s.Dirty = s.Dirty || r.shadow.dirty || fs.terrainOn != r.shadow.terrain
 	r.shadow.dirty = false
 	centre := scene.ShadowCentre(f.Camera, half)
 	if s.NeedsRefresh(centre, fs.light.Dir) {
@@ -260,6 +273,14 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			r.depth.setVec3("uOffset", rel32(f.DynamicOrigin, centre))
 			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 			st.Shadow.Draws++
+		}
+		r.shadow.terrain = fs.terrainOn
+		if fs.terrainOn {
+			t := r.terrain
+			t.shadowList.Build(t.store, centre, &sfr)
+			r.terrainDepth.use()
+			r.terrainDepth.setMat4("uViewProj", scene.Mat32(vp))
+			t.draw(r.terrainDepth, &t.shadowList, centre, &st.Shadow)
 		}
 		if fs.trees > 0 {
 			r.trees.use()
@@ -297,6 +318,13 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Depth.Draws++
 	}
+	if fs.terrainOn {
+		gl.Enable(gl.CULL_FACE) // chunk faces wind counter-clockwise from outside
+		r.terrainDepth.use()
+		r.terrainDepth.setMat4("uViewProj", scene.Mat32(fs.vp))
+		r.terrain.draw(r.terrainDepth, &r.terrain.list, cam, &st.Depth)
+		gl.Disable(gl.CULL_FACE)
+	}
 	gl.ColorMask(true, true, true, true)
 }
 
@@ -330,6 +358,9 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Main.Draws++
 	}
+	if fs.terrainOn {
+		r.terrainPass(fs, &st.Main, mgl32.Vec4{})
+	}
 	if fs.trees > 0 {
 		t := r.trees
 		t.use()
@@ -360,10 +391,31 @@ func (r *Renderer) wireframePass(fs *frameState, st *Stats) {
 		p.setVec3("uOffset", rel32(g.Origin, cam))
 		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Wireframe)
 	}
+	if fs.terrainOn {
+		r.terrainPass(fs, &st.Wireframe, mgl32.Vec4{0.95, 0.85, 0.1, 1})
+		p.use()
+	}
 	gl.Disable(gl.POLYGON_OFFSET_LINE)
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
 	gl.DepthMask(true)
 	p.setVec4("uFlat", mgl32.Vec4{})
+}
+
+// terrainPass draws the visible chunks with the terrain program: lit, or
+// in the flat colour flat when its alpha is positive (wireframe).
+func (r *Renderer) terrainPass(fs *frameState, ps *PassStats, flat mgl32.Vec4) {
+	p := r.terrainMain
+	p.use()
+	p.setMat4("uViewProj", scene.Mat32(fs.vp))
+	p.setVec4("uFlat", flat)
+	if flat[3] <= 0 {
+		r.setLighting(p, fs)
+		gl.Uniform3fv(p.loc("uPalette"), slots.PaletteSize, &fs.palette[0][0])
+		gl.Uniform3fv(p.loc("uBlockColour"), int32(len(terrain.BlockColours)), &terrain.BlockColours[0][0])
+	}
+	gl.Enable(gl.CULL_FACE)
+	r.terrain.draw(p, &r.terrain.list, fs.f.Camera.Position, ps)
+	gl.Disable(gl.CULL_FACE)
 }
 
 func (r *Renderer) skyPass(fs *frameState, st *Stats) {

@@ -3,8 +3,10 @@
 // vertex buffer (the slot region plus the dynamic region), and draws a
 // Frame: sun shadow map (when it needs refreshing), depth pre-pass, main
 // pass (sun, fog, sky, weather palette, street lamps, lit windows),
-// instanced trees, debug views and the HUD, into an off-screen target
-// scaled by the adaptive render scale and blitted to the window.
+// instanced trees, the voxel terrain (Renderer.Terrain, a
+// meshpool.MeshSink; see terrain.go), debug views and the HUD, into an
+// off-screen target scaled by the adaptive render scale and blitted to the
+// window.
 //
 // Threading: GL and GLFW calls must come from the main OS thread. This
 // package's init calls runtime.LockOSThread, which pins the main goroutine
@@ -15,7 +17,8 @@
 // The pure parts live in nested packages and need no display:
 // render/frustum (planes and box test), render/scene (frame input, camera,
 // floating origin, draw lists, lighting), render/scale (render-scale
-// controller, profiles), render/hud (font and HUD layout).
+// controller, profiles), render/hud (font and HUD layout), render/terrain
+// (voxel chunk slots, draw list, culling).
 package render
 
 import (
@@ -32,6 +35,7 @@ import (
 	"citydrive/render/hud"
 	"citydrive/render/scale"
 	"citydrive/render/scene"
+	"citydrive/render/terrain"
 	"citydrive/slots"
 )
 
@@ -85,6 +89,14 @@ type Options struct {
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
+
+	// TerrainChunks is the number of voxel-terrain slots (default
+	// terrain.DefaultSlots, 4096) and TerrainQuadsPerChunk the quads each
+	// holds (default terrain.DefaultQuadsPerSlot, 256). A chunk mesh with
+	// more quads takes several consecutive slots. Both are allocated in
+	// Open and never resized (8 MiB of quads with the defaults).
+	TerrainChunks        int
+	TerrainQuadsPerChunk int
 }
 
 func (o *Options) defaults() error {
@@ -121,6 +133,15 @@ func (o *Options) defaults() error {
 	if int64(o.Slots)*int64(o.VertsPerSlot)+int64(o.DynamicVerts) > 1<<31/slots.BytesPerVertex {
 		return errors.New("render: vertex buffer over 2 GiB")
 	}
+	if o.TerrainChunks == 0 {
+		o.TerrainChunks = terrain.DefaultSlots
+	}
+	if o.TerrainQuadsPerChunk == 0 {
+		o.TerrainQuadsPerChunk = terrain.DefaultQuadsPerSlot
+	}
+	if o.TerrainChunks < 1 || o.TerrainQuadsPerChunk < 1 || int64(o.TerrainChunks)*int64(o.TerrainQuadsPerChunk) > terrain.MaxQuads {
+		return fmt.Errorf("render: terrain store of %d chunks × %d quads out of range (1 to %d quads in all)", o.TerrainChunks, o.TerrainQuadsPerChunk, terrain.MaxQuads)
+	}
 	if o.Profile.Name == "" {
 		o.Profile = scale.Full
 	}
@@ -140,6 +161,11 @@ type PassStats struct {
 	Instanced  int // instanced draw calls (trees)
 	Slots      int // slot draws inside the multi-draws
 	Vertices   int // slot vertices submitted
+	// Terrain: glMultiDrawArrays calls for voxel chunks (one per pass),
+	// chunk draws inside them and quads submitted (6 vertices each).
+	TerrainMultiDraws int
+	TerrainChunks     int
+	TerrainQuads      int
 }
 
 // Stats describe the last frame drawn.
@@ -156,6 +182,18 @@ type Stats struct {
 	Scale                                   float64
 	FrameWork                               time.Duration // CPU time of the last Draw+Present (excluding any frame-cap wait)
 	Uploads                                 int           // slot uploads since Open
+	// Terrain: stored chunks the camera frustum rejected this frame; the
+	// store's state (chunks stored, slots used of total); and, since Open,
+	// meshes inserted, meshes that needed more than one slot, and meshes
+	// not stored for lack of a free run of slots (those chunks are not
+	// drawn until a later Insert fits).
+	TerrainCulled    int
+	TerrainResident  int
+	TerrainSlotsUsed int
+	TerrainSlots     int
+	TerrainInserts   int
+	TerrainOversized int
+	TerrainRejected  int
 }
 
 // Renderer owns the window, the GL context and every GL object.
@@ -182,6 +220,9 @@ type Renderer struct {
 	ageTex         uint32
 	ageData        []float32
 	world, depth   *program
+	terrainMain    *program
+	terrainDepth   *program
+	terrain        *Terrain
 	trees, sky     *program
 	lines, hudProg *program
 
@@ -300,9 +341,11 @@ func (r *Renderer) Close() {
 	if r.win == nil {
 		return
 	}
-	for _, p := range []*program{r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg} {
+	r.makeCurrent() // the objects below belong to this context
+	for _, p := range []*program{r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth} {
 		p.delete()
 	}
+	r.terrain.delete()
 	bufs := []uint32{r.vbo, r.treeMesh, r.treeInst, r.lineVBO, r.hudVBO}
 	gl.DeleteBuffers(int32(len(bufs)), &bufs[0])
 	vaos := []uint32{r.vao, r.treeVAO, r.lineVAO, r.hudVAO, r.emptyVAO}
@@ -319,8 +362,14 @@ func (r *Renderer) Close() {
 // Options returns the options in effect (defaults filled in).
 func (r *Renderer) Options() Options { return r.opt }
 
-// Stats of the last frame.
-func (r *Renderer) Stats() Stats { return r.stats }
+// Stats of the last frame (the terrain store's counters are current).
+func (r *Renderer) Stats() Stats {
+	s := r.stats
+	if r.terrain != nil {
+		r.terrain.fillStats(&s)
+	}
+	return s
+}
 
 // RenderScale is the current render scale.
 func (r *Renderer) RenderScale() float64 {
@@ -362,6 +411,15 @@ func (r *Renderer) Present() {
 	r.lastPresent = now
 	clear(r.keys)
 	glfw.PollEvents()
+}
+
+// makeCurrent makes this renderer's context current on the calling (main)
+// thread if it is not: with two renderers open (tests, benchmarks), closing
+// one leaves no context current.
+func (r *Renderer) makeCurrent() {
+	if glfw.GetCurrentContext() != r.win {
+		r.win.MakeContextCurrent()
+	}
 }
 
 func displayName() string {

@@ -25,6 +25,8 @@ func (r *Renderer) setup() error {
 		{&r.sky, "sky", src(skyVert), src(skyFrag)},
 		{&r.lines, "lines", src(lineVert), src(lineFrag)},
 		{&r.hudProg, "hud", src(hudVert), src(hudFrag)},
+		{&r.terrainMain, "terrain", src(terrainMainVert), src(terrainFrag)},
+		{&r.terrainDepth, "terrain depth", src(terrainDepthVert), src(depthFrag)},
 	}
 	for _, p := range progs {
 		if *p.dst, err = newProgram(p.name, p.v, p.f); err != nil {
@@ -130,6 +132,9 @@ func (r *Renderer) setup() error {
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 
+	if err := r.setupTerrain(); err != nil {
+		return err
+	}
 	if err := r.shadow.init(r.opt.Profile.ShadowSize); err != nil {
 		return err
 	}

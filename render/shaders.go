@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"citydrive/slots"
+	"citydrive/voxel"
 )
 
 // glslHeader is prepended to every shader; it carries the format constants
@@ -19,8 +20,15 @@ var glslHeader = fmt.Sprintf(`#version 410 core
 #define MAT_FOLIAGE %d
 #define MAT_LAMP %d
 #define MAT_CAR %d
+#define PALETTE_WATER %d
+#define NUM_BLOCKS %d
+#define BLOCK_GRASS %d
+#define BLOCK_DIRT %d
+#define BLOCK_WATER %d
+#define CHUNK_SIZE %d
 `, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
-	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar)
+	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar,
+	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize)
 
 func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
 
@@ -338,5 +346,144 @@ out vec4 oColour;
 void main() {
 	float a = texture(uFont, vUV).r;
 	oColour = vec4(vColour.rgb, vColour.a * a);
+}
+`
+
+// terrainGLSL expands voxel quads from gl_VertexID: no vertex buffer, the
+// quads stay in the mesher's 8-byte format (voxel/mesh.Quad) in an RG32UI
+// texture buffer, and the chunk of each slot comes from an RGBA32I table.
+// gl_VertexID includes the multi-draw's first, so gl_VertexID / 6 is the
+// quad's index in the whole store and that divided by the slot size is its
+// slot. Positions are relative to the eye: the chunk difference is exact
+// integer arithmetic, and only the eye's offset inside its chunk (in
+// [0, 32)) is a float, so nothing loses precision far from the world
+// origin. The Go mirror of the expansion is render/terrain.Corner.
+const terrainGLSL = `
+uniform usamplerBuffer uQuads;
+uniform isamplerBuffer uChunkTable;
+uniform int uQuadsPerSlot;
+uniform ivec3 uEyeChunk;
+uniform vec3 uEyeFrac;
+
+vec3 terrainVertex(out vec3 local, out int face, out int block, out ivec3 chunk) {
+	int q = gl_VertexID / 6;
+	int c = gl_VertexID - q * 6;
+	int k = c < 3 ? c : (c == 3 ? 0 : c - 2); // corners 0 1 2, 0 2 3
+	uvec2 d = texelFetch(uQuads, q).xy;        // x: bits 0-31, y: bits 32-63
+	uint lo = d.x;
+	ivec3 p = ivec3(int(lo & 31u), int((lo >> 5u) & 31u), int((lo >> 10u) & 31u));
+	int w = int((lo >> 15u) & 31u) + 1;
+	int h = int((lo >> 20u) & 31u) + 1;
+	face = int((lo >> 25u) & 7u);
+	block = int((lo >> 28u) | ((d.y & 15u) << 4u));
+	int axis = face >> 1;
+	bool pos = (face & 1) == 0;
+	ivec3 U = axis == 0 ? ivec3(0, 0, 1) : ivec3(1, 0, 0);
+	ivec3 V = axis == 1 ? ivec3(0, 0, 1) : ivec3(0, 1, 0);
+	int cu = (k == 1 || k == 2) ? 1 : 0;
+	int cv = k >= 2 ? 1 : 0;
+	if (pos != (axis == 2)) { // wind counter-clockwise seen from outside
+		int t = cu;
+		cu = cv;
+		cv = t;
+	}
+	ivec3 lp = p + U * (cu * w) + V * (cv * h);
+	if (pos) {
+		lp += ivec3(axis == 0 ? 1 : 0, axis == 1 ? 1 : 0, axis == 2 ? 1 : 0);
+	}
+	chunk = texelFetch(uChunkTable, q / uQuadsPerSlot).xyz;
+	local = vec3(lp);
+	return vec3((chunk - uEyeChunk) * CHUNK_SIZE) - uEyeFrac + local;
+}
+`
+
+// The terrain depth-only vertex shader (shadow map and depth pre-pass); its
+// position expression is terrainMainVert's, invariant.
+const terrainDepthVert = terrainGLSL + `
+uniform mat4 uViewProj;
+invariant gl_Position;
+void main() {
+	vec3 local;
+	int face, block;
+	ivec3 chunk;
+	vec3 rel = terrainVertex(local, face, block, chunk);
+	gl_Position = uViewProj * vec4(rel, 1.0);
+}
+`
+
+const terrainMainVert = terrainGLSL + `
+uniform mat4 uViewProj;
+uniform mat4 uShadowVP;
+uniform vec3 uShadowShift; // eye minus shadow centre
+out vec3 vRel;
+out vec3 vLocal;
+flat out int vFace;
+flat out int vBlock;
+flat out ivec3 vChunk;
+out vec3 vShadow;
+invariant gl_Position;
+void main() {
+	vec3 local;
+	int face, block;
+	ivec3 chunk;
+	vec3 rel = terrainVertex(local, face, block, chunk);
+	gl_Position = uViewProj * vec4(rel, 1.0);
+	vRel = rel;
+	vLocal = local;
+	vFace = face;
+	vBlock = block;
+	vChunk = chunk;
+	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+}
+`
+
+// The terrain fragment shader: the face normal, a colour per block id
+// (water from the weather palette, like the lake), a slight per-block
+// brightness jitter so the voxels read, and the slots' sun, sky, shadow and
+// fog lighting (lightingGLSL).
+const terrainFrag = lightingGLSL + `
+in vec3 vRel;
+in vec3 vLocal;
+flat in int vFace;
+flat in int vBlock;
+flat in ivec3 vChunk;
+in vec3 vShadow;
+uniform vec3 uPalette[PALETTE_SIZE];
+uniform vec3 uBlockColour[NUM_BLOCKS];
+uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
+out vec4 oColour;
+
+void main() {
+	if (uFlat.a > 0.0) {
+		oColour = uFlat;
+		return;
+	}
+	int axis = vFace >> 1;
+	float sgn = (vFace & 1) == 0 ? 1.0 : -1.0;
+	vec3 n = vec3(axis == 0 ? sgn : 0.0, axis == 1 ? sgn : 0.0, axis == 2 ? sgn : 0.0);
+	bool water = vBlock == BLOCK_WATER;
+	vec3 base = vec3(1.0, 0.0, 1.0);
+	if (water) {
+		base = uPalette[PALETTE_WATER];
+	} else if (vBlock >= 0 && vBlock < NUM_BLOCKS) {
+		base = uBlockColour[vBlock];
+		if (vBlock == BLOCK_GRASS && axis != 1) {
+			base = mix(base, uBlockColour[BLOCK_DIRT], 0.5); // grass sides
+		}
+		ivec3 b = vChunk * CHUNK_SIZE + ivec3(floor(vLocal - n * 0.5));
+		uint hs = uint(b.x) * 73856093u ^ uint(b.y) * 19349663u ^ uint(b.z) * 83492791u;
+		hs = (hs ^ (hs >> 13u)) * 1274126177u;
+		base *= (0.94 + 0.08 * float(hs >> 24u) / 255.0) * (1.0 - 0.2 * uWet);
+	}
+	vec3 view = normalize(-vRel);
+	float sh = shadowAt(vShadow);
+	vec3 col = shade(base, n, 1.0, sh);
+	if (water) {
+		vec3 h = normalize(uSunDir + view);
+		col += uSunColour * pow(max(dot(n, h), 0.0), 90.0) * 0.9 * sh;
+		float fres = pow(1.0 - max(dot(n, view), 0.0), 4.0);
+		col = mix(col, skyColour(reflect(-view, n)), 0.25 + 0.6 * fres);
+	}
+	oColour = vec4(fogged(col, vRel), 1.0);
 }
 `

@@ -31,6 +31,7 @@ func (r *Renderer) Upload(slot int, verts []float32, count int) error {
 	if count*slots.FloatsPerVertex > len(verts) {
 		return fmt.Errorf("render: upload of %d vertices to slot %d with only %d floats", count, slot, len(verts))
 	}
+	r.makeCurrent()
 	r.slotCounts[slot] = count
 	r.stats.Uploads++
 	r.shadow.dirty = true

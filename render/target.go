@@ -50,7 +50,8 @@ func (t *target) delete() {
 type shadowMap struct {
 	fbo, tex uint32
 	size     int
-	dirty    bool // set by slot uploads and clears
+	dirty    bool // set by slot uploads and clears, terrain inserts and removes
+	terrain  bool // whether the map was last rendered with terrain
 }
 
 func (s *shadowMap) init(size int) error {

@@ -92,4 +92,8 @@ type Frame struct {
 	Loading  bool
 	Progress float64
 	Debug    DebugFlags
+	// NoTerrain hides the voxel terrain (Renderer.Terrain's chunks) this
+	// frame; by default every stored chunk in view is drawn. Loading hides
+	// it too.
+	NoTerrain bool
 }
