@@ -26,9 +26,13 @@ var glslHeader = fmt.Sprintf(`#version 410 core
 #define BLOCK_DIRT %d
 #define BLOCK_WATER %d
 #define CHUNK_SIZE %d
+#define LAMP_SPACING %g
+#define LAMP_LEFT %d
+#define LAMP_RIGHT %d
 `, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
 	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar,
-	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize)
+	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize,
+	slots.LampSpacing, slots.LampLeft, slots.LampRight)
 
 func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
 
@@ -164,23 +168,21 @@ uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
 out vec4 oColour;
 
 const vec3 lampColour = vec3(1.0, 0.78, 0.45);
-const float lampSpacing = 25.0;
-
-// Street lamps stand every 25 m along the road at its edges; the street
-// frame's z packs the half-width with lamp flags (bit 0: the negative-across
-// side, bit 1: the positive side).
+// Street lamps stand every LAMP_SPACING m of distance along the road at its
+// kerbs; the street frame's z packs the half-width with lamp flags (see
+// slots.LampLeft: the left kerb is at positive "across").
 float lampLight(vec3 sf) {
 	if (sf.z <= 0.0) return 0.0;
 	float flags = floor(sf.z / LAMP_FLAG_SCALE);
 	float hw = sf.z - flags * LAMP_FLAG_SCALE;
-	float da = abs(mod(sf.x + 0.5 * lampSpacing, lampSpacing) - 0.5 * lampSpacing);
+	float da = abs(mod(sf.x + 0.5 * LAMP_SPACING, LAMP_SPACING) - 0.5 * LAMP_SPACING);
 	float acc = 0.0;
-	if (mod(flags, 2.0) >= 1.0) {
-		float dc = sf.y + hw;
+	if (mod(floor(flags / float(LAMP_LEFT)), 2.0) >= 1.0) {
+		float dc = sf.y - hw;
 		acc += exp(-(da * da + dc * dc) / 40.0);
 	}
-	if (mod(floor(flags / 2.0), 2.0) >= 1.0) {
-		float dc = sf.y - hw;
+	if (mod(floor(flags / float(LAMP_RIGHT)), 2.0) >= 1.0) {
+		float dc = sf.y + hw;
 		acc += exp(-(da * da + dc * dc) / 40.0);
 	}
 	return acc;

@@ -71,7 +71,8 @@ type Graph struct {
 	junctions map[uint64]*Junction
 	junctList []*Junction // sorted by id
 	signature uint64
-	specs     []world.EdgeSpec // scratch
+	specs     []world.EdgeSpec // scratch of EnsureJunctionArms and JunctionNear
+	armSpecs  []world.EdgeSpec // scratch of relinkArms (called inside the loops above)
 	// Evicted edges and junctions are recycled (with their slices), so a
 	// car driving on grows the graph without allocating in steady state.
 	// Pointers to an evicted edge or junction are invalid after EvictFar.
@@ -95,6 +96,7 @@ func New(w world.World) *Graph {
 		freeEdges:  make([]*Edge, 0, initialCapacity),
 		freeJuncts: make([]*Junction, 0, initialCapacity),
 		specs:      make([]world.EdgeSpec, 0, 8),
+		armSpecs:   make([]world.EdgeSpec, 0, 8),
 	}
 	nodes := make([]world.Vec2, preallocEdges*world.MaxSegments)
 	flags := make([]SideFlags, preallocEdges*world.MaxSegments)
@@ -201,6 +203,26 @@ func (g *Graph) JunctionNear(p world.Vec2) *Junction {
 	return best
 }
 
+// EnsureAround loads every edge that could pass near p: the arms of every
+// junction within MaxSpanCells lattice cells (no edge is longer than that).
+// It is how a walk finds the road under a car that arrives somewhere new.
+func (g *Graph) EnsureAround(p world.Vec2) {
+	c := world.CellAt(p.X, p.Z)
+	const r = world.MaxSpanCells
+	for di := int32(-r); di <= r; di++ {
+		for dj := int32(-r); dj <= r; dj++ {
+			cc := world.Cell{I: c.I + di, J: c.J + dj}
+			if j := g.junctions[world.JunctionID(cc)]; j != nil {
+				g.EnsureJunctionArms(j)
+			} else if _, ok := g.world.Junction(cc); ok {
+				if j := g.ensureJunction(cc); j != nil {
+					g.EnsureJunctionArms(j)
+				}
+			}
+		}
+	}
+}
+
 // EnsureJunctionArms loads every edge that meets at junction j (and the
 // junctions at their far ends). Cheap when j is already expanded.
 func (g *Graph) EnsureJunctionArms(j *Junction) {
@@ -247,8 +269,8 @@ func (e *Edge) updateBounds() {
 // relinkArms rebuilds j.Arms from the loaded edges, in lattice order.
 func (g *Graph) relinkArms(j *Junction) {
 	j.Arms = j.Arms[:0]
-	g.specs = g.world.Arms(world.JunctionCell(j.ID), g.specs[:0])
-	for _, spec := range g.specs {
+	g.armSpecs = g.world.Arms(world.JunctionCell(j.ID), g.armSpecs[:0])
+	for _, spec := range g.armSpecs {
 		if e := g.edges[spec.ID]; e != nil {
 			j.Arms = append(j.Arms, e)
 		}

@@ -104,15 +104,14 @@ func TestEvictedGraphRegrowsIdentically(t *testing.T) {
 	assert.Equal(t, len(before), g.EvictFar(far, 100))
 	assert.Empty(t, g.Edges())
 	assert.Empty(t, g.Junctions())
-	grow(t, g, world.Vec2{}, 200, rand.New(rand.NewPCG(5, 6)), 0)
-	regrown := 0
-	for _, e := range g.Edges() {
-		if old, ok := before[e.ID]; ok {
-			regrown++
-			assert.Equal(t, old, e.Nodes)
-		}
+	// Regrow the area in another order (breadth first, from elsewhere):
+	// every edge comes back with the same id and nodes.
+	expandAround(t, g, world.Vec2{X: 400, Z: 300}, world.Vec2{}, 3000)
+	for id, nodes := range before {
+		e := g.Edge(id)
+		require.NotNil(t, e, "edge %d regrown", id)
+		assert.Equal(t, nodes, e.Nodes)
 	}
-	assert.Greater(t, regrown, len(before)/2)
 }
 
 func TestEdgesHaveFewerThan128SegmentsAndUniqueKeys(t *testing.T) {
@@ -260,4 +259,40 @@ func TestSideFlagsDependOnlyOnLoadedSet(t *testing.T) {
 	for _, e := range a.Edges() {
 		assert.Equal(t, e.Flags, b.Edge(e.ID).Flags)
 	}
+}
+
+func TestEnsureAroundLoadsTheRoadUnderAnyPoint(t *testing.T) {
+	w := world.New(testSeed)
+	full := New(w)
+	expandAround(t, full, world.Vec2{}, world.Vec2{}, 1500)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := 0; i < 50; i++ {
+		// A point on some road of the fully grown graph...
+		e := full.Edges()[rng.IntN(len(full.Edges()))]
+		k := rng.IntN(e.Segments())
+		p := e.Nodes[k].Lerp(e.Nodes[k+1], 0.5)
+		// ...is on a loaded road of a fresh graph after EnsureAround.
+		g := New(w)
+		g.EnsureAround(p)
+		require.NotNil(t, g.Edge(e.ID), "edge %d under %v", e.ID, p)
+	}
+}
+
+func TestExpandedJunctionsHoldEveryLatticeArm(t *testing.T) {
+	w := world.New(testSeed)
+	g := New(w)
+	expandAround(t, g, world.Vec2{}, world.Vec2{}, 1500)
+	n := 0
+	for _, j := range g.Junctions() {
+		if !j.Expanded {
+			continue
+		}
+		specs := w.Arms(world.JunctionCell(j.ID), nil)
+		require.Len(t, j.Arms, len(specs), "junction %d", j.ID)
+		for i, s := range specs {
+			require.Equal(t, s.ID, j.Arms[i].ID)
+		}
+		n++
+	}
+	assert.Greater(t, n, 50)
 }

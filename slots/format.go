@@ -37,6 +37,18 @@ const (
 	PaletteSize         = 8
 )
 
+// Lamp flags in the street frame (its z is halfWidth + flags*LampFlagScale).
+// "Across" is positive to the left of the road's direction, so the left
+// kerb is at +halfWidth. Lamps stand at every multiple of LampSpacing metres
+// of distance along the road.
+const (
+	LampLeft     = 1
+	LampRight    = 2
+	LampJunction = 4 // a junction with traffic lights
+	LampBridge   = 8 // the road is on a bridge deck
+	LampSpacing  = 25.2
+)
+
 // Materials tell the shader how to light a surface.
 const (
 	MaterialDefault  = 0

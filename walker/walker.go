@@ -84,6 +84,10 @@ func (p Params) Validate() error {
 	return errors.Join(errs...)
 }
 
+// offRoad is how far from every loaded road the car may be before the walk
+// loads the lattice around it.
+const offRoad = 30.0
+
 // state is one walker: about to visit a segment, or a junction when seg < 0.
 type state struct {
 	cost   float64
@@ -123,12 +127,10 @@ func (w *Walker) Walk(g *roadgraph.Graph, pos, heading world.Vec2) []Item {
 	w.heap = w.heap[:0]
 	clear(w.visited)
 	car, ok := g.Nearest(pos)
-	if !ok {
-		j := g.JunctionNear(pos)
-		if j == nil {
-			return w.items
-		}
-		g.EnsureJunctionArms(j)
+	if !ok || car.Dist > offRoad {
+		// Somewhere new (a start, a teleport, a drive across the grass):
+		// load every road that could pass here before choosing one.
+		g.EnsureAround(pos)
 		if car, ok = g.Nearest(pos); !ok {
 			return w.items
 		}

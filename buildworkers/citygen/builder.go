@@ -39,15 +39,15 @@ type Result struct {
 // Lamp flags carried in the street frame's third float
 // (halfWidth + flags*slots.LampFlagScale).
 const (
-	LampLeft     = 1 // lamps stand on the left kerb every LampSpacing m of "along"
-	LampRight    = 2 // ... and on the right kerb
-	LampJunction = 4 // a junction with traffic lights (lit from the centre)
-	LampBridge   = 8 // the segment is on a bridge deck (lamps on the rails)
+	LampLeft     = slots.LampLeft     // lamps stand on the left kerb every LampSpacing m of "along"
+	LampRight    = slots.LampRight    // ... and on the right kerb
+	LampJunction = slots.LampJunction // a junction with traffic lights (lit from the centre)
+	LampBridge   = slots.LampBridge   // the segment is on a bridge deck (lamps on the rails)
 )
 
 // LampSpacing is the distance between lamps along a road; a lamp stands at
 // every multiple of it (distance from the edge's A end), away from junctions.
-const LampSpacing = 25.2
+const LampSpacing = slots.LampSpacing
 
 // Detail levels, tried in order until an item fits its slot.
 const (

@@ -24,6 +24,8 @@ func commands() []command {
 		{"shot", "drive with the autopilot for a while and write one frame as PNG", runShot},
 		{"bench", "headless streaming benchmark (no window)", runBench},
 		{"map", "draw a top-down picture of the road graph (no GL)", runMap},
+		{"server", "dedicated multiplayer server (QUIC)", runServer},
+		{"bots", "headless players against a server: bytes/s per player, server tick p99", runBots},
 	}
 }
 

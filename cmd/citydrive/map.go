@@ -6,10 +6,13 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"time"
 
+	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/mapimg"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 	"citydrive/walker"
 )
 
@@ -22,6 +25,8 @@ func runMap(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&at, "at", "car position `x,z` in metres (default: a road near the origin)")
 	size := fs.Int("size", 1024, "picture size in pixels")
 	scale := fs.Float64("scale", 1.6, "metres per pixel")
+	occupancy := fs.Bool("occupancy", false, "stream through the real slot table and workers and show slot occupancy (built: cost colour, pending: pale)")
+	frames := fs.Int("frames", 6, "with -occupancy: 60 Hz frames of streaming before the picture")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -42,8 +47,20 @@ func runMap(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	items := wk.Walk(g, pos, heading)
+	var occ map[int64]mapimg.SlotState
+	if *occupancy {
+		if *frames < 0 || *frames > 100000 {
+			return fmt.Errorf("-frames must be 0..100000, got %d", *frames)
+		}
+		var note string
+		g, items, occ, note, err = streamOccupancy(*seed, pos, heading, *frames)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, note)
+	}
 	img := mapimg.Draw(mapimg.Scene{
-		World: w, Graph: g, Visible: items, Car: pos, Heading: heading,
+		World: w, Graph: g, Visible: items, Slots: occ, Car: pos, Heading: heading,
 		Centre: pos, Size: *size, Scale: *scale, MaxCost: wk.Params().ViewCost,
 	})
 	f, err := os.Create(*out)
@@ -86,4 +103,43 @@ func startPose(g *roadgraph.Graph, at pointFlag) (world.Vec2, world.Vec2, error)
 	}
 	e := h.Edge
 	return e.Nodes[h.Seg].Lerp(e.Nodes[h.Seg+1], 0.5), e.Tangent(h.Seg), nil
+}
+
+// streamOccupancy runs the real streamer (workers, CPU slot buffer) for a
+// number of frames with the car standing at pos, and reports each visible
+// item's slot state.
+func streamOccupancy(seed uint64, pos, heading world.Vec2, frames int) (*roadgraph.Graph, []walker.Item, map[int64]mapimg.SlotState, string, error) {
+	cfg := buildworkers.DefaultConfig()
+	cfg.Workers = defaultWorkers()
+	w := world.New(seed)
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	buf, err := slots.NewCPUBuffer(cfg.Slots)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	now := time.Now()
+	s, err := buildworkers.NewStreamer(cfg, w, buf, now)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	defer s.Close()
+	for f := 0; f < frames; f++ {
+		now = now.Add(time.Second / 60)
+		s.Update(1.0/60, pos, heading, now)
+		time.Sleep(time.Second / 60) // give the workers a frame's time, as the game does
+	}
+	t := s.Table()
+	occ := map[int64]mapimg.SlotState{}
+	items := append([]walker.Item(nil), s.Visible()...)
+	for _, it := range items {
+		if sl, ok := t.SlotOf(it.Key); ok {
+			occ[it.Key] = mapimg.SlotPending
+			if t.Built(sl) {
+				occ[it.Key] = mapimg.SlotBuilt
+			}
+		}
+	}
+	st := s.Stats()
+	note := fmt.Sprintf("after %d frames: %d of %d slots used, %d built, %d pending, %d in flight", frames, st.Used, st.Total, t.BuiltCount(), st.Pending, st.InFlight)
+	return s.Graph(), items, occ, note, nil
 }

@@ -46,8 +46,8 @@ type Options struct {
 	// runs offline: the ground is generated locally and edits are off.
 	Net           *netsync.Client
 	TerrainRadius int32 // voxel chunks around the car (0: terrain.DefaultRadius)
-	Log       *slog.Logger
-	Out       io.Writer // summary
+	Log           *slog.Logger
+	Out           io.Writer // summary
 }
 
 // autopilotSpeed is the autopilot's cruising speed, as in the bench.

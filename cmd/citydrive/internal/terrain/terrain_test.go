@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // sink records what the renderer would hold.
 type sink struct{ meshes map[voxel.ChunkPos]*mesh.Mesh }
 
-func (s *sink) Insert(m *mesh.Mesh)      { s.meshes[m.Pos] = m }
+func (s *sink) Insert(m *mesh.Mesh)     { s.meshes[m.Pos] = m }
 func (s *sink) Remove(p voxel.ChunkPos) { delete(s.meshes, p) }
 
 const seed = 412

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/bots"
+	"citydrive/netsync/transport"
+)
+
+// runBots is `citydrive bots`: headless players against a server.
+func runBots(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("citydrive bots", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "", "server `host:port` (required)")
+	fp := fs.String("server-fingerprint", "", "the server's certificate fingerprint, as it logs at start (required)")
+	n := fs.Int("n", 10, "number of bots")
+	duration := fs.Duration("duration", 60*time.Second, "how long the bots drive")
+	seed := fs.Uint64("seed", 412, "world seed (the server's)")
+	speed := fs.Float64("speed", 30, "driving speed in m/s")
+	radius := fs.Uint("radius", 0, "subscription radius in chunks (0: the server's maximum)")
+	editEvery := fs.Duration("edit-every", 10*time.Second, "mean time between one bot's edits (0: no edits)")
+	spread := fs.Float64("spread", 1500, "metres between the bots' starting points")
+	teleport := fs.Duration("teleport-at", 0, "teleport every bot 20 km once, this long into the run, and measure the burst (0: never)")
+	metrics := fs.String("metrics", "", "the server's Prometheus `URL` (http://host:port/metrics) for its tick p99")
+	verbose := fs.Bool("v", false, "log every bot's connection events")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *addr == "" {
+		return fmt.Errorf("-addr is required (the server's host:port)")
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return fmt.Errorf("-addr %q: want host:port: %v", *addr, err)
+	}
+	if *fp == "" {
+		return fmt.Errorf("-server-fingerprint is required (the server logs it at start)")
+	}
+	if _, err := transport.NormalizeFingerprint(*fp); err != nil {
+		return fmt.Errorf("-server-fingerprint: %v", err)
+	}
+	switch {
+	case *n < 1 || *n > 10000:
+		return fmt.Errorf("-n must be in 1..10000, got %d", *n)
+	case *duration <= 0 || *duration > 24*time.Hour:
+		return fmt.Errorf("-duration must be in (0, 24h], got %v", *duration)
+	case !(*speed > 0 && *speed <= 200):
+		return fmt.Errorf("-speed must be in (0, 200] m/s, got %g", *speed)
+	case *radius > 64:
+		return fmt.Errorf("-radius must be in 0..64 chunks, got %d", *radius)
+	case *editEvery < 0:
+		return fmt.Errorf("-edit-every must not be negative, got %v", *editEvery)
+	case !(*spread > 0 && *spread <= 1e6):
+		return fmt.Errorf("-spread must be in (0, 1e6] metres, got %g", *spread)
+	case *teleport < 0 || (*teleport > 0 && *teleport >= *duration):
+		return fmt.Errorf("-teleport-at must be 0 or less than -duration, got %v", *teleport)
+	}
+	if *metrics != "" {
+		u, err := url.Parse(*metrics)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("-metrics %q: want http://host:port/metrics", *metrics)
+		}
+	}
+	ee := *editEvery
+	if ee == 0 {
+		ee = -1
+	}
+	level := slog.LevelWarn + 4
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := bots.Run(ctx, bots.Options{
+		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
+		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport,
+		MetricsURL: *metrics, Logger: log,
+	})
+	rep.WriteTable(stdout)
+	return err
+}

@@ -1,0 +1,505 @@
+// Package bots drives headless players against a citydrive server: each
+// bot has its own road graph and autopilot, subscribes to its area as its
+// centre chunk changes, sends its car at the server's tick rate through the
+// client's latest-only slot, edits a block within reach now and then, and
+// counts the bytes its connection moves.
+package bots
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/autopilot"
+	"citydrive/netsync"
+	"citydrive/netsync/wire"
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+	"citydrive/voxel"
+	"citydrive/voxel/gen"
+)
+
+// Options configure a run.
+type Options struct {
+	Addr        string
+	Fingerprint string
+	Seed        uint64
+	N           int
+	Duration    time.Duration
+	Speed       float64       // m/s (30)
+	Radius      uint32        // subscription radius; 0: the server's maximum
+	EditEvery   time.Duration // mean time between a bot's edits (10 s); negative: never
+	Spread      float64       // metres between bots' starting points (1500)
+	// TeleportAt, if positive, moves every bot 20 km away once, this long
+	// into the run, and measures the burst until its new area is delivered.
+	TeleportAt time.Duration
+	MetricsURL string // the server's /metrics, for its tick p99
+	Logger     *slog.Logger
+}
+
+// Bot is one bot's outcome.
+type Bot struct {
+	ID                int
+	Err               error
+	InBps, OutBps     float64 // steady state: after the first area arrived, teleport burst excluded
+	JoinBytes         uint64  // bytes in until the first area was complete
+	JoinSeconds       float64
+	TeleportBytes     uint64 // bytes in from the teleport until the new area was complete
+	TeleportSeconds   float64
+	Chunks            int
+	EditsAcked        int
+	EditsRejected     int
+	LastReject        string
+	CarsSeen          int
+	DistanceM         float64
+	steadyIn, steadyO uint64
+	steadyT           float64
+}
+
+// Report is the whole run.
+type Report struct {
+	Bots     []Bot
+	Duration time.Duration
+	// Server tick (from its Prometheus endpoint; zero without one).
+	TickP99Hist    float64 // seconds, from the histogram's buckets over the run
+	TickP99Summary float64 // seconds, the server's own 1-minute summary at the end
+	TickCount      float64
+	Scraped        bool
+}
+
+// Run starts o.N bots, drives them for o.Duration and reports.
+func Run(ctx context.Context, o Options) (Report, error) {
+	if o.Speed <= 0 {
+		o.Speed = 30
+	}
+	if o.EditEvery == 0 {
+		o.EditEvery = 10 * time.Second
+	}
+	if o.Spread <= 0 {
+		o.Spread = 1500
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var before map[string]float64
+	if o.MetricsURL != "" {
+		var err error
+		if before, err = scrape(ctx, o.MetricsURL); err != nil {
+			return Report{}, fmt.Errorf("scraping %s: %w", o.MetricsURL, err)
+		}
+	}
+	bots := make([]Bot, o.N)
+	var wg sync.WaitGroup
+	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+	start := time.Now()
+	for i := range o.N {
+		wg.Go(func() {
+			bots[i] = drive(runCtx, o, i)
+		})
+	}
+	wg.Wait()
+	rep := Report{Bots: bots, Duration: time.Since(start)}
+	if o.MetricsURL != "" {
+		after, err := scrape(ctx, o.MetricsURL)
+		if err != nil {
+			return rep, fmt.Errorf("scraping %s: %w", o.MetricsURL, err)
+		}
+		rep.Scraped = true
+		rep.TickP99Hist, rep.TickCount = histQuantile(before, after, netsync.MetricTick, 0.99)
+		rep.TickP99Summary = after[netsync.MetricTickQuantiles+`{quantile="0.99"}`]
+	}
+	return rep, nil
+}
+
+// startPose spreads bots on a square grid around the origin.
+func startPose(g *roadgraph.Graph, i, n int, spread float64, seed uint64) (*autopilot.Route, error) {
+	side := int(math.Ceil(math.Sqrt(float64(n))))
+	p := world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
+	return routeNear(g, p, seed+uint64(i))
+}
+
+func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route, error) {
+	j := g.JunctionNear(p)
+	if j == nil {
+		return nil, fmt.Errorf("no road near %v", p)
+	}
+	g.EnsureJunctionArms(j)
+	if len(j.Arms) == 0 {
+		return nil, fmt.Errorf("junction near %v has no roads", p)
+	}
+	e := j.Arms[0]
+	mid := e.Segments() / 2
+	r, ok := autopilot.New(g, e.Nodes[mid], e.Tangent(mid), seed)
+	if !ok {
+		return nil, errors.New("no road to drive on")
+	}
+	return r, nil
+}
+
+// area is the server's cylinder shape: disc dx²+dz² ≤ r², |dy| ≤ r/2.
+func area(c netsync.ChunkPos, r int32, dst map[netsync.ChunkPos]struct{}) {
+	clear(dst)
+	for dy := -r / 2; dy <= r/2; dy++ {
+		for dz := -r; dz <= r; dz++ {
+			for dx := -r; dx <= r; dx++ {
+				if dx*dx+dz*dz <= r*r {
+					dst[netsync.ChunkPos{X: c.X + dx, Y: c.Y + dy, Z: c.Z + dz}] = struct{}{}
+				}
+			}
+		}
+	}
+}
+
+func chunkAt(w world.World, p world.Vec2) (netsync.ChunkPos, float64) {
+	y := math.Max(w.Height(p.X, p.Z), world.WaterLevel) + 0.5
+	c, _ := voxel.ChunkOf(int64(math.Floor(p.X)), int64(math.Floor(y)), int64(math.Floor(p.Z)))
+	return netsync.ChunkPos(c), y
+}
+
+func drive(ctx context.Context, o Options, id int) (b Bot) {
+	b.ID = id
+	w := world.New(o.Seed)
+	g := roadgraph.New(w)
+	route, err := startPose(g, id, o.N, o.Spread, o.Seed)
+	if err != nil {
+		b.Err = err
+		return b
+	}
+	pos, _ := route.Pose()
+	centre, _ := chunkAt(w, pos)
+	askRadius := o.Radius
+	if askRadius == 0 {
+		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
+	}
+	dialCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	c, err := netsync.Dial(dialCtx, netsync.ClientConfig{
+		Addr: o.Addr, Fingerprint: o.Fingerprint, Seed: o.Seed, Generator: gen.Version,
+		Centre: centre, Radius: askRadius,
+		Logger: o.Logger.With("bot", id),
+	})
+	cancel()
+	if err != nil {
+		b.Err = err
+		return b
+	}
+	defer c.Close()
+	radius := int32(c.Welcome().MaxRadius)
+	if o.Radius > 0 {
+		radius = min(radius, int32(o.Radius))
+	}
+	hz := max(1, int(c.Welcome().TickHz))
+	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
+
+	want := map[netsync.ChunkPos]struct{}{}
+	have := map[netsync.ChunkPos]struct{}{}
+	area(centre, radius, want)
+	missing := len(want)
+	subscribe := func(ch netsync.ChunkPos) {
+		centre = ch
+		_ = c.Subscribe(ch, uint32(radius))
+		area(ch, radius, want)
+		for p := range have { // the client evicts what left its area itself
+			if _, ok := want[p]; !ok {
+				delete(have, p)
+			}
+		}
+		missing = 0
+		for p := range want {
+			if _, ok := have[p]; !ok {
+				missing++
+			}
+		}
+	}
+
+	start := time.Now()
+	joined := false
+	var steadyFrom netsync.Traffic
+	var steadyAt time.Time
+	var steadyIn, steadyOut uint64
+	var steadyT float64
+	teleported, inTeleport := false, false
+	var tpFrom netsync.Traffic
+	var tpAt time.Time
+	nextEdit := start.Add(jitter(rng, o.EditEvery))
+	nextEvict := start.Add(2 * time.Second)
+	var msgs []wire.Message
+	var cars []wire.CarSnapshot
+	seen := map[uint32]struct{}{}
+
+	closeSteady := func(now time.Time) {
+		if !steadyAt.IsZero() {
+			t := c.Traffic()
+			steadyIn += t.BytesIn - steadyFrom.BytesIn
+			steadyOut += t.BytesOut - steadyFrom.BytesOut
+			steadyT += now.Sub(steadyAt).Seconds()
+			steadyAt = time.Time{}
+		}
+	}
+
+	tick := time.NewTicker(time.Second / time.Duration(hz))
+	defer tick.Stop()
+	last := start
+	for {
+		select {
+		case <-ctx.Done():
+			closeSteady(time.Now())
+			if steadyT > 0 {
+				b.InBps, b.OutBps = float64(steadyIn)/steadyT, float64(steadyOut)/steadyT
+			}
+			b.CarsSeen = len(seen)
+			return b
+		case <-c.Done():
+			b.Err = c.Err()
+			return b
+		case now := <-tick.C:
+			dt := now.Sub(last).Seconds()
+			last = now
+			if o.TeleportAt > 0 && !teleported && now.Sub(start) >= o.TeleportAt {
+				teleported = true
+				closeSteady(now)
+				p, _ := route.Pose()
+				r, err := routeNear(g, p.Add(world.Vec2{X: 20000, Z: 7000}), o.Seed+uint64(id)+1)
+				if err == nil {
+					route = r
+					inTeleport, tpFrom, tpAt = true, c.Traffic(), now
+				}
+			}
+			route.Advance(o.Speed * dt)
+			b.DistanceM += o.Speed * dt
+			p, dir := route.Pose()
+			ch, y := chunkAt(w, p)
+			c.SendCar(wire.QuantiseCar(0, 0, p.X, y, p.Z, math.Atan2(dir.Z, dir.X), o.Speed))
+			if ch != centre {
+				subscribe(ch)
+			}
+			msgs = c.Poll(msgs[:0], 1<<16)
+			for _, m := range msgs {
+				var pos netsync.ChunkPos
+				switch m := m.(type) {
+				case *wire.ChunkDefault:
+					pos = m.Pos
+				case *wire.ChunkEdits:
+					pos = m.Pos
+				case *wire.EditAck:
+					b.EditsAcked++
+					continue
+				case *wire.EditReject:
+					b.EditsRejected++
+					b.LastReject = m.Reason
+					continue
+				default:
+					continue
+				}
+				b.Chunks++
+				if _, ok := want[pos]; ok {
+					if _, dup := have[pos]; !dup {
+						have[pos] = struct{}{}
+						missing--
+					}
+				}
+			}
+			clear(msgs)
+			if missing <= 0 {
+				switch {
+				case !joined:
+					joined = true
+					t := c.Traffic()
+					b.JoinBytes, b.JoinSeconds = t.BytesIn, now.Sub(start).Seconds()
+					steadyFrom, steadyAt = t, now
+				case inTeleport:
+					inTeleport = false
+					t := c.Traffic()
+					b.TeleportBytes, b.TeleportSeconds = t.BytesIn-tpFrom.BytesIn, now.Sub(tpAt).Seconds()
+					steadyFrom, steadyAt = t, now
+				}
+			}
+			if o.EditEvery > 0 && now.After(nextEdit) {
+				nextEdit = now.Add(jitter(rng, o.EditEvery))
+				// A block a few metres off the car, in a chunk we hold.
+				bx := math.Floor(p.X + rng.Float64()*16 - 8)
+				bz := math.Floor(p.Z + rng.Float64()*16 - 8)
+				by := math.Floor(y + rng.Float64()*4 - 3)
+				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
+				if _, ok := have[netsync.ChunkPos(cp)]; ok {
+					blk := uint8(1 + rng.IntN(int(voxel.NumBlocks-1)))
+					_, _ = c.RequestEdit(netsync.ChunkPos(cp), uint16(idx), blk)
+				}
+			}
+			if now.After(nextEvict) {
+				nextEvict = now.Add(2 * time.Second)
+				g.EvictFar(p, 1500)
+			}
+			cars = c.Cars(cars[:0])
+			for _, s := range cars {
+				seen[s.Player] = struct{}{}
+			}
+		}
+	}
+}
+
+// jitter is uniform in [d/2, 3d/2).
+func jitter(r *rand.Rand, d time.Duration) time.Duration {
+	if d <= 0 {
+		return time.Hour
+	}
+	return d/2 + time.Duration(r.Int64N(int64(d)))
+}
+
+// scrape reads a Prometheus text endpoint into "name{labels}" → value.
+func scrape(ctx context.Context, url string) (map[string]float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s", resp.Status)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		out[line[:i]] = v
+	}
+	return out, sc.Err()
+}
+
+// histQuantile estimates quantile q of histogram name over the interval
+// between two scrapes, interpolating linearly inside the bucket.
+func histQuantile(before, after map[string]float64, name string, q float64) (float64, float64) {
+	type bucket struct{ le, n float64 }
+	var bs []bucket
+	prefix := name + `_bucket{le="`
+	for k, v := range after {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		le, err := strconv.ParseFloat(strings.TrimSuffix(k[len(prefix):], `"}`), 64)
+		if err != nil {
+			continue
+		}
+		bs = append(bs, bucket{le, v - before[k]})
+	}
+	slices.SortFunc(bs, func(a, b bucket) int {
+		switch {
+		case a.le < b.le:
+			return -1
+		case a.le > b.le:
+			return 1
+		}
+		return 0
+	})
+	if len(bs) == 0 || bs[len(bs)-1].n == 0 {
+		return 0, 0
+	}
+	total := bs[len(bs)-1].n
+	rank := q * total
+	prevLe, prevN := 0.0, 0.0
+	for _, b := range bs {
+		if b.n >= rank {
+			if math.IsInf(b.le, 1) {
+				return prevLe, total
+			}
+			if b.n == prevN {
+				return b.le, total
+			}
+			return prevLe + (b.le-prevLe)*(rank-prevN)/(b.n-prevN), total
+		}
+		prevLe, prevN = b.le, b.n
+	}
+	return prevLe, total
+}
+
+// WriteTable prints the report.
+func (r Report) WriteTable(w io.Writer) {
+	var in, out, join, joinS, tp, tpS []float64
+	failed := 0
+	acked, rejected := 0, 0
+	var lastReject string
+	for _, b := range r.Bots {
+		if b.Err != nil {
+			failed++
+			continue
+		}
+		in, out = append(in, b.InBps), append(out, b.OutBps)
+		if b.JoinSeconds > 0 {
+			join, joinS = append(join, float64(b.JoinBytes)), append(joinS, b.JoinSeconds)
+		}
+		if b.TeleportSeconds > 0 {
+			tp, tpS = append(tp, float64(b.TeleportBytes)), append(tpS, b.TeleportSeconds)
+		}
+		acked += b.EditsAcked
+		rejected += b.EditsRejected
+		if b.LastReject != "" {
+			lastReject = b.LastReject
+		}
+	}
+	fmt.Fprintf(w, "bots: %d (%d failed), ran %.1f s\n", len(r.Bots), failed, r.Duration.Seconds())
+	for _, b := range r.Bots {
+		if b.Err != nil {
+			fmt.Fprintf(w, "  bot %d failed: %v\n", b.ID, b.Err)
+			break
+		}
+	}
+	row := func(name string, v []float64, unit string) {
+		if len(v) == 0 {
+			fmt.Fprintf(w, "%-34s -\n", name)
+			return
+		}
+		slices.Sort(v)
+		sum := 0.0
+		for _, x := range v {
+			sum += x
+		}
+		fmt.Fprintf(w, "%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", name, sum/float64(len(v)), v[len(v)/2], v[len(v)-1], unit, len(v))
+	}
+	row("bytes/s in per player (steady)", in, "B/s")
+	row("bytes/s out per player (steady)", out, "B/s")
+	row("first area: bytes in", join, "B")
+	row("first area: seconds", joinS, "s")
+	row("teleport burst: bytes in", tp, "B")
+	row("teleport burst: seconds", tpS, "s")
+	fmt.Fprintf(w, "edits: %d acknowledged, %d rejected", acked, rejected)
+	if lastReject != "" {
+		fmt.Fprintf(w, " (last reason: %s)", lastReject)
+	}
+	fmt.Fprintln(w)
+	if r.Scraped {
+		fmt.Fprintf(w, "server tick p99: %.2f ms over this run (histogram, %.0f ticks); %.2f ms (server's 1-minute summary)\n",
+			r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+	} else {
+		fmt.Fprintln(w, "server tick p99: not measured (pass -metrics http://host:port/metrics)")
+	}
+}

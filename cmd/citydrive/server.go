@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/netsync/wire"
+	"citydrive/voxel/store"
+)
+
+// runServer is `citydrive server`: a dedicated server until SIGINT/SIGTERM.
+func runServer(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("citydrive server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", ":4242", "UDP `address` to listen on (QUIC)")
+	defDir, _ := store.DefaultDir()
+	data := fs.String("data", defDir, "data `directory`: the server identity (certificate) and every world's edits (worlds/<seed>/)")
+	seed := fs.Uint64("seed", 412, "world seed: players must start with the same -seed")
+	tickHz := fs.Int("tick-hz", 30, "server ticks per second")
+	maxRadius := fs.Uint("max-radius", 8, "largest subscription radius in chunks (1..64)")
+	deliveries := fs.Int("deliveries", 32, "chunk deliveries per client per tick")
+	budget := fs.Duration("delivery-budget", 3*time.Millisecond, "wall time one tick may spend delivering chunks to all clients (0: count only)")
+	reach := fs.Float64("reach", 48, "how far from their car (metres) players may edit blocks (0: anywhere in their area)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
+	verbose := fs.Bool("v", false, "debug logging")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: citydrive server [flags]\n\nA dedicated server: players join with\n  citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED\nusing the fingerprint it logs at start.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *addr == "":
+		return fmt.Errorf("-addr must not be empty (e.g. :4242)")
+	case *data == "":
+		return fmt.Errorf("-data is required: no default data directory could be found (set $HOME or $XDG_DATA_HOME)")
+	case *tickHz < 1 || *tickHz > wire.MaxTickHz:
+		return fmt.Errorf("-tick-hz must be in 1..%d, got %d", wire.MaxTickHz, *tickHz)
+	case *maxRadius < 1 || *maxRadius > wire.AbsMaxRadius:
+		return fmt.Errorf("-max-radius must be in 1..%d chunks, got %d", wire.AbsMaxRadius, *maxRadius)
+	case *deliveries < 1 || *deliveries > 4096:
+		return fmt.Errorf("-deliveries must be in 1..4096, got %d", *deliveries)
+	case *budget < 0 || *budget > time.Second:
+		return fmt.Errorf("-delivery-budget must be in [0, 1s], got %v", *budget)
+	case !(*reach >= 0 && *reach <= 1e6):
+		return fmt.Errorf("-reach must be in [0, 1e6] metres, got %g", *reach)
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return fmt.Errorf("-addr %q: want host:port or :port: %v", *addr, err)
+	}
+	if *metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(*metricsAddr); err != nil {
+			return fmt.Errorf("-metrics-addr %q: want host:port or :port: %v", *metricsAddr, err)
+		}
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	b, r := *budget, *reach
+	if b == 0 {
+		b = -1
+	}
+	if r == 0 {
+		r = -1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	h, err := host.Start(ctx, host.Options{
+		Addr: *addr, DataDir: *data, Seed: *seed, TickHz: *tickHz, MaxRadius: uint32(*maxRadius),
+		Deliveries: *deliveries, DeliveryBudget: b, Reach: r, MetricsAddr: *metricsAddr, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("citydrive server ready; give players the address and fingerprint",
+		"addr", h.Addr().String(), "fingerprint", h.Fingerprint(), "seed", *seed,
+		"join", fmt.Sprintf("citydrive client -addr %s -server-fingerprint %s -seed %d", h.DialAddr(), h.Fingerprint(), *seed))
+	fmt.Fprintf(stdout, "address: %s\nfingerprint: %s\nseed: %d\n", h.Addr(), h.Fingerprint(), *seed)
+	<-h.Done()
+	log.Info("shutting down")
+	return h.Close()
+}
