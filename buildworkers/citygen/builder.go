@@ -185,4 +185,6 @@ const (
 	saltCar
 	saltRoof
 	saltField
+	saltKerbCar
+	saltFurniture
 )

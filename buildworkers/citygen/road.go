@@ -150,6 +150,9 @@ func (b *Builder) buildSegment(e *roadgraph.Edge, i int) {
 				b.bridge(&s, f0, f1)
 			}
 		}
+		if b.level <= levelNoTrim && !s.deck {
+			b.streetLife(&s, f0, f1)
+		}
 	}
 	b.lots(&s)
 }
