@@ -46,6 +46,13 @@ type Cursor struct {
 // NewCursor returns a cursor for a mirror that holds nothing yet.
 func NewCursor() *Cursor { return &Cursor{known: make(map[uint64]struct{}, initialCapacity)} }
 
+// Reset forgets what the mirror behind c holds: the next change set sends
+// everything (a new or resynchronised mirror).
+func (c *Cursor) Reset() {
+	clear(c.known)
+	c.synced = false
+}
+
 // Changes returns a new change set that brings the mirror behind c up to
 // date, or false when the graph's signature has not moved since c last
 // synced.

@@ -139,6 +139,15 @@ func BenchmarkChangeSet(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(edges), "ns/edge")
 	})
+	b.Run("encode-recycled", func(b *testing.B) {
+		cur, cs := NewCursor(), &ChangeSet{}
+		b.ReportAllocs()
+		for b.Loop() {
+			cur.Reset()
+			g.FillChanges(cur, cs)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(edges), "ns/edge")
+	})
 	b.Run("apply", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
