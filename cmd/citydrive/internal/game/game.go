@@ -95,6 +95,9 @@ func New(opt Options) (*Session, error) {
 		opt.Out = os.Stdout
 	}
 	cfg := opt.Streaming
+	if cfg.Log == nil {
+		cfg.Log = opt.Log
+	}
 	opt.Render.Slots, opt.Render.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
 	opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
 	r, err := render.Open(opt.Render)
