@@ -20,7 +20,8 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"play", "drive (the default when no command is given)", runPlay},
+		{"play", "solo play through a loopback server (the default when no command is given)", runPlay},
+		{"client", "join a server: -addr HOST:PORT -server-fingerprint FP", runClient},
 		{"shot", "drive with the autopilot for a while and write one frame as PNG", runShot},
 		{"bench", "headless streaming benchmark (no window)", runBench},
 		{"map", "draw a top-down picture of the road graph (no GL)", runMap},

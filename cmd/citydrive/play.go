@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,8 +10,14 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/game"
+	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/terrain"
+	"citydrive/netsync"
+	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/render/scale"
+	"citydrive/voxel/gen"
+	"citydrive/voxel/store"
 )
 
 // viewFlags are the window and look options shared by play and shot.
@@ -62,7 +69,18 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 }
 
 func runPlay(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive", flag.ContinueOnError)
+	return runGame("citydrive", args, stdout, stderr, false)
+}
+
+func runClient(args []string, stdout, stderr io.Writer) error {
+	return runGame("citydrive client", args, stdout, stderr, true)
+}
+
+// runGame is solo play (a server goroutine on loopback, joined over QUIC
+// like any other) or, with remote, a client of someone else's server. Both
+// take the same network path.
+func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addStreamFlags(fs)
 	vf := addViewFlags(fs)
@@ -70,8 +88,22 @@ func runPlay(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 0, "quit after this much driving (0: play until the window closes)")
 	shots := fs.String("shots", "", "write a screenshot into this directory every -shot-every")
 	shotEvery := fs.Duration("shot-every", 10*time.Second, "interval between -shots screenshots (driving time)")
+	radius := fs.Int("terrain-radius", terrain.DefaultRadius, "voxel chunks (32 m) streamed around the car")
+	var addr, fingerprint, data *string
+	if remote {
+		addr = fs.String("addr", "", "server `host:port` (required)")
+		fingerprint = fs.String("server-fingerprint", "", "the server's certificate fingerprint, as its log shows it (required)")
+	} else {
+		defDir, _ := store.DefaultDir()
+		data = fs.String("data", defDir, "data `directory` of the solo server: its identity and your edits (worlds/<seed>/)")
+	}
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: citydrive [flags]\n\nDrive: W/S or arrows throttle and brake, A/D steer, P autopilot, R weather,\nC top view, H HUD, F1 time of day, F12 screenshot, Ctrl+1/2/3 debug views, Esc quit.\n\n")
+		if remote {
+			fmt.Fprintf(fs.Output(), "usage: citydrive client -addr HOST:PORT -server-fingerprint FP [flags]\n\nJoin a citydrive server (same -seed as the server).\n")
+		} else {
+			fmt.Fprintf(fs.Output(), "usage: citydrive [flags]\n\nSolo play: a server goroutine on loopback, joined over QUIC.\n")
+		}
+		fmt.Fprintf(fs.Output(), "Drive: W/S or arrows throttle and brake, A/D steer, P autopilot, R weather,\nC top view, H HUD, E dig / Q build a block ahead, F1 time of day, F12 screenshot,\nCtrl+1/2/3 debug views, Esc quit.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -88,6 +120,15 @@ func runPlay(args []string, stdout, stderr io.Writer) error {
 	if *duration < 0 {
 		return fmt.Errorf("-duration must be ≥ 0")
 	}
+	if *radius < 1 || *radius > int(wire.AbsMaxRadius) {
+		return fmt.Errorf("-terrain-radius must be in 1..%d chunks, got %d", wire.AbsMaxRadius, *radius)
+	}
+	if remote && (*addr == "" || *fingerprint == "") {
+		return fmt.Errorf("-addr and -server-fingerprint are required (the server logs both when it starts)")
+	}
+	if !remote && *data == "" {
+		return fmt.Errorf("-data is required: no default data directory could be found (set $HOME or $XDG_DATA_HOME)")
+	}
 	if *shots != "" {
 		if err := os.MkdirAll(*shots, 0o755); err != nil {
 			return err
@@ -96,11 +137,36 @@ func runPlay(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-shot-every must be positive")
 		}
 	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dialAddr, pin := "", ""
+	if remote {
+		dialAddr, pin = *addr, *fingerprint
+	} else {
+		h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: *data, Seed: *sf.seed, Logger: log})
+		if err != nil {
+			return fmt.Errorf("starting the solo server: %w", err)
+		}
+		defer h.Close()
+		dialAddr, pin = h.DialAddr(), h.Fingerprint()
+		log.Info("solo server on loopback", "addr", dialAddr, "data", *data)
+	}
+	dctx, dcancel := context.WithTimeout(ctx, dialTimeout)
+	c, err := netsync.Dial(dctx, netsync.ClientConfig{
+		Addr: dialAddr, Fingerprint: pin, Seed: *sf.seed, Generator: gen.Version,
+		Radius: uint32(*radius), Logger: log,
+	})
+	dcancel()
+	if err != nil {
+		return fmt.Errorf("joining %s: %w", dialAddr, err)
+	}
+	defer c.Close()
 	s, err := game.New(game.Options{
 		Streaming: cfg, World: w, Seed: *sf.seed, Render: ropt, Start: vf.start.p,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
-		Weather: weather, TimeOfDay: *vf.timeOfDay, Out: stdout,
-		Log: slog.New(slog.NewTextHandler(stderr, nil)),
+		Weather: weather, TimeOfDay: *vf.timeOfDay, Out: stdout, Log: log,
+		Net: c, TerrainRadius: int32(*radius),
 	})
 	if err != nil {
 		return withDisplayHint(err)
@@ -108,6 +174,9 @@ func runPlay(args []string, stdout, stderr io.Writer) error {
 	defer s.Close()
 	return s.Run()
 }
+
+// dialTimeout bounds connecting and the handshake.
+const dialTimeout = 10 * time.Second
 
 func runShot(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("citydrive shot", flag.ContinueOnError)
