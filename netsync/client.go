@@ -376,3 +376,18 @@ func (c *Client) Close() error {
 	c.wg.Wait()
 	return c.endpoint.Close()
 }
+
+// Traffic is what this connection has moved so far, counted by QUIC: every
+// stream and datagram byte plus QUIC's packet overhead (headers,
+// acknowledgements, keep-alives), retransmissions included, UDP and IP
+// headers excluded.
+type Traffic struct {
+	BytesIn  uint64 // received from the server
+	BytesOut uint64 // sent to the server
+}
+
+// Traffic returns the connection's byte counters. Safe from any goroutine.
+func (c *Client) Traffic() Traffic {
+	st := c.conn.ConnectionStats()
+	return Traffic{BytesIn: st.BytesReceived, BytesOut: st.BytesSent}
+}

@@ -41,6 +41,7 @@ func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
 	cfg := ServerConfig{
 		DataDir: t.TempDir(), Seed: 42, Generator: 3, World: NewMemoryWorld(),
 		MaxRadius: 4, TickHz: 100, MaxBlock: 200, Logger: quietLog(),
+		Reach: -1, // reach is tested in reach_test.go with real car snapshots
 		Observer: func(e Event) {
 			select {
 			case events <- e:

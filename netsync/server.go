@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/quic-go/quic-go"
 
 	"citydrive/netsync/transport"
@@ -33,6 +35,16 @@ type ServerConfig struct {
 	DeliveriesPerTick int     // chunk deliveries per client per tick (32)
 	MaxBlock          uint8   // largest valid block id (255)
 	EditsPerSecond    float64 // per-player edit rate limit, also the burst (20)
+	// DeliveryBudget bounds the wall time one tick spends delivering chunks
+	// to all clients together (3 ms); clients are served round-robin, so
+	// the ones cut off go first next tick. Negative: count bound only.
+	DeliveryBudget time.Duration
+	// Reach is how far (metres) from the player's latest car snapshot an
+	// edited block may lie (48). Negative disables the check.
+	Reach float64
+	// Registerer receives the server's Prometheus metrics (nil: the
+	// metrics are kept but not registered anywhere).
+	Registerer prometheus.Registerer
 
 	InboundQueue     int   // decoded messages buffered per client (256)
 	InboundPerTick   int   // messages handled per client per tick (64)
@@ -89,6 +101,12 @@ func (c *ServerConfig) defaults() {
 	if c.EditsPerSecond <= 0 {
 		c.EditsPerSecond = 20
 	}
+	if c.DeliveryBudget == 0 {
+		c.DeliveryBudget = 3 * time.Millisecond
+	}
+	if c.Reach == 0 {
+		c.Reach = 48
+	}
 	set(&c.InboundQueue, 256)
 	set(&c.InboundPerTick, 64)
 	set(&c.OutboundFrames, 4096)
@@ -129,12 +147,24 @@ type Server struct {
 
 	// Tick-goroutine state.
 	peers       map[uint32]*serverPeer
+	order       []*serverPeer // peers in join order, for round-robin delivery
+	rr          int           // where this tick's deliveries start in order
 	enc         *wire.Encoder
-	union       map[ChunkPos]struct{}
+	union       map[ChunkPos]struct{} // chunks some client wants
+	refs        map[ChunkPos]int32    // how many clients want each chunk
+	added       []ChunkPos            // union changes since the last flush
+	removed     []ChunkPos
 	unionDirty  bool
 	scratchPos  []ChunkPos
 	scratchCars []wire.CarSnapshot
+	committed   []EditCommit
 	lastTick    time.Time
+
+	// live mirrors peers for the metrics collector (other goroutines).
+	liveMu sync.Mutex
+	live   map[uint32]*serverPeer
+
+	metrics *metrics
 
 	datagramsDropped atomic.Uint64
 }
@@ -168,6 +198,17 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		peers:      map[uint32]*serverPeer{},
 		enc:        wire.NewEncoder(),
 		union:      map[ChunkPos]struct{}{},
+		refs:       map[ChunkPos]int32{},
+		live:       map[uint32]*serverPeer{},
+	}
+	s.metrics = newMetrics(s)
+	if cfg.Registerer != nil {
+		if err := s.metrics.register(cfg.Registerer); err != nil {
+			_ = ln.Close()
+			_ = ep.Close()
+			cancel()
+			return nil, fmt.Errorf("netsync: registering metrics: %w", err)
+		}
 	}
 	log.Info("server listening", "addr", ln.Addr().String(), "alpn", transport.ALPN(wire.ProtocolVersion),
 		"fingerprint", fp, "tick_hz", cfg.TickHz, "max_radius", cfg.MaxRadius)
@@ -205,7 +246,9 @@ func (s *Server) Run(ctx context.Context) error {
 			s.shutdownPeers()
 			return nil
 		case now := <-t.C:
+			start := time.Now()
 			s.tick(now)
+			s.metrics.observeTick(time.Since(start))
 		}
 	}
 }
@@ -363,10 +406,9 @@ func (s *Server) shutdownPeers() {
 		}
 		break
 	}
-	for id, p := range s.peers {
+	for _, p := range s.peers {
 		p.fail(CodeShutdown, "server shutting down")
-		delete(s.peers, id)
-		s.players.Add(-1)
+		s.removePeer(p)
 	}
 	// Handshakes still in flight see s.ctx and close their own
 	// connections; a peer that slipped into joins after this drain is
@@ -401,6 +443,7 @@ type serverPeer struct {
 	centre     ChunkPos
 	radius     int32
 	desired    map[ChunkPos]struct{}
+	spare      map[ChunkPos]struct{} // the next desired set, reused
 	sent       map[ChunkPos]struct{}
 	pending    []ChunkPos
 	tokens     float64
@@ -421,6 +464,7 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		out:     newQueue(s.cfg.OutboundFrames, s.cfg.OutboundBytes),
 		cars:    newCarSlot(),
 		desired: map[ChunkPos]struct{}{},
+		spare:   map[ChunkPos]struct{}{},
 		sent:    map[ChunkPos]struct{}{},
 		tokens:  s.cfg.EditsPerSecond,
 	}
@@ -561,7 +605,7 @@ func (s *Server) tick(now time.Time) {
 	for {
 		select {
 		case p := <-s.joins:
-			s.peers[p.id] = p
+			s.addPeer(p)
 			p.log.Info("client joined")
 			s.observe(Event{Kind: EventJoined, Player: p.id, Remote: p.conn.RemoteAddr()})
 			continue
@@ -569,33 +613,136 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
-	for id, p := range s.peers {
+	for _, p := range s.peers {
 		if p.ctx.Err() == nil {
 			p.tokens = min(s.cfg.EditsPerSecond, p.tokens+dt*s.cfg.EditsPerSecond)
 			s.drain(p)
 		}
 		if p.ctx.Err() != nil {
-			delete(s.peers, id)
-			s.players.Add(-1)
-			s.unionDirty = true
+			s.removePeer(p)
 			code, reason := p.closedReason()
-			s.observe(Event{Kind: EventLeft, Player: id, Remote: p.conn.RemoteAddr(), Code: code, Reason: reason})
+			s.observe(Event{Kind: EventLeft, Player: p.id, Remote: p.conn.RemoteAddr(), Code: code, Reason: reason})
 		}
 	}
-	if s.unionDirty {
-		s.unionDirty = false
-		clear(s.union)
-		for _, p := range s.peers {
-			for pos := range p.desired {
-				s.union[pos] = struct{}{}
+	s.flushUnion()
+	s.finishEdits()
+	s.deliverAll()
+	s.relayCars()
+}
+
+func (s *Server) addPeer(p *serverPeer) {
+	s.peers[p.id] = p
+	s.order = append(s.order, p)
+	s.liveMu.Lock()
+	s.live[p.id] = p
+	s.liveMu.Unlock()
+}
+
+// removePeer forgets a peer whose connection has ended (or is ending).
+func (s *Server) removePeer(p *serverPeer) {
+	if _, ok := s.peers[p.id]; !ok {
+		return
+	}
+	delete(s.peers, p.id)
+	if i := slices.Index(s.order, p); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+	s.liveMu.Lock()
+	delete(s.live, p.id)
+	s.liveMu.Unlock()
+	s.players.Add(-1)
+	for pos := range p.desired {
+		s.unref(pos)
+	}
+	clear(p.desired)
+}
+
+func (s *Server) ref(pos ChunkPos) {
+	s.refs[pos]++
+	if s.refs[pos] == 1 {
+		s.union[pos] = struct{}{}
+		s.added = append(s.added, pos)
+		s.unionDirty = true
+	}
+}
+
+func (s *Server) unref(pos ChunkPos) {
+	n := s.refs[pos] - 1
+	if n > 0 {
+		s.refs[pos] = n
+		return
+	}
+	delete(s.refs, pos)
+	delete(s.union, pos)
+	s.removed = append(s.removed, pos)
+	s.unionDirty = true
+}
+
+// flushUnion tells the world how the union of all areas changed this tick.
+func (s *Server) flushUnion() {
+	if !s.unionDirty {
+		return
+	}
+	s.unionDirty = false
+	if uw, ok := s.cfg.World.(UnionWorld); ok {
+		// A chunk added and removed within the tick ends in one list only,
+		// the one that matches where it is now.
+		added := s.added[:0]
+		for _, pos := range s.added {
+			if _, in := s.union[pos]; in {
+				added = append(added, pos)
 			}
 		}
+		removed := s.removed[:0]
+		for _, pos := range s.removed {
+			if _, in := s.union[pos]; !in {
+				removed = append(removed, pos)
+			}
+		}
+		uw.UnionChanged(dedupe(added), dedupe(removed))
+	} else {
 		s.cfg.World.Reconcile(s.union)
 	}
-	for _, p := range s.peers {
-		s.deliver(p)
+	s.added, s.removed = s.added[:0], s.removed[:0]
+}
+
+// dedupe removes repeated positions from a short list, keeping the first.
+func dedupe(ps []ChunkPos) []ChunkPos {
+	if len(ps) < 2 {
+		return ps
 	}
-	s.relayCars()
+	seen := make(map[ChunkPos]struct{}, len(ps))
+	out := ps[:0]
+	for _, p := range ps {
+		if _, ok := seen[p]; !ok {
+			seen[p] = struct{}{}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// deliverAll serves clients round-robin within the tick's delivery budget.
+func (s *Server) deliverAll() {
+	n := len(s.order)
+	if n == 0 {
+		return
+	}
+	var deadline time.Time
+	if s.cfg.DeliveryBudget > 0 {
+		deadline = time.Now().Add(s.cfg.DeliveryBudget)
+	}
+	start := s.rr % n
+	for k := range n {
+		p := s.order[(start+k)%n]
+		if !s.deliver(p, deadline) {
+			// Out of time: the next tick starts with this client.
+			s.rr = (start + k) % n
+			s.metrics.budgetExhausted.Inc()
+			return
+		}
+	}
+	s.rr = start + 1
 }
 
 // drain handles at most InboundPerTick queued messages of p without
@@ -630,10 +777,22 @@ func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
 	}
 	p.subscribed, p.centre, p.radius = true, m.Centre, r
 	s.scratchPos = cylinder(m.Centre, r, s.scratchPos)
-	clear(p.desired)
+	next := p.spare
+	clear(next)
 	for _, pos := range s.scratchPos {
-		p.desired[pos] = struct{}{}
+		next[pos] = struct{}{}
 	}
+	for pos := range p.desired {
+		if _, ok := next[pos]; !ok {
+			s.unref(pos)
+		}
+	}
+	for _, pos := range s.scratchPos { // near-first, so the world loads near-first
+		if _, ok := p.desired[pos]; !ok {
+			s.ref(pos)
+		}
+	}
+	p.desired, p.spare = next, p.desired
 	for pos := range p.sent {
 		if _, ok := p.desired[pos]; !ok {
 			delete(p.sent, pos)
@@ -648,25 +807,38 @@ func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
 			p.pending = append(p.pending, pos)
 		}
 	}
-	s.unionDirty = true
 }
 
+// maxSkips bounds how many not-yet-ready chunks one client's delivery pass
+// looks past per tick.
+const maxSkips = 64
+
 // deliver sends up to DeliveriesPerTick ready chunks from p's pending list,
-// nearest first.
-func (s *Server) deliver(p *serverPeer) {
-	sentNow := 0
+// nearest first. It reports false when the tick's delivery budget (deadline,
+// zero for none) ran out.
+func (s *Server) deliver(p *serverPeer, deadline time.Time) bool {
+	if len(p.pending) == 0 || p.ctx.Err() != nil {
+		return true
+	}
+	sentNow, skipped := 0, 0
+	inTime := true
 	keep := p.pending[:0]
 	for i, pos := range p.pending {
-		if sentNow >= s.cfg.DeliveriesPerTick || p.ctx.Err() != nil {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			inTime = false
+		}
+		if !inTime || sentNow >= s.cfg.DeliveriesPerTick || skipped >= maxSkips || p.ctx.Err() != nil {
 			keep = append(keep, p.pending[i:]...)
 			break
 		}
 		edits, ready := s.cfg.World.Chunk(pos)
 		if !ready {
 			keep = append(keep, pos)
+			skipped++
 			continue
 		}
 		var m wire.Message
+		kind := kindDefault
 		if len(edits) == 0 {
 			m = &wire.ChunkDefault{Pos: pos}
 		} else {
@@ -675,43 +847,117 @@ func (s *Server) deliver(p *serverPeer) {
 				slices.SortFunc(edits, byIndex)
 			}
 			m = &wire.ChunkEdits{Pos: pos, Edits: edits}
+			kind = kindEdits
 		}
 		if !s.send(p, m) {
 			if p.ctx.Err() != nil {
-				return
+				return true
 			}
 			continue // could not be encoded (logged); not retried
 		}
+		s.metrics.delivered[kind].Inc()
 		p.sent[pos] = struct{}{}
 		sentNow++
 	}
 	p.pending = keep
+	return inTime
 }
 
 func byIndex(a, b Edit) int { return int(a.Index) - int(b.Index) }
 
+// blockCentre is the world position (metres) of the centre of block index
+// of chunk pos.
+func blockCentre(pos ChunkPos, index uint16) (x, y, z float64) {
+	i := int(index)
+	return float64(pos.X)*32 + float64(i&31) + 0.5,
+		float64(pos.Y)*32 + float64(i>>10) + 0.5,
+		float64(pos.Z)*32 + float64((i>>5)&31) + 0.5
+}
+
+// reachError says why p may not edit that block from where its car is, or
+// returns "".
+func (s *Server) reachError(p *serverPeer, pos ChunkPos, index uint16) string {
+	if s.cfg.Reach < 0 {
+		return ""
+	}
+	p.carMu.Lock()
+	c, have := p.carIn, p.carHave
+	p.carMu.Unlock()
+	if !have {
+		return "no car position yet: the server has not received your car, so it cannot check your reach"
+	}
+	bx, by, bz := blockCentre(pos, index)
+	cx, cy, cz := c.Position()
+	d := math.Sqrt((bx-cx)*(bx-cx) + (by-cy)*(by-cy) + (bz-cz)*(bz-cz))
+	if d > s.cfg.Reach {
+		return fmt.Sprintf("out of reach: that block is %.0f m from your car; you can edit within %g m", d, s.cfg.Reach)
+	}
+	return ""
+}
+
 func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
-	reject := func(reason string) { s.send(p, &wire.EditReject{Seq: m.Seq, Reason: reason}) }
+	reject := func(why, reason string) {
+		s.metrics.editsRejected.WithLabelValues(why).Inc()
+		s.send(p, &wire.EditReject{Seq: m.Seq, Reason: reason})
+	}
 	if _, ok := p.sent[m.Pos]; !ok {
-		reject("that chunk is not loaded in your area")
+		reject("area", "that chunk is not loaded in your area")
+		return
+	}
+	if why := s.reachError(p, m.Pos, m.Index); why != "" {
+		reject("reach", why)
 		return
 	}
 	if p.tokens < 1 {
-		reject(fmt.Sprintf("too many edits: at most %g per second", s.cfg.EditsPerSecond))
+		reject("rate", fmt.Sprintf("too many edits: at most %g per second", s.cfg.EditsPerSecond))
 		return
 	}
 	p.tokens--
-	if err := s.cfg.World.ApplyEdit(p.id, m.Pos, m.Index, m.Block); err != nil {
-		reject(err.Error())
+	e := EditCommit{Player: p.id, Seq: m.Seq, Pos: m.Pos, Index: m.Index, Block: m.Block}
+	if aw, ok := s.cfg.World.(AsyncEditWorld); ok {
+		if err := aw.SubmitEdit(e); err != nil {
+			reject("world", err.Error())
+		}
+		return // answered when the commit finishes (finishEdits)
+	}
+	e.Err = s.cfg.World.ApplyEdit(p.id, m.Pos, m.Index, m.Block)
+	s.editDone(e)
+}
+
+// finishEdits answers every edit whose asynchronous commit has finished.
+func (s *Server) finishEdits() {
+	aw, ok := s.cfg.World.(AsyncEditWorld)
+	if !ok {
 		return
 	}
-	b := &wire.EditBroadcast{Pos: m.Pos, Index: m.Index, Block: m.Block}
+	s.committed = aw.CommittedEdits(s.committed[:0])
+	for _, e := range s.committed {
+		s.editDone(e)
+	}
+	clear(s.committed)
+}
+
+// editDone broadcasts a committed edit to every client holding its chunk
+// and acknowledges it, or rejects a failed one.
+func (s *Server) editDone(e EditCommit) {
+	p := s.peers[e.Player] // nil if the player left meanwhile
+	if e.Err != nil {
+		s.metrics.editsRejected.WithLabelValues("world").Inc()
+		if p != nil {
+			s.send(p, &wire.EditReject{Seq: e.Seq, Reason: e.Err.Error()})
+		}
+		return
+	}
+	s.metrics.editsApplied.Inc()
+	b := &wire.EditBroadcast{Pos: e.Pos, Index: e.Index, Block: e.Block}
 	for _, q := range s.peers {
-		if _, ok := q.sent[m.Pos]; ok {
+		if _, ok := q.sent[e.Pos]; ok {
 			s.send(q, b)
 		}
 	}
-	s.send(p, &wire.EditAck{Seq: m.Seq})
+	if p != nil {
+		s.send(p, &wire.EditAck{Seq: e.Seq})
+	}
 }
 
 // relayCars hands every client the latest snapshots of the other cars in

@@ -90,3 +90,39 @@ func (w *MemoryWorld) ApplyEdit(_ uint32, pos ChunkPos, index uint16, block uint
 	m[index] = block
 	return nil
 }
+
+// UnionWorld is an optional World extension for worlds whose desired set is
+// large (many clients, large radii). Instead of Reconcile with the whole
+// union, the server reports once per tick, in O(changes), which chunks
+// entered the union of all clients' areas (near-first for the client that
+// asked for them) and which left it. The same chunk never appears in both
+// lists of one call; an added chunk may already be known (a drop and re-add
+// within one tick) and must be treated as a set insertion. The slices are
+// only valid during the call, which must not block.
+type UnionWorld interface {
+	World
+	UnionChanged(added, removed []ChunkPos)
+}
+
+// EditCommit is one edit on its way through an AsyncEditWorld.
+type EditCommit struct {
+	Player uint32 // who asked
+	Seq    uint32 // the client's EditRequest sequence number
+	Pos    ChunkPos
+	Index  uint16
+	Block  uint8
+	Err    error // set by the world when the commit failed
+}
+
+// AsyncEditWorld is an optional World extension that keeps disk commits off
+// the tick. The server prefers it to ApplyEdit: SubmitEdit validates at once
+// (a non-nil error is a rejection shown to the player) and queues the
+// commit without blocking; CommittedEdits hands back, without blocking and
+// in commit order, every submitted edit whose commit has finished (Err set
+// if it failed). Only then does the server broadcast the edit and
+// acknowledge it, so nothing is acknowledged before it is on disk.
+type AsyncEditWorld interface {
+	World
+	SubmitEdit(e EditCommit) error
+	CommittedEdits(dst []EditCommit) []EditCommit
+}

@@ -1,0 +1,152 @@
+package netsync
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metric names, part of the operations interface (docs/networking.md).
+const (
+	MetricPlayers          = "citydrive_players"
+	MetricTick             = "citydrive_tick_duration_seconds"
+	MetricTickQuantiles    = "citydrive_tick_quantile_seconds"
+	MetricClientBytesIn    = "citydrive_client_bytes_in_total"
+	MetricClientBytesOut   = "citydrive_client_bytes_out_total"
+	MetricChunksDelivered  = "citydrive_chunks_delivered_total"
+	MetricEditsApplied     = "citydrive_edits_applied_total"
+	MetricEditsRejected    = "citydrive_edits_rejected_total"
+	MetricDatagramsDropped = "citydrive_datagrams_dropped_total"
+	MetricBudgetExhausted  = "citydrive_delivery_budget_exhausted_total"
+)
+
+// TickBuckets are the tick-duration histogram's buckets (seconds): fine
+// around the 10 ms target so a p99 can be read off them.
+var TickBuckets = []float64{
+	0.0001, 0.00025, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.004, 0.005,
+	0.006, 0.007, 0.008, 0.009, 0.010, 0.0125, 0.015, 0.020, 0.025, 0.033, 0.050, 0.100, 0.250,
+}
+
+const (
+	kindDefault = iota
+	kindEdits
+)
+
+type metrics struct {
+	players         prometheus.GaugeFunc
+	tick            prometheus.Histogram
+	tickQ           prometheus.Summary
+	deliveredVec    *prometheus.CounterVec
+	delivered       [2]prometheus.Counter
+	editsApplied    prometheus.Counter
+	editsRejected   *prometheus.CounterVec
+	dropped         prometheus.CounterFunc
+	budgetExhausted prometheus.Counter
+	clients         *clientBytes
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		players: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: MetricPlayers, Help: "Connected players (handshake completed).",
+		}, func() float64 { return float64(s.players.Load()) }),
+		tick: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: MetricTick, Help: "Wall time of one server tick.", Buckets: TickBuckets,
+		}),
+		tickQ: prometheus.NewSummary(prometheus.SummaryOpts{
+			Name: MetricTickQuantiles, Help: "Tick duration quantiles over the last minute.",
+			Objectives: map[float64]float64{0.5: 0.01, 0.99: 0.001, 0.999: 0.0001},
+			MaxAge:     time.Minute, AgeBuckets: 6,
+		}),
+		deliveredVec: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricChunksDelivered, Help: "Chunks delivered to clients, by kind (default: regenerate from the seed; edits: sparse edits).",
+		}, []string{"kind"}),
+		editsApplied: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricEditsApplied, Help: "Edits committed, broadcast and acknowledged.",
+		}),
+		editsRejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricEditsRejected, Help: "Edit requests rejected, by reason (area, reach, rate, world).",
+		}, []string{"reason"}),
+		dropped: prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: MetricDatagramsDropped, Help: "Car datagrams that could not be sent.",
+		}, func() float64 { return float64(s.datagramsDropped.Load()) }),
+		budgetExhausted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricBudgetExhausted, Help: "Ticks whose chunk-delivery time budget ran out before every client was served.",
+		}),
+		clients: &clientBytes{s: s,
+			in:  prometheus.NewDesc(MetricClientBytesIn, "QUIC bytes received from a client (all streams, datagrams and acknowledgements; no UDP/IP headers).", []string{"player"}, nil),
+			out: prometheus.NewDesc(MetricClientBytesOut, "QUIC bytes sent to a client, retransmissions included (no UDP/IP headers).", []string{"player"}, nil),
+		},
+	}
+	m.delivered[kindDefault] = m.deliveredVec.WithLabelValues("default")
+	m.delivered[kindEdits] = m.deliveredVec.WithLabelValues("edits")
+	for _, r := range []string{"area", "reach", "rate", "world"} {
+		m.editsRejected.WithLabelValues(r)
+	}
+	return m
+}
+
+func (m *metrics) register(r prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
+		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.clients} {
+		if err := r.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *metrics) observeTick(d time.Duration) {
+	s := d.Seconds()
+	m.tick.Observe(s)
+	m.tickQ.Observe(s)
+}
+
+// clientBytes reports each connected client's QUIC byte counters at scrape
+// time, straight from quic-go's connection statistics, so nothing is
+// counted on the hot path and a departed player's series disappear.
+type clientBytes struct {
+	s       *Server
+	in, out *prometheus.Desc
+}
+
+func (c *clientBytes) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.in
+	ch <- c.out
+}
+
+func (c *clientBytes) Collect(ch chan<- prometheus.Metric) {
+	for _, st := range c.s.ClientStats() {
+		id := strconv.FormatUint(uint64(st.Player), 10)
+		ch <- prometheus.MustNewConstMetric(c.in, prometheus.CounterValue, float64(st.BytesIn), id)
+		ch <- prometheus.MustNewConstMetric(c.out, prometheus.CounterValue, float64(st.BytesOut), id)
+	}
+}
+
+// ClientStat is one connected client's traffic so far, counted by QUIC:
+// every stream and datagram byte plus QUIC's own packet overhead
+// (headers, acknowledgements, keep-alives), retransmissions included, UDP
+// and IP headers excluded.
+type ClientStat struct {
+	Player   uint32
+	BytesIn  uint64 // from the client
+	BytesOut uint64 // to the client
+}
+
+// ClientStats returns the traffic of every connected client. Safe from any
+// goroutine.
+func (s *Server) ClientStats() []ClientStat {
+	s.liveMu.Lock()
+	peers := make([]*serverPeer, 0, len(s.live))
+	for _, p := range s.live {
+		peers = append(peers, p)
+	}
+	s.liveMu.Unlock()
+	out := make([]ClientStat, 0, len(peers))
+	for _, p := range peers {
+		st := p.conn.ConnectionStats()
+		out = append(out, ClientStat{Player: p.id, BytesIn: st.BytesReceived, BytesOut: st.BytesSent})
+	}
+	return out
+}
