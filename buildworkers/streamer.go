@@ -21,29 +21,35 @@ type Config struct {
 	Workers            int // 0: no pool, the main goroutine builds
 	MaxInFlight        int // per worker
 	MainBuildsPerFrame int // main-goroutine builds per frame once workers are gone
-	VisibleEvery       time.Duration
-	EvictEvery         time.Duration
-	EvictKeep          float64 // metres: graph beyond this is dropped
-	RequeueRadius      float64 // metres around a new edge whose items rebuild
-	RebaseDistance     float64 // metres the car may stray from the origin
-	NewBuilder         func() Builder
-	Log                *slog.Logger
-	Gate               *sync.RWMutex // see PoolConfig.Gate
+	// UploadBytesPerFrame bounds the vertex bytes applied to slots per
+	// frame (at least one result always lands): copying geometry is the
+	// main goroutine's biggest cost, and a burst of big results must not
+	// make a long frame. Results over the budget wait for the next frame.
+	UploadBytesPerFrame int
+	VisibleEvery        time.Duration
+	EvictEvery          time.Duration
+	EvictKeep           float64 // metres: graph beyond this is dropped
+	RequeueRadius       float64 // metres around a new edge whose items rebuild
+	RebaseDistance      float64 // metres the car may stray from the origin
+	NewBuilder          func() Builder
+	Log                 *slog.Logger
+	Gate                *sync.RWMutex // see PoolConfig.Gate
 }
 
 // DefaultConfig holds the reference defaults; NewBuilder must still be set.
 func DefaultConfig() Config {
 	return Config{
-		Slots:              slots.DefaultConfig(),
-		Walk:               walker.DefaultParams(),
-		Workers:            1,
-		MaxInFlight:        DefaultMaxInFlight,
-		MainBuildsPerFrame: 5,
-		VisibleEvery:       250 * time.Millisecond,
-		EvictEvery:         2 * time.Second,
-		EvictKeep:          1200,
-		RequeueRadius:      142,
-		RebaseDistance:     2048,
+		Slots:               slots.DefaultConfig(),
+		Walk:                walker.DefaultParams(),
+		Workers:             1,
+		MaxInFlight:         DefaultMaxInFlight,
+		MainBuildsPerFrame:  5,
+		UploadBytesPerFrame: 768 << 10,
+		VisibleEvery:        250 * time.Millisecond,
+		EvictEvery:          2 * time.Second,
+		EvictKeep:           1200,
+		RequeueRadius:       142,
+		RebaseDistance:      2048,
 	}
 }
 
@@ -58,6 +64,9 @@ func (c Config) Validate() error {
 	}
 	if c.MainBuildsPerFrame < 1 || c.MainBuildsPerFrame > 1000 {
 		errs = append(errs, fmt.Errorf("builds per frame must be 1..1000, got %d", c.MainBuildsPerFrame))
+	}
+	if c.UploadBytesPerFrame < 1 {
+		errs = append(errs, fmt.Errorf("upload budget must be positive, got %d bytes", c.UploadBytesPerFrame))
 	}
 	if c.VisibleEvery <= 0 || c.EvictEvery <= 0 {
 		errs = append(errs, errors.New("refresh intervals must be positive"))
@@ -272,9 +281,11 @@ func (s *Streamer) rebase(car world.Vec2) {
 	s.stats.Rebases++
 }
 
-// drain applies every finished result that is still current.
+// drain applies finished results that are still current, up to the
+// frame's upload budget.
 func (s *Streamer) drain() {
-	for {
+	budget := s.cfg.UploadBytesPerFrame
+	for budget > 0 {
 		r, ok := s.pool.Poll()
 		if !ok {
 			return
@@ -292,6 +303,7 @@ func (s *Streamer) drain() {
 			continue
 		}
 		s.stats.WorkerBuilds++
+		budget -= r.Count * slots.BytesPerVertex
 		s.apply(r.Request, Output{
 			Verts: r.Verts, Count: r.Count, Bounds: r.Bounds, Trees: r.Trees,
 			Obstacles: r.Obstacles, Simplified: r.Simplified,

@@ -424,3 +424,19 @@ func TestRebaseMovesOriginAndRebuildsEverySlot(t *testing.T) {
 		}
 	})
 }
+
+func TestUploadBudgetBoundsWorkPerFrame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		itemBytes := 36 * slots.BytesPerVertex
+		h := newHarness(t, 2, nil, func(c *Config) { c.UploadBytesPerFrame = 2*itemBytes + 1 })
+		s := h.s
+		prev := 0
+		for f := 0; f < 200 && !s.Ready(); f++ {
+			h.frame()
+			got := s.Stats().WorkerBuilds - prev
+			prev = s.Stats().WorkerBuilds
+			require.LessOrEqual(t, got, 3, "frame %d applied %d results", f, got)
+		}
+		require.True(t, s.Ready(), "the world still completes")
+	})
+}

@@ -18,6 +18,7 @@ type streamFlags struct {
 	inflight       *int
 	viewCost       *float64
 	buildsPerFrame *int
+	uploadKB       *int
 }
 
 // defaultWorkers leaves one core to the main goroutine.
@@ -33,6 +34,7 @@ func addStreamFlags(fs *flag.FlagSet) *streamFlags {
 		inflight:       fs.Int("inflight", d.MaxInFlight, "build requests in flight per worker"),
 		viewCost:       fs.Float64("view-cost", d.Walk.ViewCost, "walk cost limit (metres × weight): how far the city reaches"),
 		buildsPerFrame: fs.Int("builds-per-frame", d.MainBuildsPerFrame, "items the main goroutine builds per frame once workers have failed"),
+		uploadKB:       fs.Int("upload-kb", d.UploadBytesPerFrame>>10, "vertex KiB applied to slots per frame (at least one item always lands)"),
 	}
 }
 
@@ -46,6 +48,7 @@ func (f *streamFlags) config() (buildworkers.Config, world.World, error) {
 	c.Workers = *f.workers
 	c.MaxInFlight = *f.inflight
 	c.MainBuildsPerFrame = *f.buildsPerFrame
+	c.UploadBytesPerFrame = *f.uploadKB << 10
 	w := world.New(*f.seed)
 	verts := *f.slotVerts
 	c.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, verts) }
