@@ -5,11 +5,11 @@
 // (citydrive/roadgraph/world). Column rule, per block column (x, z) sampled
 // at its centre (x+0.5, z+0.5) with terrain height h:
 //
-//   - off roads the ground's top face sits at round(h), the nearest metre;
+//   - the ground's top face sits at floor(h): never above the road decks and
+//     lot grounds the city builder drapes at exactly h (so no block pokes
+//     through a sidewalk), at most 1 m below them, and never z-fighting;
 //   - under a road (within the edge's half width of its centre line, on
-//     land) it sits at floor(h) and the top block is gravel, so the road deck,
-//     which lies exactly at h, is never below the voxel surface (at most
-//     1 m above it) and never z-fights with it;
+//     land) the top block is gravel;
 //   - the lake (h < WaterLevel) fills with water from the bed up to the water
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
@@ -95,7 +95,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	for z := range size {
 		for x := range size {
 			h := g.w.Height(float64(ox)+float64(x)+0.5, float64(oz)+float64(z)+0.5)
-			t := int64(math.Floor(h + 0.5))
+			t := int64(math.Floor(h))
 			i := z<<voxel.ChunkBits | x
 			col.top[i], col.water[i] = t, h < world.WaterLevel
 			col.lo, col.hi = min(col.lo, t), max(col.hi, t)

@@ -53,8 +53,9 @@ func TestGenerateIsDeterministicAndConcurrent(t *testing.T) {
 	assert.NotEqual(t, want, New(testSeed+1).Chunk(p), "another seed gives other terrain")
 }
 
-// Every column's top matches the documented rule: top face at round(h) off
-// roads, floor(h) under roads (gravel), water up to the water level.
+// Every column's top matches the documented rule: top face at floor(h), so
+// never above the road or lot ground the city drapes at h; water up to the
+// water level.
 func TestColumnRuleMatchesWorldHeight(t *testing.T) {
 	g := New(testSeed)
 	rapid.Check(t, func(rt *rapid.T) {
@@ -68,7 +69,6 @@ func TestColumnRuleMatchesWorldHeight(t *testing.T) {
 		// find the highest non-water solid block in this and the chunk above
 		above := g.Chunk(p.Add(0, 1, 0))
 		top := int64(math.MinInt64)
-		var topBlock voxel.Block
 		for y := 2*voxel.ChunkSize - 1; y >= 0; y-- {
 			cc, ly := c, y
 			if y >= voxel.ChunkSize {
@@ -76,17 +76,13 @@ func TestColumnRuleMatchesWorldHeight(t *testing.T) {
 			}
 			b := cc.At(lx, ly, lz)
 			if b != voxel.Air && b != voxel.Water {
-				top, topBlock = oy+int64(y)+1, b
+				top = oy + int64(y) + 1
 				break
 			}
 		}
 		require.NotEqual(rt, int64(math.MinInt64), top, "no ground in column")
-		if topBlock == voxel.Gravel {
-			assert.Equal(rt, int64(math.Floor(h)), top)
-		} else {
-			assert.Equal(rt, int64(math.Floor(h+0.5)), top)
-		}
-		assert.LessOrEqual(rt, math.Abs(float64(top)-h), 1.0)
+		assert.Equal(rt, int64(math.Floor(h)), top)
+		assert.LessOrEqual(rt, float64(top), h, "never above the city's ground")
 		if h < world.WaterLevel && top < 0 {
 			assert.Equal(rt, voxel.Water, c.At(lx, int(top-oy), lz), "lake water above the bed")
 		}
