@@ -165,7 +165,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.spawn(func() {
 		err := readFrames(chunk, wire.ChunkCap, lim, func(m wire.Message) error {
 			switch m.(type) {
-			case *wire.ChunkDefault, *wire.ChunkEdits, *wire.ChunkDrop,
+			case *wire.ChunkDefaults, *wire.ChunkEdits, *wire.ChunkDrop,
 				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())

@@ -15,6 +15,7 @@ const (
 	MetricClientBytesIn    = "citydrive_client_bytes_in_total"
 	MetricClientBytesOut   = "citydrive_client_bytes_out_total"
 	MetricChunksDelivered  = "citydrive_chunks_delivered_total"
+	MetricChunkDrops       = "citydrive_chunk_drops_total"
 	MetricEditsApplied     = "citydrive_edits_applied_total"
 	MetricEditsRejected    = "citydrive_edits_rejected_total"
 	MetricDatagramsDropped = "citydrive_datagrams_dropped_total"
@@ -43,6 +44,7 @@ type metrics struct {
 	editsRejected   *prometheus.CounterVec
 	dropped         prometheus.CounterFunc
 	budgetExhausted prometheus.Counter
+	drops           prometheus.Counter
 	clients         *clientBytes
 }
 
@@ -74,6 +76,9 @@ func newMetrics(s *Server) *metrics {
 		budgetExhausted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricBudgetExhausted, Help: "Ticks whose chunk-delivery time budget ran out before every client was served.",
 		}),
+		drops: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricChunkDrops, Help: "ChunkDrop messages sent: removals a client cannot work out from its own Subscribe.",
+		}),
 		clients: &clientBytes{s: s,
 			in:  prometheus.NewDesc(MetricClientBytesIn, "QUIC bytes received from a client (all streams, datagrams and acknowledgements; no UDP/IP headers).", []string{"player"}, nil),
 			out: prometheus.NewDesc(MetricClientBytesOut, "QUIC bytes sent to a client, retransmissions included (no UDP/IP headers).", []string{"player"}, nil),
@@ -89,7 +94,7 @@ func newMetrics(s *Server) *metrics {
 
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
-		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.clients} {
+		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.clients} {
 		if err := r.Register(c); err != nil {
 			return err
 		}

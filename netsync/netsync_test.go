@@ -132,13 +132,18 @@ func TestHandshakeAndChunkDelivery(t *testing.T) {
 	// first; the edited one carries its edits.
 	got := map[ChunkPos]wire.Message{}
 	first := next(t, c)
-	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{}}, first)
-	got[ChunkPos{}] = first
+	require.IsType(t, &wire.ChunkDefaults{}, first)
+	assert.Equal(t, ChunkPos{}, first.(*wire.ChunkDefaults).Pos[0], "nearest first")
+	for _, p := range first.(*wire.ChunkDefaults).Pos {
+		got[p] = first
+	}
 	for len(got) < 5 {
 		m := next(t, c)
 		switch m := m.(type) {
-		case *wire.ChunkDefault:
-			got[m.Pos] = m
+		case *wire.ChunkDefaults:
+			for _, p := range m.Pos {
+				got[p] = m
+			}
 		case *wire.ChunkEdits:
 			got[m.Pos] = m
 		default:
@@ -146,16 +151,27 @@ func TestHandshakeAndChunkDelivery(t *testing.T) {
 		}
 	}
 	assert.Equal(t, &wire.ChunkEdits{Pos: edited, Edits: []Edit{{Index: 100, Block: 7}}}, got[edited])
+	assert.Len(t, got, 5)
 
-	// Moving away drops what left the area and delivers what entered.
+	// Moving away delivers what entered; what left the client's own
+	// cylinder gets no ChunkDrop (the client evicts it itself).
 	require.NoError(t, c.Subscribe(ChunkPos{X: 10}, 1))
-	drops := 0
-	for drops < 5 {
-		if _, ok := next(t, c).(*wire.ChunkDrop); ok {
-			drops++
-		}
-	}
-	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{X: 10}}, next(t, c))
+	m := next(t, c)
+	require.IsType(t, &wire.ChunkDefaults{}, m, "no ChunkDrop before the new area")
+	d := m.(*wire.ChunkDefaults)
+	assert.Equal(t, ChunkPos{X: 10}, d.Base)
+	assert.Equal(t, ChunkPos{X: 10}, d.Pos[0])
+	assert.Len(t, d.Pos, 5, "one message for the whole new area")
+}
+
+// firstDefault asserts that the next message is a ChunkDefaults and
+// returns its first (nearest) position.
+func firstDefault(t *testing.T, c *Client) ChunkPos {
+	t.Helper()
+	m := next(t, c)
+	d, ok := m.(*wire.ChunkDefaults)
+	require.True(t, ok, "want ChunkDefaults, got %v", m.Kind())
+	return d.Pos[0]
 }
 
 func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
@@ -164,7 +180,7 @@ func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
 	b := dial(t, s.clientConfig())
 	origin := ChunkPos{}
 	for _, c := range []*Client{a, b} {
-		assert.Equal(t, &wire.ChunkDefault{Pos: origin}, next(t, c))
+		assert.Equal(t, origin, firstDefault(t, c))
 	}
 	seq, err := a.RequestEdit(origin, 1234, 9)
 	require.NoError(t, err)
@@ -188,7 +204,7 @@ func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
 func TestEditRateLimit(t *testing.T) {
 	s := startServer(t, func(c *ServerConfig) { c.EditsPerSecond = 2 })
 	a := dial(t, s.clientConfig())
-	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{}}, next(t, a))
+	assert.Equal(t, ChunkPos{}, firstDefault(t, a))
 	for i := range 5 {
 		_, err := a.RequestEdit(ChunkPos{}, uint16(i), 1)
 		require.NoError(t, err)
@@ -357,7 +373,7 @@ func frame(t *testing.T, m wire.Message) []byte {
 func TestHostileClientsAreCutOffOthersCarryOn(t *testing.T) {
 	s := startServer(t, nil)
 	good := dial(t, s.clientConfig())
-	assert.Equal(t, &wire.ChunkDefault{Pos: ChunkPos{}}, next(t, good))
+	assert.Equal(t, ChunkPos{}, firstDefault(t, good))
 
 	var before, after runtimeMem
 	before.read()

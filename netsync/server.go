@@ -30,11 +30,15 @@ type ServerConfig struct {
 	Generator uint32 // terrain generator version
 	World     World  // the voxel world; required
 
-	MaxRadius         uint32  // largest subscription radius in chunks (8)
-	TickHz            int     // server tick rate (30)
-	DeliveriesPerTick int     // chunk deliveries per client per tick (32)
-	MaxBlock          uint8   // largest valid block id (255)
-	EditsPerSecond    float64 // per-player edit rate limit, also the burst (20)
+	MaxRadius         uint32 // largest subscription radius in chunks (8)
+	TickHz            int    // server tick rate (30)
+	DeliveriesPerTick int    // edited-chunk deliveries per client per tick (32)
+	// DefaultsPerTick bounds never-edited chunks announced per client per
+	// tick (1024); they cost 3 bytes each in a ChunkDefaults and nothing to
+	// prepare, so a whole area fits in a tick or two.
+	DefaultsPerTick int
+	MaxBlock        uint8   // largest valid block id (255)
+	EditsPerSecond  float64 // per-player edit rate limit, also the burst (20)
 	// DeliveryBudget bounds the wall time one tick spends delivering chunks
 	// to all clients together (3 ms); clients are served round-robin, so
 	// the ones cut off go first next tick. Negative: count bound only.
@@ -95,6 +99,7 @@ func (c *ServerConfig) defaults() {
 	set(&c.TickHz, 30)
 	c.TickHz = min(c.TickHz, wire.MaxTickHz)
 	set(&c.DeliveriesPerTick, 32)
+	set(&c.DefaultsPerTick, 1024)
 	if c.MaxBlock == 0 {
 		c.MaxBlock = 255
 	}
@@ -446,6 +451,7 @@ type serverPeer struct {
 	spare      map[ChunkPos]struct{} // the next desired set, reused
 	sent       map[ChunkPos]struct{}
 	pending    []ChunkPos
+	batch      []ChunkPos // this tick's ready defaults, reused
 	tokens     float64
 	lastCar    wire.CarSnapshot
 	hasCar     bool
@@ -793,12 +799,21 @@ func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
 		}
 	}
 	p.desired, p.spare = next, p.desired
+	// A chunk that left the cylinder the client itself asked for (its
+	// Subscribe as sent) is evicted by the client on its own: forget it
+	// silently. Only a removal the client cannot work out (the server
+	// serves a smaller radius than the one asked for) gets a ChunkDrop.
+	asked := int32(m.Radius)
 	for pos := range p.sent {
 		if _, ok := p.desired[pos]; !ok {
 			delete(p.sent, pos)
+			if !inCylinder(m.Centre, asked, pos) {
+				continue
+			}
 			if !s.send(p, &wire.ChunkDrop{Pos: pos}) {
 				return
 			}
+			s.metrics.drops.Inc()
 		}
 	}
 	p.pending = p.pending[:0]
@@ -813,21 +828,25 @@ func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
 // looks past per tick.
 const maxSkips = 64
 
-// deliver sends up to DeliveriesPerTick ready chunks from p's pending list,
-// nearest first. It reports false when the tick's delivery budget (deadline,
-// zero for none) ran out.
+// deliver sends ready chunks from p's pending list, nearest first: up to
+// DeliveriesPerTick edited chunks (one ChunkEdits each) and up to
+// DefaultsPerTick never-edited ones, batched into ChunkDefaults messages
+// relative to p's centre. It reports false when the tick's delivery budget
+// (deadline, zero for none) ran out.
 func (s *Server) deliver(p *serverPeer, deadline time.Time) bool {
 	if len(p.pending) == 0 || p.ctx.Err() != nil {
 		return true
 	}
-	sentNow, skipped := 0, 0
+	edited, defaults, skipped := 0, 0, 0
 	inTime := true
 	keep := p.pending[:0]
+	batch := p.batch[:0]
 	for i, pos := range p.pending {
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if i&15 == 0 && !deadline.IsZero() && time.Now().After(deadline) {
 			inTime = false
 		}
-		if !inTime || sentNow >= s.cfg.DeliveriesPerTick || skipped >= maxSkips || p.ctx.Err() != nil {
+		if !inTime || edited >= s.cfg.DeliveriesPerTick || defaults >= s.cfg.DefaultsPerTick ||
+			skipped >= maxSkips || p.ctx.Err() != nil {
 			keep = append(keep, p.pending[i:]...)
 			break
 		}
@@ -837,30 +856,48 @@ func (s *Server) deliver(p *serverPeer, deadline time.Time) bool {
 			skipped++
 			continue
 		}
-		var m wire.Message
-		kind := kindDefault
 		if len(edits) == 0 {
-			m = &wire.ChunkDefault{Pos: pos}
-		} else {
-			if !slices.IsSortedFunc(edits, byIndex) {
-				edits = slices.Clone(edits)
-				slices.SortFunc(edits, byIndex)
+			batch = append(batch, pos)
+			p.sent[pos] = struct{}{}
+			defaults++
+			if len(batch) == wire.MaxChunkDefaults {
+				s.sendDefaults(p, batch)
+				batch = batch[:0]
 			}
-			m = &wire.ChunkEdits{Pos: pos, Edits: edits}
-			kind = kindEdits
+			continue
 		}
-		if !s.send(p, m) {
+		if len(batch) > 0 { // keep the stream near-first
+			s.sendDefaults(p, batch)
+			batch = batch[:0]
+		}
+		if !slices.IsSortedFunc(edits, byIndex) {
+			edits = slices.Clone(edits)
+			slices.SortFunc(edits, byIndex)
+		}
+		if !s.send(p, &wire.ChunkEdits{Pos: pos, Edits: edits}) {
 			if p.ctx.Err() != nil {
 				return true
 			}
 			continue // could not be encoded (logged); not retried
 		}
-		s.metrics.delivered[kind].Inc()
+		s.metrics.delivered[kindEdits].Inc()
 		p.sent[pos] = struct{}{}
-		sentNow++
+		edited++
 	}
+	if len(batch) > 0 {
+		s.sendDefaults(p, batch)
+	}
+	p.batch = batch[:0]
 	p.pending = keep
 	return inTime
+}
+
+// sendDefaults sends one ChunkDefaults relative to p's centre (every
+// pending position lies in p's cylinder, so each offset fits a byte).
+func (s *Server) sendDefaults(p *serverPeer, batch []ChunkPos) {
+	if s.send(p, &wire.ChunkDefaults{Base: p.centre, Pos: batch}) {
+		s.metrics.delivered[kindDefault].Add(float64(len(batch)))
+	}
 }
 
 func byIndex(a, b Edit) int { return int(a.Index) - int(b.Index) }

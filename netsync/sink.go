@@ -7,11 +7,15 @@ import "citydrive/netsync/wire"
 // goroutine from Client.Drain and must not block.
 type ClientSink interface {
 	// ChunkDefault: pos was never edited; generate it from the seed.
+	// Called once per position of a ChunkDefaults message.
 	ChunkDefault(pos ChunkPos)
 	// ChunkEdits: generate pos, then apply edits (sorted by index). The
 	// slice belongs to the sink.
 	ChunkEdits(pos ChunkPos, edits []Edit)
-	// ChunkDrop: the server stopped tracking pos for this client.
+	// ChunkDrop: the server stopped tracking pos for this client although
+	// pos is still inside the cylinder of the client's latest Subscribe.
+	// Chunks that leave that cylinder get no ChunkDrop: the client evicts
+	// them itself.
 	ChunkDrop(pos ChunkPos)
 	// EditBroadcast: a block of a chunk the client holds changed.
 	EditBroadcast(pos ChunkPos, index uint16, block uint8)
@@ -35,8 +39,10 @@ func (c *Client) Drain(sink ClientSink, max int) int {
 
 func dispatch(sink ClientSink, m wire.Message) {
 	switch m := m.(type) {
-	case *wire.ChunkDefault:
-		sink.ChunkDefault(m.Pos)
+	case *wire.ChunkDefaults:
+		for _, p := range m.Pos {
+			sink.ChunkDefault(p)
+		}
 	case *wire.ChunkEdits:
 		sink.ChunkEdits(m.Pos, m.Edits)
 	case *wire.ChunkDrop:

@@ -28,7 +28,7 @@ func TestDrainDispatchesInOrderWithoutBlocking(t *testing.T) {
 	c := &Client{in: make(chan wire.Message, 8)}
 	p := ChunkPos{X: 1}
 	for _, m := range []wire.Message{
-		&wire.ChunkDefault{Pos: p}, &wire.EditBroadcast{Pos: p, Index: 3, Block: 4},
+		&wire.ChunkDefaults{Base: p, Pos: []ChunkPos{p, {X: 2}}}, &wire.EditBroadcast{Pos: p, Index: 3, Block: 4},
 		&wire.EditAck{Seq: 9}, &wire.EditReject{Seq: 10, Reason: "no"},
 		&wire.ChunkEdits{Pos: p, Edits: []Edit{{Index: 1, Block: 2}}}, &wire.ChunkDrop{Pos: p},
 	} {
@@ -37,7 +37,7 @@ func TestDrainDispatchesInOrderWithoutBlocking(t *testing.T) {
 	var s recordingSink
 	assert.Equal(t, 4, c.Drain(&s, 4))
 	assert.Equal(t, 2, c.Drain(&s, 10), "returns when empty")
-	assert.Equal(t, []string{"default {1 0 0}", "edit {1 0 0} 3 4", "result 9 true", "result 10 false no",
+	assert.Equal(t, []string{"default {1 0 0}", "default {2 0 0}", "edit {1 0 0} 3 4", "result 9 true", "result 10 false no",
 		"edits {1 0 0} [{1 2}]", "drop {1 0 0}"}, s.calls)
 }
 

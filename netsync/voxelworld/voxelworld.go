@@ -3,23 +3,36 @@
 // worker pool) and the crash-safe edit store in the server's data
 // directory.
 //
+// # Delivery never waits for generation
+//
+// Clients generate terrain themselves; the server only has to say which
+// chunks were never edited. It keeps an in-memory index of edited chunk
+// positions (loaded from the store at open, updated on every commit), so a
+// chunk nobody edited is deliverable (Chunk: ready, no edits) as soon as a
+// client wants it. An edited chunk is deliverable once its committed overlay
+// has been read from the store, which the loop does off the tick as soon as
+// the chunk enters the union. The residency still holds the union (it is
+// what edits apply to in memory), but delivery does not depend on it.
+//
 // # Goroutines and what the tick pays
 //
 // The server's tick never touches the residency, the generator or the disk:
 //
 //   - a loop goroutine owns the residency. The tick hands it changes to the
 //     union of areas (netsync.UnionWorld) through a mutex-guarded op list;
-//     the loop applies them, runs residency.Reconcile passes (drain, evict,
-//     dispatch) and publishes each chunk that became resident, with its
-//     committed overlay read from the store, into the ready map;
-//   - a commit goroutine owns writes: it commits each submitted edit with
-//     store.Apply (one bbolt transaction, fsynced), then updates the ready
-//     map and queues the block change for the residency;
-//   - the tick reads the ready map (Chunk, under a read lock), validates and
-//     queues edits (SubmitEdit, non-blocking) and collects finished commits
-//     (CommittedEdits). The server broadcasts and acknowledges an edit only
-//     when CommittedEdits has returned it, so nothing is acknowledged before
-//     it is on disk; the price is up to one tick of extra latency.
+//     the loop applies them incrementally (residency.Want / Unwant, O(1)
+//     each), pumps the residency (O(finished + dispatched), never O(union))
+//     and reads the overlays of edited chunks that entered the union;
+//   - a commit goroutine owns writes: it takes every queued edit (up to
+//     CommitBatch) and commits them with store.ApplyBatch (one bbolt
+//     transaction, one fsync), then updates the edited index and the loaded
+//     overlays and queues the block changes for the residency;
+//   - the tick reads the index and overlays (Chunk, under a read lock),
+//     validates and queues edits (SubmitEdit, non-blocking) and collects
+//     finished commits (CommittedEdits). The server broadcasts and
+//     acknowledges an edit only when CommittedEdits has returned it, so
+//     nothing is acknowledged before it is on disk; the price is up to one
+//     tick of extra latency.
 //
 // Chunks are delivered with their committed overlay only: an edit that is
 // still being committed is never shown to anyone, and a chunk delivered
@@ -40,41 +53,46 @@ import (
 	"citydrive/netsync"
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
-	"citydrive/voxel/plan"
 	"citydrive/voxel/residency"
 	"citydrive/voxel/store"
 )
 
 // Options tune a World. Zero values take the defaults shown.
 type Options struct {
-	// Workers generating chunks (max(4, NumCPU)). The residency queues 4
-	// jobs per worker per pass. More workers than cores buys dispatch
-	// throughput but starves the server's tick of CPU (measured: 16 workers
-	// on 2 cores put the tick p99 at 90 ms).
+	// Workers generating chunks for the residency (max(1, NumCPU/2)).
+	// Deliveries do not wait for them, so they are kept to half the cores:
+	// more workers than that only take CPU from the server's tick
+	// (measured before deliveries were decoupled: 16 workers on 2 cores
+	// put the tick p99 at 90 ms).
 	Workers int
-	// PassEvery is how often the loop runs a reconcile pass while there is
+	// PassEvery is how often the loop pumps the residency while there is
 	// work (10 ms).
 	PassEvery time.Duration
-	// RebuildEvery bounds how often the desired set is rebuilt after the
-	// union changed (50 ms): a rebuild costs O(union).
-	RebuildEvery time.Duration
 	// CommitQueue bounds edits waiting for their commit (1024); a full
 	// queue rejects the edit ("busy").
 	CommitQueue int
+	// CommitBatch bounds the edits committed in one transaction (256).
+	CommitBatch int
+	// OverlaysPerPass bounds store reads of edited chunks' overlays per
+	// loop pass (1024).
+	OverlaysPerPass int
 }
 
 func (o *Options) defaults() {
 	if o.Workers <= 0 {
-		o.Workers = max(4, runtime.NumCPU())
+		o.Workers = max(1, runtime.NumCPU()/2)
 	}
 	if o.PassEvery <= 0 {
 		o.PassEvery = 10 * time.Millisecond
 	}
-	if o.RebuildEvery <= 0 {
-		o.RebuildEvery = 50 * time.Millisecond
-	}
 	if o.CommitQueue <= 0 {
 		o.CommitQueue = 1024
+	}
+	if o.CommitBatch <= 0 {
+		o.CommitBatch = 256
+	}
+	if o.OverlaysPerPass <= 0 {
+		o.OverlaysPerPass = 1024
 	}
 }
 
@@ -92,19 +110,21 @@ type World struct {
 	// tick → loop
 	opsMu   sync.Mutex
 	ops     []op
-	blocks  []netsync.EditCommit // committed edits for the resident chunks
+	blocks  []netsync.EditCommit // committed edits for the residency
 	wake    chan struct{}
 	opsSwap []op
 	blkSwap []netsync.EditCommit
 
-	// The ready set: desired, resident chunks and their committed overlay
-	// (nil: never edited). Overlays are immutable values (With copies).
-	readyMu sync.RWMutex
-	ready   map[voxel.ChunkPos]voxel.Overlay
+	// edited is every chunk with committed edits; overlays holds the
+	// committed overlay of the edited chunks in the union that the loop has
+	// read so far. Overlays are immutable values (With copies).
+	readyMu  sync.RWMutex
+	edited   map[voxel.ChunkPos]struct{}
+	overlays map[voxel.ChunkPos]voxel.Overlay
 
-	// storeMu orders "read overlay, publish ready" (loop) against "commit,
-	// update ready" (committer), so a chunk is never published with an
-	// overlay older than a commit that finished before the publication.
+	// storeMu orders "read overlay, publish" (loop) against "commit,
+	// update overlays" (committer), so an overlay is never published older
+	// than a commit that finished before the publication.
 	storeMu sync.Mutex
 
 	commits chan netsync.EditCommit
@@ -112,19 +132,9 @@ type World struct {
 	done    []netsync.EditCommit
 
 	// loop-owned
-	want        map[voxel.ChunkPos]struct{}
-	list        []voxel.ChunkPos // wanted chunks in the order they were asked for (plus stale ones until a rebuild)
-	waiting     map[voxel.ChunkPos]struct{}
-	desired     plan.Desired
-	dirty       bool
-	lastRebuild time.Time
-	newly       []voxel.ChunkPos
-	check       []voxel.ChunkPos // loaded or already resident, maybe not yet published
-
-	// workers → loop: positions whose load finished
-	loadedMu sync.Mutex
-	loaded   []voxel.ChunkPos
-	newlyO   []voxel.Overlay
+	want  map[voxel.ChunkPos]struct{}
+	need  map[voxel.ChunkPos]struct{} // wanted, edited, overlay not read yet
+	needQ []voxel.ChunkPos
 
 	// tick-owned
 	mirror  map[voxel.ChunkPos]struct{} // for plain Reconcile
@@ -132,9 +142,10 @@ type World struct {
 	add     []netsync.ChunkPos
 	rem     []netsync.ChunkPos
 
-	stats struct{ resident, inFlight, ready, waiting, want atomic.Int64 }
+	stats struct{ resident, inFlight, ready, waiting, want, edited atomic.Int64 }
 
 	commitSeconds prometheus.Histogram
+	commitBatch   prometheus.Histogram
 	collectors    []prometheus.Collector
 
 	stop      chan struct{}
@@ -164,42 +175,45 @@ func OpenWith(dir string, seed uint64, log *slog.Logger, opt Options) (*World, e
 	if err != nil {
 		return nil, fmt.Errorf("voxel world in %s: %w", dir, err)
 	}
+	edited := map[voxel.ChunkPos]struct{}{}
+	if err := st.EditedChunks(func(p voxel.ChunkPos) { edited[p] = struct{}{} }); err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("voxel world in %s: reading the edited chunks: %w", dir, err)
+	}
 	w := &World{
 		seed: seed, log: log, opt: opt, st: st,
-		wake:    make(chan struct{}, 1),
-		ready:   map[voxel.ChunkPos]voxel.Overlay{},
-		commits: make(chan netsync.EditCommit, opt.CommitQueue),
-		want:    map[voxel.ChunkPos]struct{}{},
-		waiting: map[voxel.ChunkPos]struct{}{},
-		desired: plan.Of(),
-		mirror:  map[voxel.ChunkPos]struct{}{},
-		stop:    make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+		edited:   edited,
+		overlays: map[voxel.ChunkPos]voxel.Overlay{},
+		commits:  make(chan netsync.EditCommit, opt.CommitQueue),
+		want:     map[voxel.ChunkPos]struct{}{},
+		need:     map[voxel.ChunkPos]struct{}{},
+		mirror:   map[voxel.ChunkPos]struct{}{},
+		stop:     make(chan struct{}),
 		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "citydrive_edit_commit_seconds",
-			Help:    "Time to commit one edit to the store (bbolt transaction with fsync), queueing excluded.",
+			Help:    "Time to commit one batch of edits to the store (one bbolt transaction with fsync), queueing excluded.",
 			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 1},
 		}),
+		commitBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "citydrive_edit_commit_batch_edits",
+			Help:    "Edits per store transaction (group commit).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+		}),
 	}
-	load := sharedLoader(gen.New(seed).WithEdits(st))
-	w.res = residency.New(func(p voxel.ChunkPos) (*voxel.Chunk, error) {
-		c, err := load(p)
-		if err == nil {
-			w.loadedMu.Lock()
-			w.loaded = append(w.loaded, p)
-			w.loadedMu.Unlock()
-		}
-		return c, err
-	}, opt.Workers)
+	w.stats.edited.Store(int64(len(edited)))
+	w.res = residency.New(sharedLoader(gen.New(seed).WithEdits(st)), opt.Workers)
 	gauge := func(name, help string, v *atomic.Int64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
 			func() float64 { return float64(v.Load()) })
 	}
 	w.collectors = []prometheus.Collector{
-		w.commitSeconds,
+		w.commitSeconds, w.commitBatch,
 		gauge("citydrive_voxel_resident_chunks", "Chunks resident in the server's residency.", &w.stats.resident),
 		gauge("citydrive_voxel_inflight_chunks", "Chunks being generated.", &w.stats.inFlight),
-		gauge("citydrive_voxel_ready_chunks", "Chunks ready to be delivered.", &w.stats.ready),
+		gauge("citydrive_voxel_ready_chunks", "Chunks of the union deliverable now (never edited, or overlay read).", &w.stats.ready),
 		gauge("citydrive_voxel_wanted_chunks", "Chunks in the union of all clients' areas.", &w.stats.want),
+		gauge("citydrive_voxel_edited_chunks", "Chunks with committed edits (the in-memory index).", &w.stats.edited),
 	}
 	w.wg.Add(2)
 	go func() {
@@ -210,7 +224,8 @@ func OpenWith(dir string, seed uint64, log *slog.Logger, opt Options) (*World, e
 		defer w.wg.Done()
 		w.committer()
 	}()
-	log.Info("voxel world open", "dir", dir, "seed", seed, "generator", gen.Version, "workers", opt.Workers)
+	log.Info("voxel world open", "dir", dir, "seed", seed, "generator", gen.Version, "workers", opt.Workers,
+		"edited_chunks", len(edited))
 	return w, nil
 }
 
@@ -303,14 +318,17 @@ func (w *World) Reconcile(desired map[netsync.ChunkPos]struct{}) {
 	w.UnionChanged(w.add, w.rem)
 }
 
-// Chunk implements netsync.World: ready once the chunk is resident, with
-// its committed sparse edits.
+// Chunk implements netsync.World: a chunk nobody edited is ready at once
+// (the client generates it); an edited one once its committed overlay has
+// been read.
 func (w *World) Chunk(pos netsync.ChunkPos) ([]netsync.Edit, bool) {
+	p := voxel.ChunkPos(pos)
 	w.readyMu.RLock()
-	o, ok := w.ready[voxel.ChunkPos(pos)]
+	o, loaded := w.overlays[p]
+	_, edited := w.edited[p]
 	w.readyMu.RUnlock()
-	if !ok {
-		return nil, false
+	if !loaded {
+		return nil, !edited
 	}
 	w.scratch = w.scratch[:0]
 	for _, e := range o {
@@ -334,10 +352,12 @@ func (w *World) validate(pos netsync.ChunkPos, index uint16, block uint8) error 
 	if !voxel.Block(block).Valid() {
 		return fmt.Errorf("%w %d: valid blocks are 0..%d", ErrBadBlock, block, voxel.NumBlocks-1)
 	}
+	p := voxel.ChunkPos(pos)
 	w.readyMu.RLock()
-	_, ok := w.ready[voxel.ChunkPos(pos)]
+	_, loaded := w.overlays[p]
+	_, edited := w.edited[p]
 	w.readyMu.RUnlock()
-	if !ok {
+	if edited && !loaded {
 		return ErrLoading
 	}
 	return nil
@@ -378,48 +398,88 @@ func (w *World) ApplyEdit(player uint32, pos netsync.ChunkPos, index uint16, blo
 	if err := w.validate(pos, index, block); err != nil {
 		return err
 	}
-	return w.commit(netsync.EditCommit{Player: player, Pos: pos, Index: index, Block: block})
+	es := []netsync.EditCommit{{Player: player, Pos: pos, Index: index, Block: block}}
+	w.commit(es)
+	return es[0].Err
 }
 
-// commit writes one edit to the store, then makes it visible: in the
-// ready overlay (deliveries from now on carry it) and, through the loop,
-// in the resident chunk.
-func (w *World) commit(e netsync.EditCommit) error {
-	p, idx, b := voxel.ChunkPos(e.Pos), int(e.Index), voxel.Block(e.Block)
+// commit writes a batch of edits to the store in one transaction, then
+// makes them visible: in the edited index and the loaded overlays
+// (deliveries from now on carry them) and, through the loop, in the
+// resident chunks. If the batch fails, each edit is retried on its own so
+// one bad edit cannot fail the others. Err is set on each failed edit.
+func (w *World) commit(es []netsync.EditCommit) {
+	batch := make([]store.Edit, len(es))
+	for i, e := range es {
+		batch[i] = store.Edit{Pos: voxel.ChunkPos(e.Pos), Index: int(e.Index), Block: voxel.Block(e.Block)}
+	}
 	start := time.Now()
 	w.storeMu.Lock()
-	err := w.st.Apply(p, idx, b)
-	if err == nil {
-		w.readyMu.Lock()
-		if o, ok := w.ready[p]; ok {
-			w.ready[p] = o.With(e.Index, b)
+	err := w.st.ApplyBatch(batch)
+	if err != nil && len(es) > 1 {
+		for i, e := range batch {
+			es[i].Err = w.st.Apply(e.Pos, e.Index, e.Block)
 		}
-		w.readyMu.Unlock()
+	} else {
+		for i := range es {
+			es[i].Err = err
+		}
 	}
+	w.readyMu.Lock()
+	for i, e := range es {
+		if e.Err != nil {
+			continue
+		}
+		p := batch[i].Pos
+		w.edited[p] = struct{}{}
+		if o, ok := w.overlays[p]; ok {
+			w.overlays[p] = o.With(e.Index, batch[i].Block)
+		}
+	}
+	n := len(w.edited)
+	w.readyMu.Unlock()
 	w.storeMu.Unlock()
+	w.stats.edited.Store(int64(n))
 	w.commitSeconds.Observe(time.Since(start).Seconds())
-	if err != nil {
-		w.log.Error("committing edit failed", "chunk", p, "index", idx, "block", b, "err", err)
-		return fmt.Errorf("the server could not save that edit: %v", err)
-	}
+	w.commitBatch.Observe(float64(len(es)))
 	w.opsMu.Lock()
-	w.blocks = append(w.blocks, e)
+	for i, e := range es {
+		if e.Err != nil {
+			w.log.Error("committing edit failed", "chunk", e.Pos, "index", e.Index, "block", e.Block, "err", e.Err)
+			es[i].Err = fmt.Errorf("the server could not save that edit: %v", e.Err)
+			continue
+		}
+		w.blocks = append(w.blocks, e)
+	}
 	w.opsMu.Unlock()
 	w.signal()
-	return nil
 }
 
+// committer commits queued edits in batches: it waits for one, then takes
+// whatever else is queued (up to CommitBatch) into the same transaction.
 func (w *World) committer() {
+	var es []netsync.EditCommit
 	for {
 		select {
 		case <-w.stop:
 			return
 		case e := <-w.commits:
-			e.Err = w.commit(e)
-			w.doneMu.Lock()
-			w.done = append(w.done, e)
-			w.doneMu.Unlock()
+			es = append(es[:0], e)
 		}
+	more:
+		for len(es) < w.opt.CommitBatch {
+			select {
+			case e := <-w.commits:
+				es = append(es, e)
+			default:
+				break more
+			}
+		}
+		w.commit(es)
+		w.doneMu.Lock()
+		w.done = append(w.done, es...)
+		w.doneMu.Unlock()
+		clear(es)
 	}
 }
 
@@ -434,13 +494,14 @@ func (w *World) loop() {
 		case <-w.wake:
 		case <-t.C:
 		}
-		w.pass(time.Now())
+		w.pass()
 	}
 }
 
-// pass applies queued changes, runs one reconcile pass and publishes what
-// became resident. Cheap when there is nothing to do.
-func (w *World) pass(now time.Time) {
+// pass applies queued changes to the residency (O(changes)), pumps it
+// (O(finished + dispatched)) and reads the overlays of edited chunks that
+// entered the union. Its cost never depends on the size of the union.
+func (w *World) pass() {
 	w.opsMu.Lock()
 	ops, blocks := w.ops, w.blocks
 	w.ops, w.blocks = w.opsSwap[:0], w.blkSwap[:0]
@@ -451,7 +512,11 @@ func (w *World) pass(now time.Time) {
 	}()
 
 	for _, e := range blocks {
-		w.res.Edit(voxel.ChunkPos(e.Pos), int(e.Index), voxel.Block(e.Block))
+		p := voxel.ChunkPos(e.Pos)
+		w.res.Edit(p, int(e.Index), voxel.Block(e.Block))
+		if _, ok := w.want[p]; ok {
+			w.needOverlay(p) // a first edit: its overlay is not loaded yet
+		}
 	}
 	var gone []voxel.ChunkPos
 	for _, o := range ops {
@@ -459,108 +524,79 @@ func (w *World) pass(now time.Time) {
 		switch {
 		case o.add && !in:
 			w.want[o.pos] = struct{}{}
-			w.waiting[o.pos] = struct{}{}
-			w.list = append(w.list, o.pos)
-			w.dirty = true
-			if _, ok := w.res.Chunk(o.pos); ok { // not evicted yet: no new load will announce it
-				w.check = append(w.check, o.pos)
-			}
+			w.res.Want(o.pos)
+			w.needOverlay(o.pos)
 		case !o.add && in:
 			delete(w.want, o.pos)
-			delete(w.waiting, o.pos)
+			delete(w.need, o.pos)
+			w.res.Unwant(o.pos)
 			gone = append(gone, o.pos)
-			w.dirty = true
 		}
 	}
 	if len(gone) > 0 {
 		w.readyMu.Lock()
 		for _, p := range gone {
-			delete(w.ready, p)
+			delete(w.overlays, p)
 		}
-		w.stats.ready.Store(int64(len(w.ready)))
 		w.readyMu.Unlock()
 	}
-	rebuilt := false
-	if w.dirty && now.Sub(w.lastRebuild) >= w.opt.RebuildEvery {
-		w.rebuild(now)
-		rebuilt = true
-	}
-	if rebuilt || len(blocks) > 0 || len(w.waiting) > 0 || w.res.InFlight() > 0 {
-		w.res.Reconcile(w.desired)
-		w.publish()
-	}
+	w.loadOverlays()
+	w.res.Pump(nil)
 	w.stats.resident.Store(int64(w.res.Resident()))
 	w.stats.inFlight.Store(int64(w.res.InFlight()))
-	w.stats.waiting.Store(int64(len(w.waiting)))
+	w.stats.waiting.Store(int64(len(w.need)))
 	w.stats.want.Store(int64(len(w.want)))
-	if err := w.res.Err(); err != nil && w.res.InFlight() == 0 && len(w.waiting) > 0 {
+	w.stats.ready.Store(int64(len(w.want) - len(w.need)))
+	if err := w.res.Err(); err != nil && w.res.InFlight() == 0 && w.res.Queued() > 0 {
 		w.log.Warn("chunk loader failing; retrying", "err", err)
 	}
 }
 
-// rebuild makes the residency's desired set from the wanted chunks, in the
-// order they were asked for (each client's area near-first), dropping
-// chunks no longer wanted from the list.
-func (w *World) rebuild(now time.Time) {
-	keep := w.list[:0]
-	for _, p := range w.list {
-		if _, ok := w.want[p]; ok {
-			keep = append(keep, p)
-		}
+// needOverlay queues p's overlay for reading if p is edited and its
+// overlay is not loaded.
+func (w *World) needOverlay(p voxel.ChunkPos) {
+	w.readyMu.RLock()
+	_, edited := w.edited[p]
+	_, loaded := w.overlays[p]
+	w.readyMu.RUnlock()
+	if !edited || loaded {
+		return
 	}
-	w.list = keep
-	w.desired = plan.Of(keep...)
-	w.dirty = false
-	w.lastRebuild = now
+	if _, ok := w.need[p]; !ok {
+		w.need[p] = struct{}{}
+		w.needQ = append(w.needQ, p)
+	}
 }
 
-// publish moves waiting chunks that are now resident into the ready map,
-// each with its committed overlay. It looks only at chunks whose load
-// finished since (O(loads), not O(wanted)).
-func (w *World) publish() {
-	w.loadedMu.Lock()
-	w.check = append(w.check, w.loaded...)
-	w.loaded = w.loaded[:0]
-	w.loadedMu.Unlock()
-	w.newly = w.newly[:0]
-	keepCheck := w.check[:0]
-	for _, p := range w.check {
-		if _, ok := w.waiting[p]; !ok {
-			continue // published already, or no longer wanted
-		}
-		if _, ok := w.res.Chunk(p); ok {
-			w.newly = append(w.newly, p)
-		} else {
-			keepCheck = append(keepCheck, p) // loaded, not drained yet (or stale: reloaded later)
-		}
-	}
-	w.check = keepCheck
-	if len(w.newly) == 0 {
+// loadOverlays reads up to OverlaysPerPass queued overlays from the store
+// and publishes them.
+func (w *World) loadOverlays() {
+	if len(w.needQ) == 0 {
 		return
 	}
 	w.storeMu.Lock()
 	defer w.storeMu.Unlock()
-	w.newlyO = w.newlyO[:0]
-	keep := w.newly[:0]
-	for _, p := range w.newly {
+	n := 0
+	i := 0
+	for ; i < len(w.needQ) && n < w.opt.OverlaysPerPass; i++ {
+		p := w.needQ[i]
+		if _, ok := w.need[p]; !ok {
+			continue // no longer wanted
+		}
 		o, err := w.st.Overlay(p)
 		if err != nil {
 			w.log.Error("reading edits failed; chunk stays unready", "chunk", p, "err", err)
-			w.check = append(w.check, p) // retried next pass
-			continue
+			break // retried next pass
 		}
-		keep = append(keep, p)
-		w.newlyO = append(w.newlyO, o)
+		n++
+		w.readyMu.Lock()
+		w.overlays[p] = o
+		w.readyMu.Unlock()
+		delete(w.need, p)
 	}
-	w.newly = keep
-	w.readyMu.Lock()
-	for i, p := range w.newly {
-		w.ready[p] = w.newlyO[i]
-		delete(w.waiting, p)
-	}
-	n := len(w.ready)
-	w.readyMu.Unlock()
-	w.stats.ready.Store(int64(n))
+	rest := copy(w.needQ, w.needQ[i:])
+	clear(w.needQ[rest:])
+	w.needQ = w.needQ[:rest]
 }
 
 // Stats is a snapshot of the world's residency.

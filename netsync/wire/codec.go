@@ -19,13 +19,14 @@ import (
 type Kind uint8
 
 const (
-	KindHello         Kind = 1
-	KindWelcome       Kind = 2
-	KindRefuse        Kind = 3
-	KindSubscribe     Kind = 10
-	KindChunkDefault  Kind = 11
+	KindHello     Kind = 1
+	KindWelcome   Kind = 2
+	KindRefuse    Kind = 3
+	KindSubscribe Kind = 10
+	// 11 was ChunkDefault (protocol 1); retired, never reused.
 	KindChunkEdits    Kind = 12
 	KindChunkDrop     Kind = 13
+	KindChunkDefaults Kind = 14
 	KindEditRequest   Kind = 20
 	KindEditAck       Kind = 21
 	KindEditReject    Kind = 22
@@ -42,8 +43,8 @@ func (k Kind) String() string {
 		return "Refuse"
 	case KindSubscribe:
 		return "Subscribe"
-	case KindChunkDefault:
-		return "ChunkDefault"
+	case KindChunkDefaults:
+		return "ChunkDefaults"
 	case KindChunkEdits:
 		return "ChunkEdits"
 	case KindChunkDrop:
@@ -78,8 +79,8 @@ func newMessage(k Kind) Message {
 		return new(Refuse)
 	case KindSubscribe:
 		return new(Subscribe)
-	case KindChunkDefault:
-		return new(ChunkDefault)
+	case KindChunkDefaults:
+		return new(ChunkDefaults)
 	case KindChunkEdits:
 		return new(ChunkEdits)
 	case KindChunkDrop:

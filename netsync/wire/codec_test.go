@@ -22,7 +22,7 @@ func samples() []Message {
 		&Welcome{Protocol: ProtocolVersion, Seed: 0x9e3779b97f4a7c15, Generator: 3, Player: 17, MaxRadius: 12, TickHz: 30},
 		&Refuse{Reason: "world seed differs: the server runs seed 42, this client 7; start the client with -seed 42"},
 		&Subscribe{Centre: pos, Radius: 8},
-		&ChunkDefault{Pos: pos},
+		&ChunkDefaults{Base: pos, Pos: []ChunkPos{pos, {X: -320, Y: 1, Z: 1047}, {X: -296, Y: 6, Z: 1031}}},
 		&ChunkEdits{Pos: pos, Edits: []Edit{{Index: 5, Block: 1}, {Index: 4000, Block: 7}, {Index: 32767, Block: 200}}},
 		&ChunkDrop{Pos: pos},
 		&EditRequest{Seq: 70000, Pos: pos, Index: 31000, Block: 9},
@@ -50,7 +50,7 @@ func TestRoundTrip(t *testing.T) {
 // counting the 4-byte frame header) and keeps them within budget.
 func TestMessageSizes(t *testing.T) {
 	budget := map[Kind]int{
-		KindHello: 24, KindWelcome: 32, KindSubscribe: 16, KindChunkDefault: 12,
+		KindHello: 24, KindWelcome: 32, KindSubscribe: 16, KindChunkDefaults: 24,
 		KindChunkDrop: 12, KindEditRequest: 20, KindEditAck: 8, KindEditBroadcast: 16,
 	}
 	for _, m := range samples() {
@@ -72,7 +72,7 @@ func TestMessageSizes(t *testing.T) {
 		KindWelcome:       {&Welcome{Protocol: 1 << 31, Seed: 1 << 63, Generator: 1 << 31, Player: 1 << 31, MaxRadius: AbsMaxRadius, TickHz: MaxTickHz}, 30},
 		KindRefuse:        {&Refuse{Reason: long}, 517},
 		KindSubscribe:     {&Subscribe{Centre: far, Radius: AbsMaxRadius}, 18},
-		KindChunkDefault:  {&ChunkDefault{Pos: far}, 17},
+		KindChunkDefaults: {&ChunkDefaults{Base: far, Pos: []ChunkPos{far}}, 22},
 		KindChunkDrop:     {&ChunkDrop{Pos: far}, 17},
 		KindEditRequest:   {&EditRequest{Seq: 1 << 31, Pos: far, Index: 32767, Block: 255}, 27},
 		KindEditAck:       {&EditAck{Seq: 1 << 31}, 7},
@@ -93,6 +93,9 @@ func TestMessageSizes(t *testing.T) {
 	}
 	full, err := Encode(&ChunkEdits{Edits: all})
 	require.NoError(t, err)
+	def, err := Encode(&ChunkDefaults{Base: ChunkPos{X: -312, Y: 2, Z: 1047}, Pos: []ChunkPos{{X: -312, Y: 2, Z: 1047}}})
+	require.NoError(t, err)
+	t.Logf("ChunkDefaults  %3d bytes + 3 per chunk (%d chunks per message at most)", len(def)-3, MaxChunkDefaults)
 	t.Logf("ChunkEdits     %3d bytes + 3 per edit; fully edited chunk %d bytes (cap %d)", len(one)-3, len(full), ChunkCap)
 	assert.Less(t, len(full), ChunkCap)
 	snap := AppendCarSnapshot(nil, QuantiseCar(1, 2, 3, 4, 5, 6, 7))
@@ -106,6 +109,9 @@ func TestEncodeRejectsInvalid(t *testing.T) {
 		&ChunkEdits{Edits: []Edit{{Index: 3}, {Index: 3}}},
 		&ChunkEdits{Edits: []Edit{{Index: ChunkVolume}}},
 		&EditRequest{Index: ChunkVolume},
+		&ChunkDefaults{},
+		&ChunkDefaults{Pos: []ChunkPos{{X: 128}}},
+		&ChunkDefaults{Pos: make([]ChunkPos, MaxChunkDefaults+1)},
 		&EditBroadcast{Index: 40000},
 	} {
 		_, err := Encode(m)
@@ -155,6 +161,13 @@ func TestDecodeRejects(t *testing.T) {
 		"edits index high":     {[]byte{0x95, byte(KindChunkEdits), 0, 0, 0, 0xc4, 3, 0x80, 0, 1}, "index 32768 out of range"},
 		"edits block high":     {[]byte{0x95, byte(KindChunkEdits), 0, 0, 0, 0xc4, 3, 0, 1, 201}, "block 201"},
 		"edits over the frame": {[]byte{0x95, byte(KindChunkEdits), 0, 0, 0, 0xc4, 6, 0, 1, 1}, "bytes left"},
+		"defaults empty":       {[]byte{0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc4, 0}, "multiple of 3"},
+		"defaults ragged":      {[]byte{0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc4, 2, 0, 0}, "multiple of 3"},
+		"defaults as str":      {[]byte{0x95, byte(KindChunkDefaults), 0, 0, 0, 0xa3, 0, 0, 0}, "wrong type"},
+		"defaults beyond r":    {[]byte{0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc4, 3, 17, 0, 0}, "outside radius"},
+		"defaults dy beyond":   {[]byte{0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc4, 3, 0, 0xf7, 0}, "outside radius"},
+		"defaults overflow":    {[]byte{0x95, byte(KindChunkDefaults), 0xce, 0x7f, 0xff, 0xff, 0xff, 0, 0, 0xc4, 3, 1, 0, 0}, "overflows"},
+		"defaults over frame":  {[]byte{0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc4, 6, 0, 0, 0}, "bytes left"},
 		"reason not utf8":      {[]byte{0x92, byte(KindRefuse), 0xa1, 0xff}, "UTF-8"},
 		"reason as bin":        {[]byte{0x92, byte(KindRefuse), 0xc4, 1, 'x'}, "wrong type"},
 		"reason too long":      {[]byte{0x92, byte(KindRefuse), 0xda, 0x10, 0x00}, "exceeds"},
@@ -180,6 +193,8 @@ var lengthBombs = map[string][]byte{
 	"str32 refuse":         {0x92, byte(KindRefuse), 0xdb, 0xff, 0xff, 0xff, 0xff, 'a'},
 	"str32 reject":         {0x93, byte(KindEditReject), 1, 0xdb, 0x7f, 0xff, 0xff, 0xff, 'a'},
 	"map32 as message":     {0xdf, 0xff, 0xff, 0xff, 0xff, 1, 2},
+	"bin32 defaults":       {0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc6, 0x7f, 0xff, 0xff, 0xff, 0, 0, 0},
+	"bin32 defaults fits":  {0x95, byte(KindChunkDefaults), 0, 0, 0, 0xc6, 0x00, 0x03, 0x00, 0x00, 0, 0, 0},
 	"array32 inside field": {0x95, byte(KindSubscribe), 0xdd, 0xff, 0xff, 0xff, 0xff, 0, 0, 1},
 }
 
@@ -191,6 +206,8 @@ var bombChecks = map[string]string{
 	"str32 refuse":         "exceeds",
 	"str32 reject":         "exceeds",
 	"map32 as message":     "not an array",
+	"bin32 defaults":       "exceeds",
+	"bin32 defaults fits":  "bytes left",
 	"array32 inside field": "not an integer",
 }
 

@@ -14,8 +14,10 @@
 package wire
 
 // ProtocolVersion is the version of this wire format. It is carried in the
-// ALPN name ("citydrive/<version>") and in Hello/Welcome.
-const ProtocolVersion uint32 = 1
+// ALPN name ("citydrive/<version>") and in Hello/Welcome. Version 2 replaced
+// the per-chunk ChunkDefault (kind 11) with the batched ChunkDefaults (kind
+// 14) and stopped sending ChunkDrop for chunks the client evicts itself.
+const ProtocolVersion uint32 = 2
 
 const (
 	// ChunkVolume is the number of blocks in a 32³ chunk; a local block

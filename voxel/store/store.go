@@ -209,6 +209,84 @@ func (s *Store) Apply(p voxel.ChunkPos, idx int, b voxel.Block) error {
 	})
 }
 
+// Edit is one block edit for ApplyBatch.
+type Edit struct {
+	Pos   voxel.ChunkPos
+	Index int
+	Block voxel.Block
+}
+
+// ApplyBatch records several edits in one bbolt transaction: one commit,
+// one fsync (group commit). Edits apply in order, so a later edit of the
+// same block wins. Either every edit is committed or none is: an invalid
+// edit fails the whole batch with ErrBadEdit before anything is written.
+// It returns only after the commit, so a caller may acknowledge every edit
+// of the batch once it returned nil.
+func (s *Store) ApplyBatch(edits []Edit) error {
+	for _, e := range edits {
+		if e.Index < 0 || e.Index >= voxel.ChunkVolume || !e.Block.Valid() {
+			return fmt.Errorf("%w: chunk %v index %d block %d", ErrBadEdit, e.Pos, e.Index, e.Block)
+		}
+	}
+	if len(edits) == 0 {
+		return nil
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketEdits)
+		// Merge per chunk first so a chunk edited n times is written once.
+		merged := make(map[voxel.ChunkPos]voxel.Overlay, len(edits))
+		var order []voxel.ChunkPos
+		for _, e := range edits {
+			o, ok := merged[e.Pos]
+			if !ok {
+				k := Key(e.Pos)
+				var err error
+				if o, err = voxel.DecodeOverlay(bk.Get(k[:])); err != nil {
+					return fmt.Errorf("%w: chunk %v: %v", ErrCorrupt, e.Pos, err)
+				}
+				order = append(order, e.Pos)
+			}
+			merged[e.Pos] = o.With(uint16(e.Index), e.Block)
+		}
+		for _, p := range order {
+			o := merged[p]
+			k := Key(p)
+			if err := bk.Put(k[:], o.AppendEncode(make([]byte, 0, len(o)*3))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// EditedChunks calls fn with every chunk that has edits, in key order (one
+// read transaction; a server loads its in-memory index of edited chunks
+// with it at start).
+func (s *Store) EditedChunks(fn func(voxel.ChunkPos)) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketEdits).ForEach(func(k, _ []byte) error {
+			p, ok := posOfKey(k)
+			if !ok {
+				return fmt.Errorf("%w: edit key of %d bytes", ErrCorrupt, len(k))
+			}
+			fn(p)
+			return nil
+		})
+	})
+}
+
+// posOfKey inverts Key.
+func posOfKey(k []byte) (voxel.ChunkPos, bool) {
+	if len(k) != keySize {
+		return voxel.ChunkPos{}, false
+	}
+	return voxel.ChunkPos{
+		X: int32(binary.BigEndian.Uint32(k[0:]) ^ 1<<31),
+		Y: int32(binary.BigEndian.Uint32(k[4:]) ^ 1<<31),
+		Z: int32(binary.BigEndian.Uint32(k[8:]) ^ 1<<31),
+	}, true
+}
+
 // Overlay returns chunk p's edits (nil if it has none).
 func (s *Store) Overlay(p voxel.ChunkPos) (voxel.Overlay, error) {
 	k := Key(p)

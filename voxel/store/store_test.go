@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -47,6 +48,27 @@ func child(dir string, run int) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	if run%2 == 1 {
+		// Odd runs commit in groups (ApplyBatch): a batch's edits are
+		// acknowledged together, only after its commit.
+		for i := 0; i < voxel.ChunkVolume; {
+			n := 1 + i%7
+			batch := make([]Edit, 0, n)
+			for j := i; j < min(i+n, voxel.ChunkVolume); j++ {
+				p, idx, b := crashEdit(run, j)
+				batch = append(batch, Edit{Pos: p, Index: idx, Block: b})
+			}
+			if err := s.ApplyBatch(batch); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 3
+			}
+			for range batch {
+				fmt.Println(i) // acknowledgement: committed
+				i++
+			}
+		}
+		return 0
 	}
 	for i := 0; i < voxel.ChunkVolume; i++ {
 		p, idx, b := crashEdit(run, i)
@@ -221,4 +243,56 @@ func readAll(t *testing.T, dir string) map[string]string {
 		return err
 	}))
 	return out
+}
+
+func TestApplyBatchOneTransactionAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, testSeed, testGen)
+	require.NoError(t, err)
+	a, b := voxel.ChunkPos{X: 1}, voxel.ChunkPos{X: -2, Y: 3, Z: -4}
+	require.NoError(t, s.Apply(a, 9, voxel.Sand))
+	require.NoError(t, s.ApplyBatch(nil))
+	require.NoError(t, s.ApplyBatch([]Edit{
+		{Pos: a, Index: 5, Block: voxel.Stone},
+		{Pos: b, Index: 7, Block: voxel.Sand},
+		{Pos: a, Index: 5, Block: voxel.Air}, // later edit of the same block wins
+	}))
+	o, err := s.Overlay(a)
+	require.NoError(t, err)
+	assert.Equal(t, voxel.Overlay{{Index: 5, Block: voxel.Air}, {Index: 9, Block: voxel.Sand}}, o,
+		"merged with what was already there")
+	o, err = s.Overlay(b)
+	require.NoError(t, err)
+	assert.Equal(t, voxel.Overlay{{Index: 7, Block: voxel.Sand}}, o)
+
+	// One invalid edit: nothing of the batch is written.
+	c := voxel.ChunkPos{Z: 8}
+	err = s.ApplyBatch([]Edit{{Pos: c, Index: 1, Block: voxel.Stone}, {Pos: c, Index: voxel.ChunkVolume, Block: voxel.Stone}})
+	require.ErrorIs(t, err, ErrBadEdit)
+	ok, err := s.Edited(c)
+	require.NoError(t, err)
+	assert.False(t, ok)
+
+	var edited []voxel.ChunkPos
+	require.NoError(t, s.EditedChunks(func(p voxel.ChunkPos) { edited = append(edited, p) }))
+	assert.ElementsMatch(t, []voxel.ChunkPos{a, b}, edited)
+	require.NoError(t, s.Close())
+
+	s, err = Open(dir, testSeed, testGen)
+	require.NoError(t, err)
+	defer s.Close()
+	edited = edited[:0]
+	require.NoError(t, s.EditedChunks(func(p voxel.ChunkPos) { edited = append(edited, p) }))
+	assert.ElementsMatch(t, []voxel.ChunkPos{a, b}, edited, "the index survives a reopen")
+}
+
+func TestPosOfKeyInvertsKey(t *testing.T) {
+	for _, p := range []voxel.ChunkPos{{}, {X: -1, Y: 2, Z: -3}, {X: math.MaxInt32, Y: math.MinInt32, Z: 7}} {
+		k := Key(p)
+		got, ok := posOfKey(k[:])
+		require.True(t, ok)
+		assert.Equal(t, p, got)
+	}
+	_, ok := posOfKey([]byte{1, 2})
+	assert.False(t, ok)
 }

@@ -288,8 +288,17 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			for _, m := range msgs {
 				var pos netsync.ChunkPos
 				switch m := m.(type) {
-				case *wire.ChunkDefault:
-					pos = m.Pos
+				case *wire.ChunkDefaults:
+					for _, p := range m.Pos {
+						b.Chunks++
+						if _, ok := want[p]; ok {
+							if _, dup := have[p]; !dup {
+								have[p] = struct{}{}
+								missing--
+							}
+						}
+					}
+					continue
 				case *wire.ChunkEdits:
 					pos = m.Pos
 				case *wire.EditAck:

@@ -66,11 +66,14 @@ func (s sink) EditResult(seq uint32, applied bool, reason string) {
 	}
 }
 
-// subscribe is the terrain client's Subscriber.
-func (l *link) subscribe(centre voxel.ChunkPos, radius int32) {
-	if err := l.c.Subscribe(wire.ChunkPos{X: centre.X, Y: centre.Y, Z: centre.Z}, uint32(radius)); err != nil {
+// subscribe is the terrain client's Subscriber; it returns the radius the
+// server serves (ours clamped to its maximum), where the terrain evicts.
+func (l *link) subscribe(centre voxel.ChunkPos, radius int32) int32 {
+	r := min(uint32(radius), l.c.Welcome().MaxRadius)
+	if err := l.c.Subscribe(wire.ChunkPos{X: centre.X, Y: centre.Y, Z: centre.Z}, r); err != nil {
 		l.status = "SUBSCRIBE FAILED: " + err.Error()
 	}
+	return int32(r)
 }
 
 // update drains the server, sends the car on its clock and tracks others.

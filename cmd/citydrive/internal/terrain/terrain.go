@@ -21,14 +21,17 @@ import (
 const DefaultRadius = 4
 
 // Subscriber is told when the client's centre chunk changes (the network
-// client sends a Subscribe).
-type Subscriber func(centre voxel.ChunkPos, radius int32)
+// client sends a Subscribe). It returns the radius the server will serve
+// (the asked one clamped to the server's maximum): chunks that leave that
+// cylinder get no ChunkDrop from the server, the client evicts them itself.
+type Subscriber func(centre voxel.ChunkPos, radius int32) (served int32)
 
 // Client keeps the chunks around the car.
 type Client struct {
 	res       *residency.Residency
 	pool      *meshpool.Manager
 	radius    int32
+	served    int32 // the radius of our latest Subscribe as the server serves it
 	subscribe Subscriber
 	local     bool // no server: every chunk counts as announced
 
@@ -63,7 +66,7 @@ func New(o Options) *Client {
 	}
 	o.Workers = max(1, o.Workers)
 	c := &Client{
-		radius: o.Radius, subscribe: o.Subscribe, local: o.Subscribe == nil,
+		radius: o.Radius, served: o.Radius, subscribe: o.Subscribe, local: o.Subscribe == nil,
 		overlays:  map[voxel.ChunkPos]voxel.Overlay{},
 		announced: map[voxel.ChunkPos]struct{}{},
 		delivered: map[voxel.ChunkPos]*voxel.Chunk{},
@@ -162,11 +165,18 @@ func (c *Client) Update(car world.Vec2, y float64) {
 	if !c.started || centre != c.centre {
 		c.started, c.centre, c.dirty = true, centre, true
 		if c.subscribe != nil {
-			c.subscribe(centre, c.radius)
+			c.served = min(c.radius, c.subscribe(centre, c.radius))
 		}
 	}
 	if c.dirty {
 		c.dirty = false
+		// Announced chunks that left the served cylinder get no ChunkDrop
+		// from the server (protocol 2): forget them here.
+		for p := range c.announced {
+			if !plan.InCylinder(centre, c.served, p) {
+				delete(c.announced, p)
+			}
+		}
 		c.scratch = plan.NearFirst(centre, plan.Cylinder(centre, c.radius, c.scratch[:0]))
 		c.list = c.list[:0]
 		for _, p := range c.scratch {
@@ -180,11 +190,6 @@ func (c *Client) Update(car world.Vec2, y float64) {
 			if !c.desired.Contains(p) {
 				delete(c.delivered, p)
 				c.pool.Drop(p)
-			}
-		}
-		for p := range c.announced {
-			if !plan.InCylinder(centre, c.radius, p) {
-				delete(c.announced, p)
 			}
 		}
 	}

@@ -74,8 +74,9 @@ func TestServerModeGeneratesOnlyAnnouncedAndAppliesEdits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &sink{meshes: map[voxel.ChunkPos]*mesh.Mesh{}}
 		var subs []voxel.ChunkPos
-		c := New(Options{Seed: seed, Radius: 2, Workers: 1, Sink: s, Subscribe: func(p voxel.ChunkPos, r int32) {
+		c := New(Options{Seed: seed, Radius: 2, Workers: 1, Sink: s, Subscribe: func(p voxel.ChunkPos, r int32) int32 {
 			subs = append(subs, p)
+			return r
 		}})
 		defer c.Close()
 		pos, y := ground()
@@ -104,5 +105,33 @@ func TestServerModeGeneratesOnlyAnnouncedAndAppliesEdits(t *testing.T) {
 		run(t, c, pos, y, 50)
 		assert.Zero(t, c.Stats().Resident)
 		assert.NotContains(t, s.meshes, centre)
+	})
+}
+
+// TestServedRadiusEvictsWithoutDrop: a server serving a smaller radius than
+// asked sends no ChunkDrop for chunks that leave its cylinder; the client
+// evicts them itself at the served radius.
+func TestServedRadiusEvictsWithoutDrop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{meshes: map[voxel.ChunkPos]*mesh.Mesh{}}
+		c := New(Options{Seed: seed, Radius: 3, Workers: 1, Sink: s,
+			Subscribe: func(voxel.ChunkPos, int32) int32 { return 1 }})
+		defer c.Close()
+		pos, y := ground()
+		centre := CentreOf(pos.X, y, pos.Z)
+		run(t, c, pos, y, 1)
+		west := centre.Add(-1, 0, 0)
+		c.ChunkDefault(west)
+		run(t, c, pos, y, 50)
+		_, ok := c.res.Chunk(west)
+		require.True(t, ok)
+		// Two chunks east: west is 3 chunks away, inside our radius 3 but
+		// outside the served radius 1.
+		pos.X += 64
+		run(t, c, pos, y, 50)
+		_, ok = c.res.Chunk(west)
+		assert.False(t, ok, "evicted without a ChunkDrop")
+		assert.NotContains(t, c.announced, west)
+		assert.NotContains(t, s.meshes, west)
 	})
 }

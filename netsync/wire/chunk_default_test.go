@@ -1,5 +1,0 @@
-package wire
-
-import "testing"
-
-func FuzzChunkDefault(f *testing.F) { fuzzKind(f, KindChunkDefault) }

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzChunkDefaults(f *testing.F) { fuzzKind(f, KindChunkDefaults) }
