@@ -231,9 +231,13 @@ func (s *Streamer) Progress() float64 {
 // never blocks on a worker.
 func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 	s.visibleT -= dt
+	budget := s.cfg.UploadBytesPerFrame
 	if !s.walked || s.visibleT <= 0 {
 		s.visibleT = s.cfg.VisibleEvery.Seconds()
 		s.refreshVisible(car, heading)
+		// The walk is this frame's big job: uploads wait one frame rather
+		// than add to it.
+		budget = 0
 	}
 	s.evictT -= dt
 	if s.evictT <= 0 {
@@ -242,7 +246,7 @@ func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 	}
 	if s.pool != nil {
 		s.pool.CheckReady(now)
-		s.drain()
+		s.drain(budget)
 		if !s.pool.Healthy() {
 			s.takeBack()
 		}
@@ -281,10 +285,9 @@ func (s *Streamer) rebase(car world.Vec2) {
 	s.stats.Rebases++
 }
 
-// drain applies finished results that are still current, up to the
-// frame's upload budget.
-func (s *Streamer) drain() {
-	budget := s.cfg.UploadBytesPerFrame
+// drain applies finished results that are still current, up to budget
+// vertex bytes.
+func (s *Streamer) drain(budget int) {
 	for budget > 0 {
 		r, ok := s.pool.Poll()
 		if !ok {

@@ -241,7 +241,7 @@ func TestResultForReleasedAndReclaimedSlotIsDropped(t *testing.T) {
 		y := walker.Item{Key: e.Key(1), Kind: walker.Segment, Edge: e.ID, Seg: 1}
 		synctest.Wait() // worker ready
 		s.table.Sync([]walker.Item{x})
-		s.drain()
+		s.drain(math.MaxInt)
 		s.push()
 		slot, _ := s.table.SlotOf(x.Key)
 		require.Equal(t, 1, s.inFlight())
@@ -252,7 +252,7 @@ func TestResultForReleasedAndReclaimedSlotIsDropped(t *testing.T) {
 		require.Equal(t, slot, ys, "the freed slot is reclaimed")
 		gate <- struct{}{} // x's build completes
 		synctest.Wait()
-		s.drain()
+		s.drain(math.MaxInt)
 		assert.Equal(t, 1, s.Stats().StaleDropped)
 		assert.False(t, s.table.Built(slot), "x's bytes never land in y's slot")
 		assert.Zero(t, h.buf.Writes)
@@ -260,7 +260,7 @@ func TestResultForReleasedAndReclaimedSlotIsDropped(t *testing.T) {
 		s.push()
 		gate <- struct{}{}
 		synctest.Wait()
-		s.drain()
+		s.drain(math.MaxInt)
 		assert.True(t, s.table.Built(slot))
 		assert.Equal(t, 1, h.buf.Writes)
 	})
@@ -276,7 +276,7 @@ func TestRequeuedItemOnlyNewestResultApplies(t *testing.T) {
 		x := walker.Item{Key: e.Key(0), Kind: walker.Segment, Edge: e.ID}
 		synctest.Wait()
 		s.table.Sync([]walker.Item{x})
-		s.drain()
+		s.drain(math.MaxInt)
 		s.push()
 		slot, _ := s.table.SlotOf(x.Key)
 		s.table.Requeue(slot) // e.g. a new road appeared nearby
@@ -285,7 +285,7 @@ func TestRequeuedItemOnlyNewestResultApplies(t *testing.T) {
 		gate <- struct{}{}
 		gate <- struct{}{}
 		synctest.Wait()
-		s.drain()
+		s.drain(math.MaxInt)
 		assert.Equal(t, 1, s.Stats().StaleDropped, "the older request is superseded")
 		assert.Equal(t, 1, s.Stats().WorkerBuilds)
 	})

@@ -23,36 +23,54 @@ func boxesNear(a, b *Edge, reach float64) bool {
 }
 
 // computeFlags sets, for each node of f, which sides have another road
-// inside the lot band beside it. A road counts if one of its nodes (at most
-// a segment apart) falls in the band widened by that road's half-width.
+// inside the lot band beside it.
 func (g *Graph) computeFlags(f *Edge) {
 	clear(f.Flags)
 	for _, o := range g.edgeList {
-		if o == f || !boxesNear(f, o, flagReach) {
+		if o != f && boxesNear(f, o, flagReach) {
+			markFlags(f, o)
+		}
+	}
+}
+
+// flagsForNewEdge sets a newly loaded edge's flags and adds its effect to
+// its neighbours': a new road only ever hides more, so only the pairs it is
+// part of need looking at (eviction recomputes neighbours in full).
+func (g *Graph) flagsForNewEdge(e *Edge) {
+	clear(e.Flags)
+	for _, o := range g.edgeList {
+		if o != e && boxesNear(e, o, flagReach) {
+			markFlags(e, o)
+			markFlags(o, e)
+		}
+	}
+}
+
+// markFlags hides the sides of f's nodes that have road o in their lot
+// band. A road counts if one of its nodes (at most a segment apart) falls in
+// the band widened by that road's half-width.
+func markFlags(f, o *Edge) {
+	reachAcross := f.HalfWidth + LotDepth + o.HalfWidth
+	reachAlong := world.SegmentLength/2 + o.HalfWidth
+	for i, p := range f.Nodes {
+		if p.X < o.Min.X-reachAcross || p.X > o.Max.X+reachAcross ||
+			p.Z < o.Min.Z-reachAcross || p.Z > o.Max.Z+reachAcross {
 			continue
 		}
-		reachAcross := f.HalfWidth + LotDepth + o.HalfWidth
-		reachAlong := world.SegmentLength/2 + o.HalfWidth
-		for i, p := range f.Nodes {
-			if p.X < o.Min.X-reachAcross || p.X > o.Max.X+reachAcross ||
-				p.Z < o.Min.Z-reachAcross || p.Z > o.Max.Z+reachAcross {
+		t := f.tangent(i)
+		n := Left(t)
+		for _, q := range o.Nodes {
+			d := q.Sub(p)
+			along := d.Dot(t)
+			if along < -reachAlong || along > reachAlong {
 				continue
 			}
-			t := f.tangent(i)
-			n := Left(t)
-			for _, q := range o.Nodes {
-				d := q.Sub(p)
-				along := d.Dot(t)
-				if along < -reachAlong || along > reachAlong {
-					continue
-				}
-				across := d.Dot(n)
-				switch {
-				case across > f.HalfWidth-o.HalfWidth && across < reachAcross:
-					f.Flags[i] |= HideLeft
-				case -across > f.HalfWidth-o.HalfWidth && -across < reachAcross:
-					f.Flags[i] |= HideRight
-				}
+			across := d.Dot(n)
+			switch {
+			case across > f.HalfWidth-o.HalfWidth && across < reachAcross:
+				f.Flags[i] |= HideLeft
+			case -across > f.HalfWidth-o.HalfWidth && -across < reachAcross:
+				f.Flags[i] |= HideRight
 			}
 		}
 	}

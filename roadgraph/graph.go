@@ -66,6 +66,7 @@ type Junction struct {
 // usable; call New (source graph) or NewMirror (fed by change sets).
 type Graph struct {
 	world     world.World
+	lattice   *world.Cache // junction positions memoised: growth asks repeatedly
 	edges     map[uint64]*Edge
 	edgeList  []*Edge // sorted by id: deterministic iteration
 	junctions map[uint64]*Junction
@@ -89,6 +90,7 @@ const initialCapacity = 512
 func New(w world.World) *Graph {
 	g := &Graph{
 		world:      w,
+		lattice:    world.NewCache(w),
 		edges:      make(map[uint64]*Edge, initialCapacity),
 		edgeList:   make([]*Edge, 0, initialCapacity),
 		junctions:  make(map[uint64]*Junction, initialCapacity),
@@ -170,7 +172,7 @@ func (g *Graph) ensureJunction(c world.Cell) *Junction {
 	if j := g.junctions[id]; j != nil {
 		return j
 	}
-	pos, ok := g.world.Junction(c)
+	pos, ok := g.lattice.Junction(c)
 	if !ok {
 		return nil
 	}
@@ -192,7 +194,7 @@ func (g *Graph) JunctionNear(p world.Vec2) *Junction {
 		for di := -r; di <= r; di++ {
 			for dj := -r; dj <= r; dj++ {
 				cc := world.Cell{I: c.I + di, J: c.J + dj}
-				if pos, ok := g.world.Junction(cc); ok && len(g.world.Arms(cc, g.specs[:0])) > 0 {
+				if pos, ok := g.lattice.Junction(cc); ok && len(g.lattice.Arms(cc, g.specs[:0])) > 0 {
 					if d := pos.Dist2(p); d < bestD {
 						bestD, best = d, g.ensureJunction(cc)
 					}
@@ -214,7 +216,7 @@ func (g *Graph) EnsureAround(p world.Vec2) {
 			cc := world.Cell{I: c.I + di, J: c.J + dj}
 			if j := g.junctions[world.JunctionID(cc)]; j != nil {
 				g.EnsureJunctionArms(j)
-			} else if _, ok := g.world.Junction(cc); ok {
+			} else if _, ok := g.lattice.Junction(cc); ok {
 				if j := g.ensureJunction(cc); j != nil {
 					g.EnsureJunctionArms(j)
 				}
@@ -229,7 +231,7 @@ func (g *Graph) EnsureJunctionArms(j *Junction) {
 	if j.Expanded {
 		return
 	}
-	g.specs = g.world.Arms(world.JunctionCell(j.ID), g.specs[:0])
+	g.specs = g.lattice.Arms(world.JunctionCell(j.ID), g.specs[:0])
 	for _, spec := range g.specs {
 		if g.edges[spec.ID] == nil {
 			g.addEdge(spec)
@@ -245,14 +247,14 @@ func (g *Graph) addEdge(spec world.EdgeSpec) *Edge {
 	g.signature++
 	e := g.newEdge()
 	e.ID, e.A, e.B, e.HalfWidth, e.Born = spec.ID, a, b, spec.HalfWidth(), g.signature
-	e.Nodes = g.world.EdgeNodes(spec, e.Nodes)
+	e.Nodes = g.lattice.EdgeNodes(spec, e.Nodes)
 	e.Flags = resizeFlags(e.Flags, len(e.Nodes))
 	e.updateBounds()
 	g.edges[e.ID] = e
 	g.edgeList = insertSorted(g.edgeList, e, edgeID)
 	g.relinkArms(a)
 	g.relinkArms(b)
-	g.refreshFlagsAround(e)
+	g.flagsForNewEdge(e)
 	g.signature++
 	return e
 }
@@ -269,7 +271,7 @@ func (e *Edge) updateBounds() {
 // relinkArms rebuilds j.Arms from the loaded edges, in lattice order.
 func (g *Graph) relinkArms(j *Junction) {
 	j.Arms = j.Arms[:0]
-	g.armSpecs = g.world.Arms(world.JunctionCell(j.ID), g.armSpecs[:0])
+	g.armSpecs = g.lattice.Arms(world.JunctionCell(j.ID), g.armSpecs[:0])
 	for _, spec := range g.armSpecs {
 		if e := g.edges[spec.ID]; e != nil {
 			j.Arms = append(j.Arms, e)

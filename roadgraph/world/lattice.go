@@ -107,11 +107,17 @@ func (w World) Junction(c Cell) (Vec2, bool) {
 	return p, true
 }
 
+// junctionSource answers where junctions are: the World itself, or a
+// Cache in front of it.
+type junctionSource interface {
+	Junction(c Cell) (Vec2, bool)
+}
+
 // edgeX finds the +X edge leaving a junction in cell a, if any.
-func (w World) edgeX(a Cell) (EdgeSpec, bool) {
+func (w World) edgeX(src junctionSource, a Cell) (EdgeSpec, bool) {
 	for k := int32(1); k <= MaxSpanCells; k++ {
 		b := Cell{a.I + k, a.J}
-		if _, ok := w.Junction(b); ok {
+		if _, ok := src.Junction(b); ok {
 			if !isAvenue(a.J) && a.hash(w, saltEdge) >= keepStreetX {
 				return EdgeSpec{}, false
 			}
@@ -123,9 +129,9 @@ func (w World) edgeX(a Cell) (EdgeSpec, bool) {
 
 // edgeZ finds the +Z edge leaving a junction in cell a, if any. Z edges
 // never skip a cell, so they never cross a long X span without a junction.
-func (w World) edgeZ(a Cell) (EdgeSpec, bool) {
+func (w World) edgeZ(src junctionSource, a Cell) (EdgeSpec, bool) {
 	b := Cell{a.I, a.J + 1}
-	if _, ok := w.Junction(b); !ok {
+	if _, ok := src.Junction(b); !ok {
 		return EdgeSpec{}, false
 	}
 	if !isAvenue(a.I) && a.hash(w, saltEdge+1) >= keepStreetZ {
@@ -137,27 +143,29 @@ func (w World) edgeZ(a Cell) (EdgeSpec, bool) {
 // Arms appends to dst the edges that meet at the junction in cell c, in a
 // fixed order (+X, +Z, -X, -Z). It returns dst unchanged if c holds no
 // junction.
-func (w World) Arms(c Cell, dst []EdgeSpec) []EdgeSpec {
-	if _, ok := w.Junction(c); !ok {
+func (w World) Arms(c Cell, dst []EdgeSpec) []EdgeSpec { return w.arms(w, c, dst) }
+
+func (w World) arms(src junctionSource, c Cell, dst []EdgeSpec) []EdgeSpec {
+	if _, ok := src.Junction(c); !ok {
 		return dst
 	}
-	if e, ok := w.edgeX(c); ok {
+	if e, ok := w.edgeX(src, c); ok {
 		dst = append(dst, e)
 	}
-	if e, ok := w.edgeZ(c); ok {
+	if e, ok := w.edgeZ(src, c); ok {
 		dst = append(dst, e)
 	}
 	for k := int32(1); k <= MaxSpanCells; k++ {
 		a := Cell{c.I - k, c.J}
-		if _, ok := w.Junction(a); ok {
-			if e, ok := w.edgeX(a); ok && e.B == c {
+		if _, ok := src.Junction(a); ok {
+			if e, ok := w.edgeX(src, a); ok && e.B == c {
 				dst = append(dst, e)
 			}
 			break
 		}
 	}
-	if e, ok := w.edgeZ(Cell{c.I, c.J - 1}); ok {
-		if _, ok := w.Junction(e.A); ok {
+	if e, ok := w.edgeZ(src, Cell{c.I, c.J - 1}); ok {
+		if _, ok := src.Junction(e.A); ok {
 			dst = append(dst, e)
 		}
 	}
@@ -177,9 +185,9 @@ func (w World) Edge(id uint64) (EdgeSpec, bool) {
 		return EdgeSpec{}, false
 	}
 	if d == DirX {
-		return w.edgeX(a)
+		return w.edgeX(w, a)
 	}
-	return w.edgeZ(a)
+	return w.edgeZ(w, a)
 }
 
 // IsAvenue reports whether e is a wide, straight avenue.
@@ -207,9 +215,11 @@ const curveSamples = 96
 // EdgeNodes appends the edge's centre-line polyline to dst: evenly spaced
 // nodes, one segment (at most SegmentLength long) between consecutive nodes.
 // Avenues and spans over the lake are straight; streets wander.
-func (w World) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 {
-	pa, _ := w.Junction(e.A)
-	pb, _ := w.Junction(e.B)
+func (w World) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return w.edgeNodes(w, e, dst) }
+
+func (w World) edgeNodes(src junctionSource, e EdgeSpec, dst []Vec2) []Vec2 {
+	pa, _ := src.Junction(e.A)
+	pb, _ := src.Junction(e.B)
 	d := pb.Sub(pa)
 	side := d.Perp().Norm()
 	amp1, amp2 := 0.0, 0.0

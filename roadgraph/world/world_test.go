@@ -105,3 +105,24 @@ func TestDistrictsVary(t *testing.T) {
 	}
 	assert.Len(t, seen, 4)
 }
+
+func TestCacheAgreesWithWorld(t *testing.T) {
+	w := New(99)
+	c := NewCache(w)
+	for round := 0; round < 2; round++ { // the second round answers from the cache
+		for i := int32(-12); i < 12; i++ {
+			for j := int32(-12); j < 12; j++ {
+				cell := Cell{i, j}
+				p1, ok1 := w.Junction(cell)
+				p2, ok2 := c.Junction(cell)
+				require.Equal(t, ok1, ok2)
+				require.Equal(t, p1, p2)
+				a1, a2 := w.Arms(cell, nil), c.Arms(cell, nil)
+				require.Equal(t, a1, a2)
+				for _, e := range a1 {
+					require.Equal(t, w.EdgeNodes(e, nil), c.EdgeNodes(e, nil))
+				}
+			}
+		}
+	}
+}
