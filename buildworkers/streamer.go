@@ -91,20 +91,21 @@ const treesPerSlot = 96
 
 // Stats are the streamer's counters, for the HUD and the bench.
 type Stats struct {
-	Builds         int // results uploaded (worker and main)
-	WorkerBuilds   int
-	MainBuilds     int // built on the main goroutine (missing, fallback)
-	StaleDropped   int // results for a slot that moved on
-	Missing        int // worker mirrors lacked the item
-	Overflows      int // items that exceeded a slot (simplified or refused)
-	Requeued       int // rebuilds caused by new edges or a re-base
-	Rebases        int
-	Pending        int
-	InFlight       int
-	Used, Total    int
-	Fallback       string // why the main goroutine builds; "" while workers are healthy
-	VertsBuilt     int64
-	MaxVertsInItem int
+	Builds          int // results uploaded (worker and main)
+	WorkerBuilds    int
+	MainBuilds      int // built on the main goroutine (missing, fallback)
+	StaleDropped    int // results for a slot that moved on
+	Missing         int // worker mirrors lacked the item
+	Overflows       int // items that exceeded a slot (simplified or refused)
+	Requeued        int // rebuilds caused by new edges or a re-base
+	Rebases         int
+	Pending         int
+	InFlight        int
+	Used, Total     int
+	Fallback        string // why the main goroutine builds; "" while workers are healthy
+	LogLinesDropped int    // overflow log lines dropped because the logger fell behind
+	VertsBuilt      int64
+	MaxVertsInItem  int
 }
 
 // Streamer is the road-streaming orchestrator on the main goroutine.
@@ -129,6 +130,9 @@ type Streamer struct {
 	walked   bool
 	stats    Stats
 	items    []walker.Item
+	// overflow log lines go to a goroutine: see logOverflow
+	overflowLog chan int64
+	loggerDone  chan struct{}
 }
 
 // NewStreamer builds the streamer writing slots into sink. now starts the
@@ -171,6 +175,9 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 	} else {
 		s.stats.Fallback = "no workers configured"
 	}
+	s.overflowLog = make(chan int64, overflowLogQueue)
+	s.loggerDone = make(chan struct{})
+	go s.runLogger()
 	return s, nil
 }
 
@@ -405,7 +412,7 @@ func (s *Streamer) apply(r Request, out Output) {
 	s.latest[r.Slot] = 0
 	if out.Simplified {
 		s.stats.Overflows++
-		s.log.Warn("item exceeded its slot; built with simplified detail", "key", r.Item.Key, "slot_verts", s.cfg.Slots.VertsPerSlot)
+		s.logOverflow(r.Item.Key)
 	}
 	if err := s.table.Upload(r.Slot, r.Item.Key, out.Verts, out.Count, out.Bounds); err != nil {
 		if errors.Is(err, slots.ErrOverflow) {
@@ -422,9 +429,41 @@ func (s *Streamer) apply(r Request, out Output) {
 	s.origins[r.Slot] = r.Origin
 }
 
-// Close stops the workers.
+// overflowLogQueue bounds overflow log lines waiting for the logger.
+const overflowLogQueue = 64
+
+// logOverflow hands the key to the log goroutine: the frame never formats
+// a log line nor waits on stderr. Lines beyond the queue are dropped (and
+// counted); the overflow counter itself is exact.
+func (s *Streamer) logOverflow(key int64) {
+	select {
+	case s.overflowLog <- key:
+	default:
+		s.stats.LogLinesDropped++
+	}
+}
+
+func (s *Streamer) runLogger() {
+	defer close(s.loggerDone)
+	for key := range s.overflowLog {
+		if s.cfg.Gate != nil { // a benchmark measuring the main goroutine alone
+			s.cfg.Gate.RLock()
+		}
+		s.log.Warn("item exceeded its slot; built with simplified detail", "key", key, "slot_verts", s.cfg.Slots.VertsPerSlot)
+		if s.cfg.Gate != nil {
+			s.cfg.Gate.RUnlock()
+		}
+	}
+}
+
+// Close stops the workers and the log goroutine.
 func (s *Streamer) Close() {
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	if s.overflowLog != nil {
+		close(s.overflowLog)
+		<-s.loggerDone
+		s.overflowLog = nil
 	}
 }
