@@ -3,6 +3,8 @@ package buildworkers
 import (
 	"math"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,4 +50,50 @@ func TestFarStartGeometryIsExactRelativeToOrigin(t *testing.T) {
 		}
 		assert.Less(t, maxErr, 1e-3, "world positions agree to a millimetre %g m out", far)
 	}
+}
+
+// The bytes a worker builds from its mirror equal the bytes the main
+// goroutine builds from its own graph, for every item of a walk.
+func TestWorkerBytesEqualMainBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := world.New(testSeed)
+		g := roadgraph.New(w)
+		j := g.JunctionNear(world.Vec2{})
+		g.EnsureJunctionArms(j)
+		e := j.Arms[0]
+		wk, err := walker.New(walker.DefaultParams())
+		require.NoError(t, err)
+		items := append([]walker.Item(nil), wk.Walk(g, e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2))...)
+		p, err := NewPool(PoolConfig{Workers: 2, MaxInFlight: 3, World: w, NewBuilder: func() Builder {
+			return NewCityBuilder(w, slots.DefaultVertsPerSlot)
+		}}, time.Now())
+		require.NoError(t, err)
+		defer p.Close()
+		main := NewCityBuilder(w, slots.DefaultVertsPerSlot)
+		origin := [3]float64{256, 0, -256}
+		synctest.Wait()
+		next, compared := 0, 0
+		for compared < len(items) {
+			for next < len(items) && p.Dispatch(g, Request{ID: uint64(next + 1), Item: items[next], Origin: origin}) {
+				next++
+			}
+			synctest.Wait()
+			for {
+				r, ok := p.Poll()
+				if !ok {
+					break
+				}
+				require.False(t, r.Missing)
+				want, ok := main.Build(g, r.Item, origin)
+				require.True(t, ok)
+				require.Equal(t, want.Count, r.Count, "item %d", r.Item.Key)
+				require.Equal(t, want.Verts[:want.Count*slots.FloatsPerVertex], r.Verts, "item %d", r.Item.Key)
+				require.Equal(t, want.Bounds, r.Bounds)
+				require.Equal(t, len(want.Trees), len(r.Trees))
+				p.Recycle(&r)
+				compared++
+			}
+		}
+		assert.Equal(t, len(items), compared)
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/game"
@@ -89,6 +90,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	shots := fs.String("shots", "", "write a screenshot into this directory every -shot-every")
 	shotEvery := fs.Duration("shot-every", 10*time.Second, "interval between -shots screenshots (driving time)")
 	radius := fs.Int("terrain-radius", terrain.DefaultRadius, "voxel chunks (32 m) streamed around the car")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file")
 	var addr, fingerprint, data *string
 	if remote {
 		addr = fs.String("addr", "", "server `host:port` (required)")
@@ -136,6 +138,17 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		if *shotEvery <= 0 {
 			return fmt.Errorf("-shot-every must be positive")
 		}
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	ctx, cancel := context.WithCancel(context.Background())

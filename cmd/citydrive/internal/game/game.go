@@ -81,6 +81,8 @@ type Session struct {
 	clock    float64 // simulated seconds since the world was ready
 	frameMS  float64 // smoothed
 	times    []float64
+	roadUS   []float64 // main-goroutine road streaming per frame, µs
+	voxelUS  []float64 // main-goroutine voxel + network work per frame, µs
 	shotNext float64
 	shots    []string
 	topView  bool
@@ -292,11 +294,16 @@ func (s *Session) Simulate(dt float64, now time.Time) {
 			}
 		}
 	}
+	t0 := time.Now()
 	s.stream.Update(dt, s.car.Pos, s.car.Forward(), now)
+	t1 := time.Now()
 	if s.link != nil {
 		s.link.update(s.clock, dt, s.car.Pos.X, s.car.Y, s.car.Pos.Z, s.car.Heading, s.car.Speed())
 	}
 	s.ground3.Update(s.car.Pos, s.car.Y)
+	t2 := time.Now()
+	s.roadUS = append(s.roadUS, float64(t1.Sub(t0).Nanoseconds())/1000)
+	s.voxelUS = append(s.voxelUS, float64(t2.Sub(t1).Nanoseconds())/1000)
 }
 
 func (s *Session) screenshot(path string) {
@@ -491,6 +498,9 @@ type Summary struct {
 	Frames        int
 	FrameMSMedian float64
 	FrameMSP99    float64
+	RoadUSP99     float64 // road streaming on the main goroutine, per frame
+	VoxelUSP99    float64 // voxel ground + network on the main goroutine
+	VoxelUSMax    float64
 	Distance      float64
 	Stats         buildworkers.Stats
 	Shots         []string
@@ -498,21 +508,27 @@ type Summary struct {
 
 // Summarise returns the session's numbers so far.
 func (s *Session) Summarise() Summary {
-	t := slices.Clone(s.times)
-	slices.Sort(t)
-	q := func(f float64) float64 {
-		if len(t) == 0 {
+	q := func(v []float64, f float64) float64 {
+		if len(v) == 0 {
 			return 0
 		}
-		return t[min(len(t)-1, int(f*float64(len(t))))]
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[min(len(v)-1, int(f*float64(len(v))))]
 	}
-	return Summary{Frames: len(t), FrameMSMedian: q(0.5), FrameMSP99: q(0.99), Stats: s.stream.Stats(), Shots: s.shots}
+	return Summary{
+		Frames: len(s.times), FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),
+		RoadUSP99: q(s.roadUS, 0.99), VoxelUSP99: q(s.voxelUS, 0.99), VoxelUSMax: q(s.voxelUS, 1),
+		Stats: s.stream.Stats(), Shots: s.shots,
+	}
 }
 
 func (s *Session) summary() {
 	sum := s.Summarise()
 	fmt.Fprintf(s.opt.Out, "drove %.0f s: %d frames, frame time median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
 		s.clock, sum.Frames, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Overflows, sum.Stats.Fallback)
+	fmt.Fprintf(s.opt.Out, "main-goroutine work per frame: road streaming p99 %.0f µs; voxel ground + network p99 %.0f µs, max %.0f µs\n",
+		sum.RoadUSP99, sum.VoxelUSP99, sum.VoxelUSMax)
 	for _, p := range sum.Shots {
 		fmt.Fprintf(s.opt.Out, "screenshot: %s\n", p)
 	}
