@@ -29,7 +29,7 @@ func (c *Client) Drain(sink ClientSink, max int) int {
 	for n := range max {
 		select {
 		case m := <-c.in:
-			dispatch(sink, m)
+			Dispatch(sink, m)
 		default:
 			return n
 		}
@@ -37,7 +37,8 @@ func (c *Client) Drain(sink ClientSink, max int) int {
 	return max
 }
 
-func dispatch(sink ClientSink, m wire.Message) {
+// Dispatch hands one server message (as received from Messages) to sink.
+func Dispatch(sink ClientSink, m wire.Message) {
 	switch m := m.(type) {
 	case *wire.ChunkDefaults:
 		for _, p := range m.Pos {

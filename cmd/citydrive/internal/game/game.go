@@ -487,7 +487,7 @@ func (s *Session) buildFrame() {
 		ts := s.ground3.Stats()
 		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
 		if s.link != nil {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  %s", s.link.c.Player(), len(s.link.cars.Poses(s.clock)), s.link.status))
+			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.c.Player(), len(s.link.cars.Poses(s.clock)), s.link.edits, s.link.status))
 		}
 		s.hud = s.frame.HUD
 	}

@@ -34,6 +34,7 @@ type link struct {
 	sendT   float64
 	status  string // last edit result, for the HUD
 	pending int    // edit requests not yet answered
+	edits   int    // edit broadcasts received (anyone's, ours included)
 }
 
 func newLink(c *netsync.Client, t *terrain.Client) *link {
@@ -55,6 +56,7 @@ func (s sink) ChunkEdits(p wire.ChunkPos, edits []wire.Edit) {
 	s.l.world.ChunkEdits(chunk(p), o)
 }
 func (s sink) EditBroadcast(p wire.ChunkPos, idx uint16, b uint8) {
+	s.l.edits++
 	s.l.world.EditBroadcast(chunk(p), idx, voxel.Block(b))
 }
 func (s sink) EditResult(seq uint32, applied bool, reason string) {
