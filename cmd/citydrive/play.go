@@ -165,24 +165,31 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		dialAddr, pin = h.DialAddr(), h.Fingerprint()
 		log.Info("solo server on loopback", "addr", dialAddr, "data", *data)
 	}
-	dctx, dcancel := context.WithTimeout(ctx, dialTimeout)
-	c, err := netsync.Dial(dctx, netsync.ClientConfig{
+	ccfg := netsync.ClientConfig{
 		Addr: dialAddr, Fingerprint: pin, Seed: *sf.seed, Generator: gen.Version,
 		Radius: uint32(*radius), Logger: log,
-	})
-	dcancel()
+	}
+	dial := func(ctx context.Context) (*netsync.Client, error) {
+		dctx, dcancel := context.WithTimeout(ctx, dialTimeout)
+		defer dcancel()
+		return netsync.Dial(dctx, ccfg)
+	}
+	c, err := dial(ctx)
 	if err != nil {
 		return fmt.Errorf("joining %s: %w", dialAddr, err)
 	}
-	defer c.Close()
+	var redial game.Dialer
+	if remote {
+		redial = dial // a remote server may restart: keep driving and rejoin
+	}
 	s, err := game.New(game.Options{
 		Streaming: cfg, World: w, Seed: *sf.seed, Render: ropt, Start: vf.start.p,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Out: stdout, Log: log,
-		Net: c, TerrainRadius: int32(*radius),
+		Net: c, Redial: redial, TerrainRadius: int32(*radius),
 	})
 	if err != nil {
-		return withDisplayHint(err)
+		return withDisplayHint(err) // New closed the connection
 	}
 	defer s.Close()
 	return s.Run()

@@ -44,8 +44,9 @@ type Options struct {
 	FixedStep bool // step the simulation 1/60 s per frame regardless of wall time
 	// Net is the connection to the server (solo: the in-process one). Nil
 	// runs offline: the ground is generated locally and edits are off.
-	Net           *netsync.Client
-	TerrainRadius int32 // voxel chunks around the car (0: terrain.DefaultRadius)
+	Net           *netsync.Client // New takes ownership: the session closes it
+	Redial        Dialer          // reconnects after a lost connection; nil: the loss ends the session
+	TerrainRadius int32           // voxel chunks around the car (0: terrain.DefaultRadius)
 	Log           *slog.Logger
 	Out           io.Writer // summary
 }
@@ -104,17 +105,23 @@ func New(opt Options) (*Session, error) {
 	opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
 	r, err := render.Open(opt.Render)
 	if err != nil {
+		if opt.Net != nil {
+			_ = opt.Net.Close()
+		}
 		return nil, err
 	}
 	s := &Session{opt: opt, r: r, showHUD: true}
 	s.stream, err = buildworkers.NewStreamer(cfg, opt.World, r, time.Now())
 	if err != nil {
 		r.Close()
+		if opt.Net != nil {
+			_ = opt.Net.Close()
+		}
 		return nil, err
 	}
 	topt := terrain.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.Terrain()}
 	if opt.Net != nil {
-		s.link = newLink(opt.Net, nil)
+		s.link = newLink(opt.Net, nil, opt.Redial)
 		topt.Subscribe = s.link.subscribe
 	}
 	s.ground3 = terrain.New(topt)
@@ -173,8 +180,11 @@ const loadingSlice = 30 * time.Millisecond
 // generator uses the same rule.
 const bridgeDeck = 2.0
 
-// Close releases everything but the network client (its owner closes it).
+// Close releases everything, the network connection included.
 func (s *Session) Close() {
+	if s.link != nil {
+		s.link.close()
+	}
 	s.ground3.Close()
 	s.stream.Close()
 	s.r.Close()
@@ -197,7 +207,7 @@ func (s *Session) Run() error {
 			return err
 		}
 		if s.link != nil {
-			if err := s.link.err(); err != nil {
+			if err := s.link.check(); err != nil {
 				s.summary()
 				return fmt.Errorf("lost the server: %w", err)
 			}
@@ -230,7 +240,7 @@ func (s *Session) load() error {
 			runtime.Gosched()
 		}
 		if s.link != nil {
-			if err := s.link.err(); err != nil {
+			if err := s.link.check(); err != nil {
 				return fmt.Errorf("lost the server while loading: %w", err)
 			}
 		}
@@ -487,7 +497,7 @@ func (s *Session) buildFrame() {
 		ts := s.ground3.Stats()
 		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
 		if s.link != nil {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.c.Player(), len(s.link.cars.Poses(s.clock)), s.link.edits, s.link.status))
+			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(s.link.cars.Poses(s.clock)), s.link.edits, s.link.status))
 		}
 		s.hud = s.frame.HUD
 	}

@@ -1,8 +1,11 @@
 package game
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"sync"
+	"time"
 
 	"citydrive/cmd/citydrive/internal/remote"
 	"citydrive/cmd/citydrive/internal/terrain"
@@ -24,21 +27,101 @@ const maxRemoteCars = 40
 // editReach is how far ahead of the car the edit keys act (metres).
 const editReach = 5.0
 
+// Dialer connects to the server again after the connection was lost.
+type Dialer func(ctx context.Context) (*netsync.Client, error)
+
+// redialEvery is the pause between reconnection attempts.
+const redialEvery = 2 * time.Second
+
 // link is the game's connection to a server: the solo server goroutine or
-// a remote one. Every call is non-blocking.
+// a remote one. Every call is non-blocking. It owns its client: a lost
+// connection is redialled in the background (when it has a Dialer) while
+// the game drives on, and the new client resubscribes.
 type link struct {
-	c       *netsync.Client
+	c       *netsync.Client // nil while reconnecting
 	world   *terrain.Client
 	cars    *remote.Cars
 	snaps   []wire.CarSnapshot
 	sendT   float64
-	status  string // last edit result, for the HUD
+	status  string // last edit result or connection state, for the HUD
 	pending int    // edit requests not yet answered
 	edits   int    // edit broadcasts received (anyone's, ours included)
+
+	dial     Dialer
+	ctx      context.Context
+	cancel   context.CancelFunc
+	redialed chan *netsync.Client
+	wg       sync.WaitGroup
+	player   uint32
 }
 
-func newLink(c *netsync.Client, t *terrain.Client) *link {
-	return &link{c: c, world: t, cars: remote.New()}
+func newLink(c *netsync.Client, t *terrain.Client, dial Dialer) *link {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &link{c: c, world: t, cars: remote.New(), dial: dial, ctx: ctx, cancel: cancel,
+		redialed: make(chan *netsync.Client, 1), player: c.Player()}
+}
+
+// check notices a lost connection. Without a Dialer the loss is the
+// session's end (the error); with one, redialling starts and the game goes
+// on without the server until it is back.
+func (l *link) check() error {
+	if l.c == nil {
+		select {
+		case c := <-l.redialed:
+			l.c, l.player = c, c.Player()
+			l.status = "RECONNECTED"
+			l.pending = 0
+			l.world.Resubscribe()
+		default:
+		}
+		return nil
+	}
+	select {
+	case <-l.c.Done():
+	default:
+		return nil
+	}
+	err := l.c.Err()
+	if l.dial == nil {
+		return err
+	}
+	_ = l.c.Close()
+	l.c = nil
+	l.status = "SERVER LOST: RECONNECTING"
+	l.wg.Add(1)
+	go l.redial()
+	return nil
+}
+
+func (l *link) redial() {
+	defer l.wg.Done()
+	for {
+		c, err := l.dial(l.ctx)
+		if err == nil {
+			l.redialed <- c
+			return
+		}
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-time.After(redialEvery):
+		}
+	}
+}
+
+// close ends the connection (and any redialling) and waits.
+func (l *link) close() {
+	l.cancel()
+	l.wg.Wait()
+	select {
+	case c := <-l.redialed:
+		_ = c.Close()
+	default:
+	}
+	if l.c != nil {
+		_ = l.c.Close()
+		l.c = nil
+	}
 }
 
 // sink adapts server messages to the terrain client.
@@ -71,6 +154,9 @@ func (s sink) EditResult(seq uint32, applied bool, reason string) {
 // subscribe is the terrain client's Subscriber; it returns the radius the
 // server serves (ours clamped to its maximum), where the terrain evicts.
 func (l *link) subscribe(centre voxel.ChunkPos, radius int32) int32 {
+	if l.c == nil {
+		return radius // reconnecting: Resubscribe asks again once connected
+	}
 	r := min(uint32(radius), l.c.Welcome().MaxRadius)
 	if err := l.c.Subscribe(wire.ChunkPos{X: centre.X, Y: centre.Y, Z: centre.Z}, r); err != nil {
 		l.status = "SUBSCRIBE FAILED: " + err.Error()
@@ -80,6 +166,9 @@ func (l *link) subscribe(centre voxel.ChunkPos, radius int32) int32 {
 
 // update drains the server, sends the car on its clock and tracks others.
 func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
+	if l.c == nil {
+		return
+	}
 	l.c.Drain(sink{l}, maxInboundPerFrame)
 	l.sendT -= dt
 	if l.sendT <= 0 {
@@ -96,6 +185,10 @@ func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
 // edit asks the server to set the block editReach ahead of the car, at
 // ground level (dig) or just above it (build).
 func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
+	if l.c == nil {
+		l.status = "EDIT NOT SENT: RECONNECTING"
+		return
+	}
 	bx := math.Floor(x + forward[0]*editReach)
 	bz := math.Floor(z + forward[1]*editReach)
 	by := math.Floor(groundY) - 1
@@ -112,14 +205,4 @@ func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 	}
 	l.pending++
 	l.status = fmt.Sprintf("EDIT %d SENT", seq)
-}
-
-// err reports a lost connection.
-func (l *link) err() error {
-	select {
-	case <-l.c.Done():
-		return l.c.Err()
-	default:
-		return nil
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +40,9 @@ func TestSoloEditTakesTheNetworkPath(t *testing.T) {
 	cfg.Radius, cfg.Logger = 2, log
 	c, err := netsync.Dial(ctx, cfg)
 	require.NoError(t, err)
-	defer c.Close()
 
-	l := newLink(c, nil)
+	l := newLink(c, nil, nil)
+	defer l.close()
 	tc := terrain.New(terrain.Options{Seed: seed, Radius: 2, Workers: 1, Sink: nullSink{}, Subscribe: l.subscribe})
 	defer tc.Close()
 	l.world = tc
@@ -82,4 +83,63 @@ func TestSoloEditTakesTheNetworkPath(t *testing.T) {
 	// Acknowledged only after the server committed it (host tests check the
 	// store across a restart); the broadcast comes back to us too.
 	wait("the edit's broadcast", func() bool { return l.edits > 0 })
+}
+
+// A client whose server restarts keeps driving and rejoins: the link
+// redials in the background, resubscribes, and the area streams again.
+func TestLinkRejoinsARestartedServer(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const seed = 412
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := pc.LocalAddr().String()
+	require.NoError(t, pc.Close())
+	dir := t.TempDir()
+	h1, err := host.Start(ctx, host.Options{Addr: addr, DataDir: dir, Seed: seed, Logger: log})
+	require.NoError(t, err)
+	cfg := h1.ClientConfig()
+	cfg.Radius, cfg.Logger = 2, log
+	dial := func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
+	c, err := dial(ctx)
+	require.NoError(t, err)
+	l := newLink(c, nil, dial)
+	defer l.close()
+	tc := terrain.New(terrain.Options{Seed: seed, Radius: 2, Workers: 1, Sink: nullSink{}, Subscribe: l.subscribe})
+	defer tc.Close()
+	l.world = tc
+	car := world.Vec2{X: 100, Z: 100}
+	tc.Update(car, 5)
+	first := <-c.Messages() // the area arrives
+	require.NotNil(t, first)
+
+	require.NoError(t, h1.Close())
+	<-c.Done()
+	require.NoError(t, l.check(), "with a dialer a lost server is not the end")
+	assert.Nil(t, l.c)
+	assert.Contains(t, l.status, "RECONNECTING")
+	l.update(0, 1, car.X, 5, car.Z, 0, 0) // harmless while disconnected
+	l.edit(car.X, car.Z, 5, [2]float64{1, 0}, true)
+	assert.Contains(t, l.status, "NOT SENT")
+
+	h2, err := host.Start(ctx, host.Options{Addr: addr, DataDir: dir, Seed: seed, Logger: log})
+	require.NoError(t, err)
+	defer h2.Close()
+	select {
+	case nc := <-l.redialed:
+		l.redialed <- nc // hand it back to check, which swaps it in
+	case <-time.After(20 * time.Second):
+		require.FailNow(t, "no reconnection")
+	}
+	require.NoError(t, l.check())
+	require.NotNil(t, l.c)
+	assert.Equal(t, "RECONNECTED", l.status)
+	tc.Update(car, 5) // resubscribes
+	select {
+	case m := <-l.c.Messages():
+		require.NotNil(t, m, "the area streams again")
+	case <-time.After(10 * time.Second):
+		require.FailNow(t, "no area after rejoining")
+	}
 }

@@ -90,6 +90,10 @@ func (c *Client) Close() {
 	c.pool.Close()
 }
 
+// Resubscribe makes the next Update subscribe again (after a reconnect):
+// the server answers with the area, chunks already held stay.
+func (c *Client) Resubscribe() { c.started = false }
+
 // Radius is the client's chunk radius.
 func (c *Client) Radius() int32 { return c.radius }
 
