@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"strings"
 	"testing"
@@ -73,7 +74,9 @@ func TestSoloEditTakesTheNetworkPath(t *testing.T) {
 			}
 		}
 	}
-	wait("the area", func() bool { return tc.Stats().Announced > 0 })
+	// The block the edit key builds: editReach ahead, on the ground.
+	target, _ := voxel.ChunkOf(int64(math.Floor(car.X+editReach)), int64(math.Floor(y)), int64(math.Floor(car.Z)))
+	wait("the edit's chunk", func() bool { return tc.Announced(target) })
 
 	l.update(0.1, 0.1, car.X, y, car.Z, 0, 0)
 	l.edit(car.X, car.Z, y, [2]float64{1, 0}, true) // Q: build a block ahead

@@ -90,6 +90,12 @@ func (c *Client) Close() {
 	c.pool.Close()
 }
 
+// Announced reports whether the server has told us about chunk p.
+func (c *Client) Announced(p voxel.ChunkPos) bool {
+	_, ok := c.announced[p]
+	return ok
+}
+
 // Resubscribe makes the next Update subscribe again (after a reconnect):
 // the server answers with the area, chunks already held stay.
 func (c *Client) Resubscribe() { c.started = false }
