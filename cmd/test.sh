@@ -3,15 +3,7 @@
 # race detector, under Xvfb so the GL tests run too.
 set -eu
 cd "$(dirname "$0")/.."
-# Go lives in /usr/local/go on these machines; a fresh shell may not have it
-# on PATH.
-if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
-	PATH="/usr/local/go/bin:$PATH"
-fi
-if ! command -v go >/dev/null 2>&1; then
-	echo "go 1.26 or newer is needed (https://go.dev/dl/); it was not found on PATH" >&2
-	exit 1
-fi
+. cmd/goenv.sh
 sh cmd/deps.sh
 echo "== go vet"
 go vet ./...

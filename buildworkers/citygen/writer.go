@@ -120,14 +120,6 @@ func (w *writer) vert(p, n vec3) {
 	}
 }
 
-// tri emits a triangle with its geometric normal (counter-clockwise front).
-func (w *writer) tri(a, b, c vec3) {
-	n := cross(b.sub(a), c.sub(a)).norm()
-	w.vert(a, n)
-	w.vert(b, n)
-	w.vert(c, n)
-}
-
 // triN emits a triangle facing n, fixing the winding so the front is n's side.
 func (w *writer) triN(a, b, c, n vec3) {
 	if cross(b.sub(a), c.sub(a)).dot(n) < 0 {
@@ -250,10 +242,4 @@ func (w *writer) gable(f *frame, u0, u1, v0, v1, y0, rise float64, ends bool) {
 		w.triN(e00, e01, r0, a.scale(-1))
 		w.triN(e10, e11, r1, a)
 	}
-}
-
-// ridge emits a triangular prism (two sloped faces) along u: crop rows,
-// hedges, roof ridges.
-func (w *writer) ridge(f *frame, u0, u1, vc, half, y0, h float64) {
-	w.gable(f, u0, u1, vc-half, vc+half, y0, h, false)
 }

@@ -50,21 +50,19 @@ type Options struct {
 
 // Bot is one bot's outcome.
 type Bot struct {
-	ID                int
-	Err               error
-	InBps, OutBps     float64 // steady state: after the first area arrived, teleport burst excluded
-	JoinBytes         uint64  // bytes in until the first area was complete
-	JoinSeconds       float64
-	TeleportBytes     uint64 // bytes in from the teleport until the new area was complete
-	TeleportSeconds   float64
-	Chunks            int
-	EditsAcked        int
-	EditsRejected     int
-	LastReject        string
-	CarsSeen          int
-	DistanceM         float64
-	steadyIn, steadyO uint64
-	steadyT           float64
+	ID              int
+	Err             error
+	InBps, OutBps   float64 // steady state: after the first area arrived, teleport burst excluded
+	JoinBytes       uint64  // bytes in until the first area was complete
+	JoinSeconds     float64
+	TeleportBytes   uint64 // bytes in from the teleport until the new area was complete
+	TeleportSeconds float64
+	Chunks          int
+	EditsAcked      int
+	EditsRejected   int
+	LastReject      string
+	CarsSeen        int
+	DistanceM       float64
 }
 
 // Report is the whole run.

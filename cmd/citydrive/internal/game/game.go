@@ -20,6 +20,7 @@ import (
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/remote"
 	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/render"
@@ -444,14 +445,15 @@ func (s *Session) buildFrame() {
 			ngroups++
 		}
 		if seq := table.UploadSeq(sl); s.lastSeq[sl] != seq {
+			// New geometry: note when, and convert its trees once.
 			s.lastSeq[sl], s.builtAt[sl] = seq, s.clock
+			s.trees[sl] = s.trees[sl][:0]
+			for _, t := range s.stream.Trees(sl) {
+				s.trees[sl] = append(s.trees[sl], render.TreeInstance{Position: mgl32.Vec3(t.Pos), Scale: t.Scale, Variant: t.Variant})
+			}
 		}
 		b := table.Bounds(sl)
 		o := [3]float64(origin)
-		s.trees[sl] = s.trees[sl][:0]
-		for _, t := range s.stream.Trees(sl) {
-			s.trees[sl] = append(s.trees[sl], render.TreeInstance{Position: mgl32.Vec3(t.Pos), Scale: t.Scale, Variant: t.Variant})
-		}
 		s.groups[gi].Slots = append(s.groups[gi].Slots, render.SlotDraw{
 			Slot:  int(sl),
 			Count: int(table.Count(sl)),
@@ -466,9 +468,11 @@ func (s *Session) buildFrame() {
 	s.frame.DynamicOrigin = mgl64.Vec3{s.car.Pos.X, s.car.Y, s.car.Pos.Z}
 	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, s.car.Heading)
 	s.dynamic = appendLake(s.dynamic, s.car.Pos.X, s.car.Pos.Z, s.car.Pos.X, s.car.Y, s.car.Pos.Z, world.WaterLevel)
+	var others []remote.Pose
 	if s.link != nil {
+		others = s.link.cars.Poses(s.clock)
 		drawn := 0
-		for _, p := range s.link.cars.Poses(s.clock) {
+		for _, p := range others {
 			if drawn == maxRemoteCars {
 				break
 			}
@@ -497,7 +501,7 @@ func (s *Session) buildFrame() {
 		ts := s.ground3.Stats()
 		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
 		if s.link != nil {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(s.link.cars.Poses(s.clock)), s.link.edits, s.link.status))
+			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(others), s.link.edits, s.link.status))
 		}
 		s.hud = s.frame.HUD
 	}

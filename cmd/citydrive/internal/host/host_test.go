@@ -241,6 +241,7 @@ func TestTwoClientsEditArrivesAfterTheChunkInOrder(t *testing.T) {
 		require.IsType(t, &wire.EditAck{}, ack, "%+v", ack)
 		seqs = append(seqs, seq)
 	}
+	require.True(t, slices.IsSorted(seqs), "each request gets the next sequence number: %v", seqs)
 	// a saw its own broadcasts before each ack.
 	var got []wire.Message
 	for _, m := range a.log {
