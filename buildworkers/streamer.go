@@ -252,6 +252,7 @@ func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 		s.graph.EvictFar(car, s.cfg.EvictKeep)
 	}
 	if s.pool != nil {
+		s.pool.setNow(now)
 		s.pool.CheckReady(now)
 		s.drain(budget)
 		if !s.pool.Healthy() {
@@ -259,6 +260,23 @@ func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 		}
 	}
 	s.push()
+}
+
+// Pace makes a run faster than real time see the workers' results when a
+// player would (see pace): now passed to Update is then game time, and the
+// caller calls AwaitWorkers between frames.
+func (s *Streamer) Pace() {
+	if s.pool != nil {
+		s.pool.Pace()
+	}
+}
+
+// AwaitWorkers blocks until every build in flight is answered (paced runs
+// only; otherwise it returns at once).
+func (s *Streamer) AwaitWorkers() {
+	if s.pool != nil {
+		s.pool.Await()
+	}
 }
 
 func (s *Streamer) refreshVisible(car, heading world.Vec2) {

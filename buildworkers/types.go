@@ -6,6 +6,8 @@
 package buildworkers
 
 import (
+	"time"
+
 	"citydrive/buildworkers/citygen"
 	"citydrive/roadgraph"
 	"citydrive/slots"
@@ -41,6 +43,7 @@ type Request struct {
 	Claim  uint32
 	Item   walker.Item
 	Origin [3]float64
+	Sent   time.Time // game time of the dispatch (read when paced)
 }
 
 // Result is a worker's answer. Verts is a compact copy the receiver owns
@@ -57,6 +60,7 @@ type Result struct {
 	Trees      []Tree
 	Obstacles  []slots.Bounds
 	Simplified bool
+	Took       time.Duration // the worker's wall time for this build
 }
 
 // BuilderFunc adapts a function to Builder.

@@ -19,6 +19,7 @@ const (
 	KeyLeft      = glfw.KeyLeft
 	KeyRight     = glfw.KeyRight
 	KeySpace     = glfw.KeySpace
+	KeyBackspace = glfw.KeyBackspace
 	KeyEscape    = glfw.KeyEscape
 	KeyH         = glfw.KeyH
 	KeyC         = glfw.KeyC

@@ -240,15 +240,13 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	// Simulated time: the streamer's clocks and the car advance in fixed
 	// steps; frames are not drawn until the end.
-	now := time.Now()
 	for f := 0; f < int(after.Seconds()*60); f++ {
-		now = now.Add(time.Second / 60)
-		s.Simulate(1.0/60, now)
+		s.Update(1.0 / 60)
 	}
 	// Let the world catch up with the car before the picture: the car
 	// stands still while the workers finish (bounded in wall time).
 	for deadline := time.Now().Add(20 * time.Second); !s.Streamer().Ready() && time.Now().Before(deadline); {
-		s.Simulate(0, time.Now())
+		s.Update(0)
 		time.Sleep(time.Millisecond)
 	}
 	s.SetTopView(*view == "top")

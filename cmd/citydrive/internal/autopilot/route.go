@@ -73,30 +73,45 @@ func (r *Route) Advance(d float64) {
 	}
 }
 
-// turn picks the next edge at the junction ahead: any other arm, seeded; a
-// dead end turns back.
+// turn picks the next edge at the junction ahead, seeded: going straight
+// on is likelier than turning (as for a real driver), arms into a dead end
+// are taken only when nothing else is left, and a dead end turns back.
 func (r *Route) turn() {
 	j := r.edge.JunctionAt(r.forward)
 	r.g.EnsureJunctionArms(j)
 	r.Turns++
-	n := 0
+	in := r.travelDir(r.edge, j, true)
+	total, open := 0.0, false
 	for _, a := range j.Arms {
-		if a != r.edge {
-			n++
+		if a != r.edge && !r.deadEnd(a, j) {
+			open = true
 		}
 	}
+	weight := func(a *roadgraph.Edge) float64 {
+		if a == r.edge || (open && r.deadEnd(a, j)) {
+			return 0
+		}
+		if in.Dot(r.travelDir(a, j, false)) > straightOn {
+			return straightWeight
+		}
+		return 1
+	}
+	for _, a := range j.Arms {
+		total += weight(a)
+	}
 	next := r.edge
-	if n > 0 {
-		k := r.rng.IntN(n)
+	if total > 0 {
+		x := r.rng.Float64() * total
 		for _, a := range j.Arms {
-			if a == r.edge {
+			w := weight(a)
+			if w == 0 {
 				continue
 			}
-			if k == 0 {
-				next = a
+			next = a
+			if x < w {
 				break
 			}
-			k--
+			x -= w
 		}
 	}
 	r.edge = next
@@ -111,6 +126,75 @@ func (r *Route) turn() {
 	}
 }
 
+// Turn choice: an arm within about 45° of straight on is straightWeight
+// times as likely as each of the others.
+const (
+	straightOn     = 0.7
+	straightWeight = 3.0
+)
+
+// travelDir is the direction of travel on e at junction j: arriving at j
+// (arrive) or leaving it.
+func (r *Route) travelDir(e *roadgraph.Edge, j *roadgraph.Junction, arrive bool) world.Vec2 {
+	if e.B == j {
+		d := e.Tangent(e.Segments()) // at the last node
+		if arrive {
+			return d
+		}
+		return d.Scale(-1)
+	}
+	d := e.Tangent(0)
+	if arrive {
+		return d.Scale(-1)
+	}
+	return d
+}
+
+// deadEnd reports whether arm a, left from junction from, leads to a
+// junction with no other way out.
+func (r *Route) deadEnd(a *roadgraph.Edge, from *roadgraph.Junction) bool {
+	far := a.B
+	if far == from {
+		far = a.A
+	}
+	if far == from {
+		return false // a loop
+	}
+	r.g.EnsureJunctionArms(far)
+	return len(far.Arms) < 2
+}
+
+// Track moves the route up to the point nearest the car at pos (never
+// backwards, at most maxTrack metres), so the route follows the car rather
+// than dead reckoning from its speed. It returns the metres advanced.
+func (r *Route) Track(pos world.Vec2) float64 {
+	moved := 0.0
+	for moved < maxTrack {
+		a, b := r.edge.Nodes[r.seg], r.edge.Nodes[r.seg+1]
+		if !r.forward {
+			a, b = b, a
+		}
+		l := r.segLen()
+		u := pos.Sub(a).Dot(b.Sub(a)) / l
+		if u <= r.t {
+			return moved
+		}
+		if u < l {
+			moved += u - r.t
+			r.t = u
+			return moved
+		}
+		step := l - r.t
+		r.Advance(step + 1e-9)
+		moved += step
+	}
+	return moved
+}
+
+// maxTrack bounds one Track call: a car is never that far ahead of its
+// route unless it left it, and then the caller re-routes.
+const maxTrack = 60.0
+
 // Pose is the position (in the right-hand lane) and heading.
 func (r *Route) Pose() (world.Vec2, world.Vec2) {
 	a, b := r.edge.Nodes[r.seg], r.edge.Nodes[r.seg+1]
@@ -122,6 +206,20 @@ func (r *Route) Pose() (world.Vec2, world.Vec2) {
 	}
 	p := a.Lerp(b, f)
 	return p.Sub(roadgraph.Left(dir).Scale(laneOffset)), dir
+}
+
+// Directions appends the travel direction at n points step metres apart,
+// starting here, without moving the route (turns as in Ahead).
+func (r *Route) Directions(step float64, n int, dst []world.Vec2) []world.Vec2 {
+	saved := *r.pcg
+	c := *r
+	for i := 0; i < n; i++ {
+		_, dir := c.Pose()
+		dst = append(dst, dir)
+		c.Advance(step)
+	}
+	*r.pcg = saved
+	return dst
 }
 
 // Ahead returns the lane position d metres further along without moving

@@ -70,7 +70,7 @@ func (c *Car) Step(dt float64, in Input, ground Ground, obstacles func(yield fun
 	speed := c.Speed()
 
 	// Steering: less lock at speed keeps it drivable.
-	target := in.Steer * maxSteer / (1 + math.Abs(speed)/18)
+	target := in.Steer * wheelLock(speed)
 	c.Steer += clamp(target-c.Steer, -steerRate*dt, steerRate*dt)
 
 	// Longitudinal forces.
