@@ -2,28 +2,36 @@ package autopilot
 
 import (
 	"math"
+	"slices"
 
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 )
 
-// Driving, as a careful driver: pure pursuit of a point on the lane a short
-// way ahead (so a turn follows the lane instead of cutting the corner),
-// speed planned from the curvature of the route ahead, and a watchdog that
+// Driving, as a careful driver: it follows a smoothed line through its lane
+// (so a turn is an arc the car can drive instead of a corner it cuts or
+// overshoots), plans its speed from the curvature ahead, and a watchdog
 // backs out and re-routes when the car makes no progress.
 const (
-	lookMin, lookMax = 5.0, 14.0 // pure-pursuit look-ahead, metres
-	lookPerSpeed     = 0.35      // extra look-ahead per m/s
-	planStep         = 4.0       // metres between speed-plan samples
-	planSamples      = 32        // 128 m of route: enough to stop from 30 m/s
-	lateralAccel     = 4.0       // m/s² the driver accepts in a curve
-	planBrake        = 4.5       // m/s² the driver plans to brake with
-	minCurveSpeed    = 4.5       // m/s: the slowest it takes a tight turn
-	offRoute         = 6.0       // metres from the lane before it re-routes
-	stuckWindow      = 2.0       // seconds without progress before it recovers
-	stuckProgress    = 1.0       // metres of route progress that count
-	reverseTime      = 1.5       // seconds of backing out
+	steerLead     = 0.2  // seconds ahead the path's curvature is steered for
+	crossGain     = 2.0  // cross-track correction: 1/s
+	crossSoft     = 2.0  // m/s added to the speed there, so it is gentle at rest
+	backOutLook   = 7.0  // metres ahead of the lane point the car aims at backing out
+	pathPoints    = 260  // 130 m of smoothed path: enough to stop from 30 m/s
+	curveBase     = 2.0  // metres over which the path's curvature is measured
+	lockMargin    = 1.2  // plan turns as if 20% tighter than the path
+	lateralAccel  = 5.0  // m/s² the driver accepts in a curve
+	planBrake     = 6.0  // m/s² the driver plans to brake with
+	minCurveSpeed = 3.0  // m/s: the slowest it takes a tight turn
+	offRoute      = 6.0  // metres from the lane before it re-routes
+	pathStep      = 0.5  // metres between lane points of the smoothed path
+	smoothHalf    = 16.0 // metres either side a path point is averaged over
+	pathBack      = 14.0 // metres of smoothed path kept behind the route's point
+	stuckWindow   = 2.0  // seconds without progress before it recovers
+	stuckProgress = 1.0  // metres of route progress that count
+	reverseTime   = 1.5  // seconds of backing out
+	rerouteEvery  = 1.0  // seconds between off-route re-routes
 )
 
 // Driver drives a car along a Route.
@@ -32,12 +40,19 @@ type Driver struct {
 	route  *Route
 	seed   uint64
 	cruise float64
-	dirs   []world.Vec2 // speed-plan scratch
+	pts    []world.Vec2 // lane points ahead, scratch
+	sums   []world.Vec2 // their prefix sums, scratch
+	ahead  []world.Vec2 // the smoothed lane from pathBack behind to ahead, pathStep apart
+	here   int          // index in ahead nearest the car
 
 	window   float64 // seconds in the current progress window
 	progress float64 // route metres gained in it
 	reverse  float64 // seconds of backing out left
 	reroutes uint64
+	// sinceReroute: seconds since the last re-route (they are rate-limited,
+	// so a car that is merely wide of its lane is steered back, not
+	// re-planned every step).
+	sinceReroute float64
 
 	Recoveries int // times it backed out after making no progress
 }
@@ -49,7 +64,7 @@ func NewDriver(g *roadgraph.Graph, pos, heading world.Vec2, seed uint64, cruise 
 	if !ok {
 		return nil, false
 	}
-	return &Driver{g: g, route: r, seed: seed, cruise: cruise, dirs: make([]world.Vec2, 0, planSamples)}, true
+	return &Driver{g: g, route: r, seed: seed, cruise: cruise}, true
 }
 
 // Route is the route being followed.
@@ -59,19 +74,22 @@ func (d *Driver) Route() *Route { return d.route }
 func (d *Driver) Drive(c *car.Car, dt float64) car.Input {
 	pos, fwd, v := c.Pos, c.Forward(), c.Speed()
 	gained := d.route.Track(pos)
-	if lane, _ := d.route.Pose(); lane.Sub(pos).Len() > offRoute {
-		d.Reroute(pos, fwd)
+	d.sinceReroute += dt
+	if lane, _ := d.route.Pose(); lane.Sub(pos).Len() > offRoute && d.sinceReroute > rerouteEvery {
+		d.reroute(pos, fwd)
 	}
-	target := d.route.Ahead(clamp(lookMin+lookPerSpeed*math.Max(0, v), lookMin, lookMax))
-	alpha := angleTo(fwd, target.Sub(pos))
+	d.path(pos)
+	h := d.here
+	at := func(k int) world.Vec2 { return d.ahead[min(max(k, 1), len(d.ahead)-2)] }
 
 	if d.reverse > 0 {
 		d.reverse -= dt
 		if d.reverse <= 0 {
 			d.Reroute(pos, fwd)
 		}
-		// Backing up with the wheels turned away from the target swings
-		// the nose towards it.
+		// Backing up with the wheels turned away from the lane ahead
+		// swings the nose towards it.
+		alpha := angleTo(fwd, at(h+int(backOutLook/pathStep)).Sub(pos))
 		return car.Input{Brake: 1, Steer: -math.Copysign(1, alpha)}
 	}
 	d.window += dt
@@ -84,47 +102,111 @@ func (d *Driver) Drive(c *car.Car, dt float64) car.Input {
 		d.window, d.progress = 0, 0
 	}
 
-	// Pure pursuit: the arc through the target point.
-	l := math.Max(target.Sub(pos).Len(), 1)
-	wheel := math.Atan(2 * car.WheelBase * math.Sin(alpha) / l)
+	// Steering: the path's own curvature a little ahead (the wheels take
+	// time to turn) plus corrections for heading and cross-track error —
+	// a Stanley controller with feed-forward.
+	tangent := at(h + 1).Sub(at(h - 1)).Norm()
+	lateral := roadgraph.Left(fwd).Dot(at(h).Sub(pos)) // +: the path lies to the left
+	k := h + int(math.Max(0, v)*steerLead/pathStep)
+	wheel := math.Atan(car.WheelBase*d.curvature(k)) + angleTo(fwd, tangent) +
+		math.Atan(crossGain*lateral/(math.Abs(v)+crossSoft))
 	in := car.Input{Steer: car.SteerFor(wheel, v)}
 	want := d.plannedSpeed()
 	switch {
 	case v < want:
 		in.Throttle = clamp((want-v)/3, 0.15, 1)
-	case v > want+0.5:
-		in.Brake = clamp((v-want)/6, 0.05, 1)
+	case v > want+0.2:
+		in.Brake = clamp((v-want)/1.5, 0.05, 1)
 	}
 	return in
 }
 
-// plannedSpeed is the fastest speed from which every curve in the next
-// planSamples×planStep metres can still be taken at lateralAccel, braking
-// at planBrake.
+// curvature is the signed curvature of the smoothed path at index k
+// (+: turning left), measured over chords of about curveBase metres.
+func (d *Driver) curvature(k int) float64 {
+	const m = int(curveBase / pathStep)
+	k = min(max(k, m), len(d.ahead)-1-m)
+	a := d.ahead[k].Sub(d.ahead[k-m])
+	b := d.ahead[k+m].Sub(d.ahead[k])
+	// The path's points are pathStep apart along the raw lanes, closer
+	// together where smoothing cut a corner: measure the real chords.
+	return angleTo(a, b) / math.Max((a.Len()+b.Len())/2, 1e-3)
+}
+
+// path fills d.ahead with the lane ahead, smoothed. Lanes of two roads
+// meet badly at a junction (one road's lane ends beside the junction
+// node, the next one's starts on another side of it), and a corner
+// sharper than the car can turn makes it swing wide. So the path is the
+// centre line averaged over ±smoothHalf metres, which rounds every corner
+// into an arc that starts before the junction, offset into the right-hand
+// lane: a turn cuts in the way a driver's does, well clear of the kerb.
+func (d *Driver) path(pos world.Vec2) {
+	w := int(smoothHalf / pathStep)
+	back := int(pathBack / pathStep)
+	// centre points from w+back behind the route's point to pathPoints+w
+	// ahead, then their prefix sums
+	d.pts = d.route.Behind(pathStep, w+back+1, d.pts[:0])
+	slices.Reverse(d.pts)
+	d.pts = d.route.Centres(pathStep, pathPoints+w+1, d.pts)
+	d.sums = append(d.sums[:0], world.Vec2{})
+	for _, p := range d.pts {
+		d.sums = append(d.sums, d.sums[len(d.sums)-1].Add(p))
+	}
+	avg := func(i int) world.Vec2 { // centre point i (0: the route's point), smoothed
+		j := i + w + back + 1 // index in pts of point i
+		return d.sums[j+w+1].Sub(d.sums[j-w]).Scale(1 / float64(2*w+1))
+	}
+	d.ahead = d.ahead[:0]
+	prev, cur := avg(-back-1), avg(-back)
+	for i := -back; i < pathPoints; i++ {
+		next := avg(i + 1)
+		d.ahead = append(d.ahead, LaneOf(cur, next.Sub(prev).Norm()))
+		prev, cur = cur, next
+	}
+	// The route follows the raw lanes; on the smoothed path the car may be
+	// a little behind or ahead of that point: find where it is.
+	d.here = back
+	best := math.Inf(1)
+	for i := 0; i < 2*back && i < len(d.ahead); i++ {
+		if d2 := d.ahead[i].Dist2(pos); d2 < best {
+			d.here, best = i, d2
+		}
+	}
+}
+
+// plannedSpeed is the fastest speed from which every curve of the smoothed
+// path ahead can still be taken, braking at planBrake: at most
+// lateralAccel sideways, and no faster than the wheels can turn it.
 func (d *Driver) plannedSpeed() float64 {
-	d.dirs = d.route.Directions(planStep, planSamples, d.dirs[:0])
+	const m = int(curveBase / pathStep)
 	want := d.cruise
-	for i := 1; i+1 < len(d.dirs); i++ {
-		turn := math.Acos(clamp(d.dirs[i-1].Dot(d.dirs[i+1]), -1, 1))
-		curv := turn / (2 * planStep)
+	for i := d.here + m; i+m < len(d.ahead); i += m {
+		curv := math.Abs(d.curvature(i))
 		vc := d.cruise
 		if curv > 1e-6 {
-			vc = clamp(math.Sqrt(lateralAccel/curv), minCurveSpeed, d.cruise)
+			vc = math.Min(math.Sqrt(lateralAccel/curv), car.SpeedForCurvature(curv*lockMargin))
+			vc = clamp(vc, minCurveSpeed, d.cruise)
 		}
-		dist := float64(i-1) * planStep
+		dist := float64(i-d.here) * pathStep
 		want = math.Min(want, math.Sqrt(vc*vc+2*planBrake*dist))
 	}
 	return want
 }
 
 // Reroute picks up the road nearest pos, in the direction closest to
-// heading, with fresh (but repeatable) turns.
+// heading, with fresh (but repeatable) turns, and starts a new progress
+// window.
 func (d *Driver) Reroute(pos, heading world.Vec2) {
+	d.reroute(pos, heading)
+	d.window, d.progress = 0, 0
+}
+
+func (d *Driver) reroute(pos, heading world.Vec2) {
 	d.reroutes++
+	d.sinceReroute = 0
 	if r, ok := New(d.g, pos, heading, d.seed+d.reroutes); ok {
 		d.route = r
 	}
-	d.window, d.progress = 0, 0
 }
 
 // angleTo is the signed angle from forward to v, + to the left.
