@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/soak"
@@ -19,6 +21,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 2*time.Minute, "game time to drive (simulated, not paced)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object as the last line")
 	verbose := fs.Bool("v", false, "log the game's and the server's messages to stderr")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this file")
 	var start pointFlag
 	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")
 	fs.Usage = func() {
@@ -34,6 +37,17 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	cfg, w, err := sf.config()
 	if err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	level := slog.LevelWarn
 	if *verbose {

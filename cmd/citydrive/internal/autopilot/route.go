@@ -270,29 +270,26 @@ func (r *Route) retreat(d float64) bool {
 	return true
 }
 
-// Directions appends the travel direction at n points step metres apart,
-// starting here, without moving the route (turns as in Ahead).
-func (r *Route) Directions(step float64, n int, dst []world.Vec2) []world.Vec2 {
-	return r.sample(step, n, dst, false)
-}
-
 // Centres appends the centre-line position at n points step metres
 // apart, starting here, without moving the route (turns as in Ahead).
 func (r *Route) Centres(step float64, n int, dst []world.Vec2) []world.Vec2 {
-	return r.sample(step, n, dst, true)
-}
-
-func (r *Route) sample(step float64, n int, dst []world.Vec2, positions bool) []world.Vec2 {
 	saved := *r.pcg
 	c := *r
-	for i := 0; i < n; i++ {
-		p, dir := c.centre()
-		if positions {
-			dst = append(dst, p)
-		} else {
-			dst = append(dst, dir)
+	for n > 0 {
+		// one segment at a time: its length and direction once
+		a, b := c.edge.Nodes[c.seg], c.edge.Nodes[c.seg+1]
+		if !c.forward {
+			a, b = b, a
 		}
-		c.Advance(step)
+		l := b.Sub(a).Len()
+		dir := b.Sub(a).Scale(1 / l)
+		for ; c.t < l && n > 0; c.t += step {
+			dst = append(dst, a.Add(dir.Scale(c.t)))
+			n--
+		}
+		over := c.t - l
+		c.t = l
+		c.Advance(over + 1e-12) // into the next segment, turning as Advance does
 	}
 	*r.pcg = saved
 	return dst

@@ -22,8 +22,8 @@ func TestDriveLogCountsStuckEpisodesContactsAndHeight(t *testing.T) {
 	run(15, 0.5, 0, false, false)   // 1.5 s slow: not stuck yet
 	run(5, 10, 0, true, true)       // one contact with a parked car, 5 steps long
 	run(2, 10, 0, false, false)
-	run(25, 0, -0.02, true, false)  // stopped against something else, 2.5 s: stuck
-	run(5, 0, 0, true, false)       // still: same episode, same contact
+	run(25, 0, -0.02, true, false) // stopped against something else, 2.5 s: stuck
+	run(5, 0, 0, true, false)      // still: same episode, same contact
 	run(10, 10, 0.02, false, false)
 	run(21, 0.2, 0, false, false) // 2.1 s: a second episode
 

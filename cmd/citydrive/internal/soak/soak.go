@@ -53,6 +53,8 @@ type Report struct {
 	Frames        int     `json:"frames"`
 	WorkUSP50     float64 `json:"main_work_us_p50"`
 	WorkUSP99     float64 `json:"main_work_us_p99"`
+	RoadUSP99     float64 `json:"road_streaming_us_p99"`
+	VoxelUSP99    float64 `json:"voxel_network_us_p99"`
 	Builds        int     `json:"builds"`
 	StaleDropped  int     `json:"stale_dropped"`
 	Fallback      string  `json:"fallback"`
@@ -106,7 +108,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		StuckEpisodes: d.StuckEpisodes, LongestStuckS: d.LongestStuck,
 		Contacts: d.Contacts, CarContacts: d.CarContacts, MinHeightM: d.MinHeight,
 		Recoveries: s.Recoveries(), Frames: sum.Frames,
-		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99,
+		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
 		Builds: sum.Stats.Builds, StaleDropped: sum.Stats.StaleDropped, Fallback: sum.Stats.Fallback,
 	}, nil
 }
@@ -118,10 +120,10 @@ func (r Report) String() string {
   stuck:     %d episodes (speed < 1 m/s for over 2 s), longest %.1f s; autopilot recoveries %d
   contacts:  %d with obstacles, %d with parked cars
   height:    lowest %.3f m above the road surface
-  frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs
+  frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs (road streaming p99 %.0f µs, voxel + network p99 %.0f µs)
   streaming: %d builds, %d stale dropped, fallback %q
 `, r.Seed, r.GameSeconds, r.WallSeconds, r.GameSeconds/max(r.WallSeconds, 1e-9),
 		r.KM, r.AverageKMH, r.StuckEpisodes, r.LongestStuckS, r.Recoveries,
-		r.Contacts, r.CarContacts, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99,
+		r.Contacts, r.CarContacts, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
 		r.Builds, r.StaleDropped, r.Fallback)
 }
