@@ -105,7 +105,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		} else {
 			fmt.Fprintf(fs.Output(), "usage: citydrive [flags]\n\nSolo play: a server goroutine on loopback, joined over QUIC.\n")
 		}
-		fmt.Fprintf(fs.Output(), "Drive: W/S or arrows throttle and brake, A/D steer, P autopilot, R weather,\nC top view, H HUD, E dig / Q build a block ahead, F1 time of day, F12 screenshot,\nCtrl+1/2/3 debug views, Esc quit.\n\n")
+		fmt.Fprintf(fs.Output(), "Drive: W/S or arrows throttle and brake, A/D steer, Backspace back on the road, P autopilot, R weather,\nC top view, H HUD, E dig / Q build a block ahead, F1 time of day, F12 screenshot,\nCtrl+1/2/3 debug views, Esc quit.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
