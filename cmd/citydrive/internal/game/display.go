@@ -1,6 +1,8 @@
 package game
 
 import (
+	"image"
+
 	"citydrive/render"
 	"citydrive/slots"
 	"citydrive/voxel"
@@ -20,7 +22,7 @@ type Display interface {
 	Present()
 	ShouldClose() bool
 	RenderScale() float64
-	SaveScreenshot(path string) error
+	Screenshot() (*image.RGBA, error) // the frame just drawn
 	Close()
 }
 
@@ -98,8 +100,8 @@ func (h *Headless) ShouldClose() bool { return h.closed }
 // RenderScale is always 1.
 func (h *Headless) RenderScale() float64 { return 1 }
 
-// SaveScreenshot is not possible without GL.
-func (h *Headless) SaveScreenshot(string) error { return errNoPicture }
+// Screenshot is not possible without GL.
+func (h *Headless) Screenshot() (*image.RGBA, error) { return nil, errNoPicture }
 
 // Close marks the display closed.
 func (h *Headless) Close() { h.closed = true }

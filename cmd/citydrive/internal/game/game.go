@@ -109,6 +109,7 @@ type Session struct {
 	topView  bool
 	quit     bool
 	shootNow bool // F12 this frame
+	pngs     *pngWriter
 }
 
 // New opens the display (a window unless Options.Display is set) and
@@ -137,7 +138,7 @@ func New(opt Options) (*Session, error) {
 		}
 		r = gl
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1}
+	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log)}
 	var err error
 	s.stream, err = buildworkers.NewStreamer(cfg, opt.World, r, time.Now())
 	if err != nil {
@@ -220,6 +221,7 @@ func (s *Session) Close() {
 	}
 	s.ground3.Close()
 	s.stream.Close()
+	s.pngs.close()
 	s.r.Close()
 }
 
@@ -402,23 +404,34 @@ func (s *Session) draw() error {
 	return nil
 }
 
+// screenshot reads the frame back and has it written off the frame loop.
 func (s *Session) screenshot(path string) {
-	if err := s.r.SaveScreenshot(path); err != nil {
+	img, err := s.r.Screenshot()
+	if err != nil {
 		s.opt.Log.Error("screenshot failed", "path", path, "err", err)
+		return
+	}
+	if !s.pngs.write(path, img) {
+		s.opt.Log.Warn("screenshot dropped: earlier ones are still being written", "path", path)
 		return
 	}
 	s.shots = append(s.shots, path)
 	s.opt.Log.Info("screenshot", "path", path)
 }
 
-// SaveScreenshot draws the current frame again and writes it to path.
+// SaveScreenshot draws the current frame again and writes it to path
+// before it returns.
 func (s *Session) SaveScreenshot(path string) error {
 	s.setCamera()
 	s.buildFrame()
 	if err := s.r.Draw(&s.frame); err != nil {
 		return err
 	}
-	return s.r.SaveScreenshot(path)
+	img, err := s.r.Screenshot()
+	if err != nil {
+		return err
+	}
+	return writePNG(path, img)
 }
 
 // SetHUD shows or hides the HUD.
