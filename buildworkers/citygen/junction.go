@@ -39,7 +39,7 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 	}
 	J := j.Pos
 	y := b.w.Height(J.X, J.Z)
-	r := junctionRadius(j, world.StreetHalfWidth)
+	r := b.junctionRadius(j)
 	lights := na >= 3
 	flags := 0
 	if lights {

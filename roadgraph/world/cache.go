@@ -39,7 +39,7 @@ func (c *Cache) Junction(cell Cell) (Vec2, bool) {
 }
 
 // Arms is World.Arms through the cache.
-func (c *Cache) Arms(cell Cell, dst []EdgeSpec) []EdgeSpec { return c.w.arms(c, cell, dst) }
+func (c *Cache) Arms(cell Cell, dst []EdgeSpec) []EdgeSpec { return arms(c.w, c, cell, dst) }
 
 // EdgeNodes is World.EdgeNodes through the cache.
-func (c *Cache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return c.w.edgeNodes(c, e, dst) }
+func (c *Cache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return edgeNodes(c.w, c, e, dst) }
