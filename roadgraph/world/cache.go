@@ -20,7 +20,11 @@ type cachedJunction struct {
 const cacheCells = 4096
 
 // NewCache returns an empty cache for w.
-func NewCache(w World) *Cache { return &Cache{w: w, m: make(map[Cell]cachedJunction, cacheCells)} }
+func NewCache(w World) *Cache { return newCache(w, cacheCells) }
+
+func newCache(w World, cells int) *Cache {
+	return &Cache{w: w, m: make(map[Cell]cachedJunction, cells)}
+}
 
 // World is the world behind the cache.
 func (c *Cache) World() World { return c.w }

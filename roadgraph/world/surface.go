@@ -105,8 +105,13 @@ type Surface struct {
 // a SurfaceCache answers the same for a moving car at a fraction of the
 // cost.
 func (w World) Surface(x, z float64) Surface {
-	return NewSurfaceCache(w).Surface(x, z)
+	c := &SurfaceCache{w: w, jc: newCache(w, oneQueryJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
+	return c.Surface(x, z)
 }
+
+// oneQueryJunctions sizes the junction memo of a one-off query: the
+// lattice cells around five cells' arms.
+const oneQueryJunctions = 64
 
 // surfaceCells bounds a SurfaceCache: a query touches at most five cells
 // (four +X origins in its row and one more +Z origin in its column),
@@ -120,6 +125,7 @@ const surfaceCells = 48
 // steady-state queries do not allocate. Not safe for concurrent use.
 type SurfaceCache struct {
 	w       World
+	jc      *Cache // junction positions: every fill asks about the same few cells
 	entries []*cellRoads
 	clock   uint64
 	last    int // index of the latest hit: most queries repeat a cell
@@ -127,7 +133,7 @@ type SurfaceCache struct {
 
 // NewSurfaceCache returns an empty cache for w.
 func NewSurfaceCache(w World) *SurfaceCache {
-	return &SurfaceCache{w: w, entries: make([]*cellRoads, 0, surfaceCells)}
+	return &SurfaceCache{w: w, jc: NewCache(w), entries: make([]*cellRoads, 0, surfaceCells)}
 }
 
 // World is the world behind the cache.
@@ -214,16 +220,16 @@ func (c *SurfaceCache) cellRoads(cell Cell) *cellRoads {
 // fill computes the edges leaving cell.
 func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
 	e.cell, e.n, e.j.ok = cell, 0, false
-	if _, ok := c.w.Junction(cell); !ok {
+	if _, ok := c.jc.Junction(cell); !ok {
 		return
 	}
 	c.fillJunction(&e.j, cell)
 	var specs [2]EdgeSpec
 	ns := 0
-	if s, ok := edgeX(c.w, c.w, cell); ok {
+	if s, ok := edgeX(c.w, c.jc, cell); ok {
 		specs[ns], ns = s, ns+1
 	}
-	if s, ok := edgeZ(c.w, c.w, cell); ok {
+	if s, ok := edgeZ(c.w, c.jc, cell); ok {
 		specs[ns], ns = s, ns+1
 	}
 	for _, s := range specs[:ns] {
@@ -235,7 +241,7 @@ func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
 func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
 	w := c.w
 	var buf [MaxSegments]Vec2
-	nodes := w.EdgeNodes(s, buf[:0])
+	nodes := c.jc.EdgeNodes(s, buf[:0])
 	r.nn = copy(r.nodes[:], nodes)
 	n := r.nn - 1
 	r.hw = s.HalfWidth()
@@ -244,8 +250,8 @@ func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
 	for k := 0; k <= n; k++ {
 		r.hs[k] = w.Height(r.nodes[k].X, r.nodes[k].Z)
 	}
-	r.ra, r.ya = w.junctionSurface(s.A)
-	r.rb, r.yb = w.junctionSurface(s.B)
+	r.ra, r.ya = junctionSurface(w, c.jc, s.A)
+	r.rb, r.yb = junctionSurface(w, c.jc, s.B)
 	ends := edgeEnds{ra: r.ra, rb: r.rb, ya: r.ya, yb: r.yb}
 	for k := 0; k <= n; k++ {
 		r.ys[k] = nodeRoadY(r.hs[:r.nn], 0, k, n, r.L, ends)
@@ -275,9 +281,8 @@ func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
 
 // fillJunction computes the fan of the junction in cell.
 func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
-	w := c.w
-	j.p, j.ok = w.Junction(cell)
-	j.r, j.y = w.junctionSurface(cell)
+	j.p, j.ok = c.jc.Junction(cell)
+	j.r, j.y = junctionSurface(c.w, c.jc, cell)
 	j.nf = 0
 	type arm struct {
 		d     Vec2
@@ -288,8 +293,8 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 	var arms [4]arm
 	na := 0
 	var buf [MaxSegments]Vec2
-	for _, e := range w.Arms(cell, specs[:0]) {
-		nodes := w.EdgeNodes(e, buf[:0])
+	for _, e := range c.jc.Arms(cell, specs[:0]) {
+		nodes := c.jc.EdgeNodes(e, buf[:0])
 		d := nodes[1].Sub(nodes[0]).Norm()
 		if e.A != cell {
 			n := len(nodes) - 1
@@ -353,10 +358,12 @@ func inTriangle(p, a, b, c Vec2) bool {
 
 // JunctionRadiusAt is JunctionRadius for the junction in cell j, from the
 // half widths of all its lattice arms.
-func (w World) JunctionRadiusAt(j Cell) float64 {
+func (w World) JunctionRadiusAt(j Cell) float64 { return junctionRadiusAt(w, w, j) }
+
+func junctionRadiusAt[S junctionSource](w World, src S, j Cell) float64 {
 	var buf [4]EdgeSpec
 	hw := StreetHalfWidth
-	for _, a := range w.Arms(j, buf[:0]) {
+	for _, a := range arms(w, src, j, buf[:0]) {
 		hw = math.Max(hw, a.HalfWidth())
 	}
 	return JunctionRadius(hw)
@@ -364,9 +371,9 @@ func (w World) JunctionRadiusAt(j Cell) float64 {
 
 // junctionSurface is the radius and height of the junction in cell j: the
 // junction is level at the terrain height of its centre.
-func (w World) junctionSurface(j Cell) (r, y float64) {
-	p, _ := w.Junction(j)
-	return w.JunctionRadiusAt(j), w.Height(p.X, p.Z)
+func junctionSurface[S junctionSource](w World, src S, j Cell) (r, y float64) {
+	p, _ := src.Junction(j)
+	return junctionRadiusAt(w, src, j), w.Height(p.X, p.Z)
 }
 
 // Surface is World.Surface through the cache.
