@@ -261,7 +261,7 @@ func (b *Builder) streetLamp(f *frame, y, reach float64) {
 	p := func(u, v float64) vec3 { return f.p(u, y+top-0.41, v) }
 	w.quadN(p(-0.18, reach-0.15), p(0.18, reach-0.15), p(0.18, reach+0.55), p(-0.18, reach+0.55), vec3{0, -1, 0})
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, -0.12, 0.12, y, y+top, -0.12, 0.12)
+	b.obstacle(f, -0.12, 0.12, y, y+top, -0.12, 0.12, slots.ObstacleFurniture)
 }
 
 // water lays the lake surface across the whole lot band of a segment over
@@ -349,8 +349,8 @@ func (b *Builder) bridge(s *seg, f0, f1 float64) {
 				}
 			}
 		}
-		lo := math.Min(ya, yb)
-		b.obstacle(&fr, 0, l, lo, lo+1.1, -0.1, 0.1)
+		// the rail slopes with a ramp: its box spans both ends' heights
+		b.obstacle(&fr, 0, l, math.Min(ya, yb), math.Max(ya, yb)+1.1, -0.1, 0.1, slots.ObstacleRail)
 	}
 	// a pier under every fifth node over the water
 	if s.i%5 == 0 && s.h0 < world.WaterLevel {

@@ -69,6 +69,7 @@ type Session struct {
 	ground3  *terrain.Client
 	link     *link
 	car      *car.Car
+	env      *carEnv // what the car collides with and stands on (env.go)
 	route    *autopilot.Route
 	frame    render.Frame
 	groups   [render.MaxGroups]render.Group
@@ -145,7 +146,7 @@ func New(opt Options) (*Session, error) {
 	pos, dir := e.Nodes[seg].Lerp(e.Nodes[seg+1], 0.5), e.Tangent(seg)
 	s.route, _ = autopilot.New(g, pos, dir, opt.Seed)
 	pos, dir = s.route.Pose()
-	s.car = car.New(pos, dir, s.ground)
+	s.car = car.New(pos, dir, s.carEnv())
 	n := cfg.Slots.Slots
 	s.trees = make([][]render.TreeInstance, n)
 	s.builtAt = make([]float64, n)
@@ -155,12 +156,6 @@ func New(opt Options) (*Session, error) {
 	s.frame.Weather = opt.Weather
 	s.frame.TimeOfDay = opt.TimeOfDay
 	return s, nil
-}
-
-// ground is the drivable height: roads drape on the terrain, and over the
-// lake the car rides the bridge deck.
-func (s *Session) ground(x, z float64) float64 {
-	return math.Max(s.opt.World.Height(x, z), world.WaterLevel+bridgeDeck)
 }
 
 // terrainLoadLimit bounds how long loading waits for the voxel ground (the
@@ -176,10 +171,6 @@ func boolf(b bool) float64 {
 
 // loadingSlice is how long loading streams between progress-bar draws.
 const loadingSlice = 30 * time.Millisecond
-
-// bridgeDeck is how far above the water bridges carry the road; the city
-// generator uses the same rule.
-const bridgeDeck = 2.0
 
 // Close releases everything, the network connection included.
 func (s *Session) Close() {
@@ -286,16 +277,7 @@ func (s *Session) Step(dt float64, now time.Time) error {
 func (s *Session) Simulate(dt float64, now time.Time) {
 	s.clock += dt
 	in := s.input()
-	table := s.stream.Table()
-	s.car.Step(dt, in, s.ground, func(yield func(slots.Bounds) bool) {
-		for sl := int32(0); sl < int32(table.Config().Slots); sl++ {
-			for _, b := range table.Obstacles(sl) {
-				if !yield(b) {
-					return
-				}
-			}
-		}
-	})
+	s.car.Step(dt, in, s.carEnv())
 	if s.opt.Autopilot {
 		s.route.Advance(math.Max(0, s.car.Speed()) * dt)
 		if p, _ := s.route.Pose(); p.Sub(s.car.Pos).Len() > 25 {
