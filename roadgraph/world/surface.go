@@ -114,9 +114,10 @@ func (w World) Surface(x, z float64) Surface {
 const oneQueryJunctions = 64
 
 // surfaceCells bounds a SurfaceCache: a query touches at most five cells
-// (four +X origins in its row and one more +Z origin in its column),
-// so this holds the neighbourhood of a car and some history behind it.
-const surfaceCells = 48
+// (four +X origins in its row and one more +Z origin in its column), so
+// this holds a car's neighbourhood and the rows it just left, at ~9 KB a
+// cell (a load client runs one per bot).
+const surfaceCells = 24
 
 // SurfaceCache answers World.Surface from per-cell road data (the cell's
 // junction and the edges leaving it, with node heights), computed once per
