@@ -68,7 +68,7 @@ type message struct {
 type payload struct {
 	verts []float32
 	trees []Tree
-	obst  []slots.Bounds
+	obst  []slots.Obstacle
 }
 
 type workerEntry struct {

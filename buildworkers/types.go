@@ -27,10 +27,10 @@ type Builder interface {
 type Output struct {
 	Verts      []float32 // Count vertices, slots.FloatsPerVertex floats each
 	Count      int
-	Bounds     slots.Bounds   // world metres
-	Trees      []Tree         // instanced by the renderer
-	Obstacles  []slots.Bounds // collision boxes, world metres
-	Simplified bool           // detail was dropped to fit the slot
+	Bounds     slots.Bounds     // world metres
+	Trees      []Tree           // instanced by the renderer
+	Obstacles  []slots.Obstacle // collision shapes, world metres
+	Simplified bool             // detail was dropped to fit the slot
 }
 
 // Tree is one tree instance: position relative to the item's origin.
@@ -58,7 +58,7 @@ type Result struct {
 	Count      int
 	Bounds     slots.Bounds
 	Trees      []Tree
-	Obstacles  []slots.Bounds
+	Obstacles  []slots.Obstacle
 	Simplified bool
 	Took       time.Duration // the worker's wall time for this build
 }

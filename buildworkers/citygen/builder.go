@@ -7,8 +7,6 @@
 package citygen
 
 import (
-	"math"
-
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
@@ -27,13 +25,13 @@ type Tree struct {
 // Result is one built item. Verts, Trees and Obstacles alias the builder's
 // scratch: they are valid until the builder's next Build; copy what you keep.
 type Result struct {
-	Verts      []float32      // Count vertices, slots.FloatsPerVertex floats each
-	Count      int            // vertices; always ≤ the builder's maxVerts
-	Bounds     slots.Bounds   // world metres, contains every vertex
-	Trees      []Tree         // instances, relative to the origin
-	Obstacles  []slots.Bounds // collision boxes, world metres
-	Simplified bool           // detail was dropped so the item fits its slot
-	Level      int            // detail level used (0 = full; see docs/geometry.md)
+	Verts      []float32        // Count vertices, slots.FloatsPerVertex floats each
+	Count      int              // vertices; always ≤ the builder's maxVerts
+	Bounds     slots.Bounds     // world metres, contains every vertex
+	Trees      []Tree           // instances, relative to the origin
+	Obstacles  []slots.Obstacle // collision shapes, world metres
+	Simplified bool             // detail was dropped so the item fits its slot
+	Level      int              // detail level used (0 = full; see docs/geometry.md)
 }
 
 // Lamp flags carried in the street frame's third float
@@ -69,7 +67,7 @@ type Builder struct {
 	maxVerts int
 	wr       writer
 	trees    []Tree
-	obst     []slots.Bounds
+	obst     []slots.Obstacle
 	level    int
 
 	// per-build state
@@ -87,7 +85,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	b.wr.buf = make([]float32, limit*slots.FloatsPerVertex)
 	b.wr.limit = limit
 	b.trees = make([]Tree, 0, 256)
-	b.obst = make([]slots.Bounds, 0, 256)
+	b.obst = make([]slots.Obstacle, 0, 256)
 	return b
 }
 
@@ -161,15 +159,17 @@ func (b *Builder) tree(p vec3, scale, variant float64) {
 	})
 }
 
-// obstacle records the world bounds of a box in frame f.
-func (b *Builder) obstacle(f *frame, u0, u1, y0, y1, v0, v1 float64) {
-	bb := slots.Bounds{Min: [3]float64{math.Inf(1), y0, math.Inf(1)}, Max: [3]float64{math.Inf(-1), y1, math.Inf(-1)}}
-	for _, uv := range [4][2]float64{{u0, v0}, {u1, v0}, {u0, v1}, {u1, v1}} {
-		p := f.xz(uv[0], uv[1])
-		bb.Min[0], bb.Max[0] = math.Min(bb.Min[0], p.X), math.Max(bb.Max[0], p.X)
-		bb.Min[2], bb.Max[2] = math.Min(bb.Min[2], p.Z), math.Max(bb.Max[2], p.Z)
-	}
-	b.obst = append(b.obst, bb)
+// obstacle records the box [u0,u1]×[y0,y1]×[v0,v1] of frame f as an
+// oriented collision box of the given kind, turned as it is drawn.
+func (b *Builder) obstacle(f *frame, u0, u1, y0, y1, v0, v1 float64, kind slots.ObstacleKind) {
+	c := f.xz((u0+u1)/2, (v0+v1)/2)
+	b.obst = append(b.obst, slots.Obstacle{
+		Centre: [2]float64{c.X, c.Z},
+		Axis:   [2]float64{f.a.X, f.a.Z},
+		Half:   [2]float64{(u1 - u0) / 2, (v1 - v0) / 2},
+		Y0:     y0, Y1: y1,
+		Kind: kind,
+	})
 }
 
 // hash is the builder's seeded randomness.

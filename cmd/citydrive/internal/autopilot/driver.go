@@ -7,6 +7,7 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 )
 
 // Driving, as a careful driver: it follows a smoothed line through its lane
@@ -27,10 +28,13 @@ const (
 	offRoute      = 6.0  // metres from the lane before it re-routes
 	pathStep      = 0.5  // metres between lane points of the smoothed path
 	smoothHalf    = 16.0 // metres either side a path point is averaged over
+	minLaneRadius = 6.0  // metres: the tightest lane line the car is asked to follow
 	pathBack      = 14.0 // metres of smoothed path kept behind the route's point
 	stuckWindow   = 2.0  // seconds without progress before it recovers
 	stuckProgress = 1.0  // metres of route progress that count
 	reverseTime   = 1.5  // seconds of backing out
+	swerveSlow    = 0.8  // metres of swerve around an obstacle ...
+	swerveSpeed   = 12.0 // ... above which the car slows to this (m/s)
 	rerouteEvery  = 1.0  // seconds between off-route re-routes
 )
 
@@ -44,6 +48,11 @@ type Driver struct {
 	sums   []world.Vec2 // their prefix sums, scratch
 	ahead  []world.Vec2 // the smoothed lane from pathBack behind to ahead, pathStep apart
 	here   int          // index in ahead nearest the car
+	// avoidance scratch (avoid.go)
+	obst        []slots.Obstacle
+	shift, fade []float64
+	marks       []int
+	blocked     float64 // metres to an obstacle the car cannot pass (+Inf: none)
 
 	window   float64 // seconds in the current progress window
 	progress float64 // route metres gained in it
@@ -70,8 +79,9 @@ func NewDriver(g *roadgraph.Graph, pos, heading world.Vec2, seed uint64, cruise 
 // Route is the route being followed.
 func (d *Driver) Route() *Route { return d.route }
 
-// Drive returns the controls for one physics step of dt seconds.
-func (d *Driver) Drive(c *car.Car, dt float64) car.Input {
+// Drive returns the controls for one physics step of dt seconds in env
+// (the obstacles it steers around).
+func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	pos, fwd, v := c.Pos, c.Forward(), c.Speed()
 	gained := d.route.Track(pos)
 	d.sinceReroute += dt
@@ -79,6 +89,7 @@ func (d *Driver) Drive(c *car.Car, dt float64) car.Input {
 		d.reroute(pos, fwd)
 	}
 	d.path(pos)
+	swerveLimit := d.avoid(env, pos, c.Y, v)
 	h := d.here
 	at := func(k int) world.Vec2 { return d.ahead[min(max(k, 1), len(d.ahead)-2)] }
 
@@ -111,7 +122,10 @@ func (d *Driver) Drive(c *car.Car, dt float64) car.Input {
 	wheel := math.Atan(car.WheelBase*d.curvature(k)) + angleTo(fwd, tangent) +
 		math.Atan(crossGain*lateral/(math.Abs(v)+crossSoft))
 	in := car.Input{Steer: car.SteerFor(wheel, v)}
-	want := d.plannedSpeed()
+	want := math.Min(d.plannedSpeed(), swerveLimit)
+	if !math.IsInf(d.blocked, 1) { // stop before it
+		want = math.Min(want, math.Sqrt(2*planBrake*d.blocked))
+	}
 	switch {
 	case v < want:
 		in.Throttle = clamp((want-v)/3, 0.15, 1)
@@ -145,23 +159,33 @@ func (d *Driver) path(pos world.Vec2) {
 	back := int(pathBack / pathStep)
 	// centre points from w+back behind the route's point to pathPoints+w
 	// ahead, then their prefix sums
-	d.pts = d.route.Behind(pathStep, w+back+1, d.pts[:0])
+	const m = int(curveBase / pathStep)
+	d.pts = d.route.Behind(pathStep, w+back+m, d.pts[:0])
 	slices.Reverse(d.pts)
-	d.pts = d.route.Centres(pathStep, pathPoints+w+1, d.pts)
+	d.pts = d.route.Centres(pathStep, pathPoints+w+m, d.pts)
 	d.sums = append(d.sums[:0], world.Vec2{})
 	for _, p := range d.pts {
 		d.sums = append(d.sums, d.sums[len(d.sums)-1].Add(p))
 	}
 	avg := func(i int) world.Vec2 { // centre point i (0: the route's point), smoothed
-		j := i + w + back + 1 // index in pts of point i
+		j := i + w + back + m // index in pts of point i
 		return d.sums[j+w+1].Sub(d.sums[j-w]).Scale(1 / float64(2*w+1))
 	}
 	d.ahead = d.ahead[:0]
-	prev, cur := avg(-back-1), avg(-back)
 	for i := -back; i < pathPoints; i++ {
-		next := avg(i + 1)
-		d.ahead = append(d.ahead, LaneOf(cur, next.Sub(prev).Norm()))
-		prev, cur = cur, next
+		prev, cur, next := avg(i-m), avg(i), avg(i+m)
+		dir := next.Sub(prev).Norm()
+		// The lane is laneOffset right of the centre, except in a right
+		// turn so tight that the lane's radius would drop below
+		// minLaneRadius: there it moves towards the centre line, so the
+		// car can still make the turn (slowly).
+		off := laneOffset
+		a, b := cur.Sub(prev), next.Sub(cur)
+		if turn := angleTo(a, b); turn < 0 {
+			radius := (a.Len() + b.Len()) / 2 / -turn
+			off = clamp(radius-minLaneRadius, 0, laneOffset)
+		}
+		d.ahead = append(d.ahead, cur.Sub(roadgraph.Left(dir).Scale(off)))
 	}
 	// The route follows the raw lanes; on the smoothed path the car may be
 	// a little behind or ahead of that point: find where it is.

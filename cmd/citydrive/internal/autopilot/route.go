@@ -176,18 +176,19 @@ func (r *Route) deadEnd(a *roadgraph.Edge, from *roadgraph.Junction) bool {
 	return len(far.Arms) < 2
 }
 
-// Track moves the route to the lane point nearest the car at pos among
-// the next maxTrack metres (never backwards), so the route follows the car
-// rather than dead reckoning from its speed, and a car that cuts a corner
-// picks the route up on the next road. It returns the metres advanced.
+// Track moves the route to the centre-line point nearest the car at pos
+// among the next maxTrack metres (never backwards), so the route follows
+// the car rather than dead reckoning from its speed. The centre line, not
+// the lane, because it runs on unbroken through a junction. It returns the
+// metres advanced.
 func (r *Route) Track(pos world.Vec2) float64 {
 	saved := *r.pcg
 	c := *r
-	p, _ := c.Pose()
+	p, _ := c.centre()
 	best, bestAt := p.Dist2(pos), 0.0
 	for d := trackStep; d <= maxTrack; d += trackStep {
 		c.Advance(trackStep)
-		p, _ = c.Pose()
+		p, _ = c.centre()
 		if d2 := p.Dist2(pos); d2 < best {
 			best, bestAt = d2, d
 		}

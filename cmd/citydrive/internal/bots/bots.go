@@ -160,8 +160,10 @@ func area(c netsync.ChunkPos, r int32, dst map[netsync.ChunkPos]struct{}) {
 	}
 }
 
-func chunkAt(w world.World, p world.Vec2) (netsync.ChunkPos, float64) {
-	y := math.Max(w.Height(p.X, p.Z), world.WaterLevel) + 0.5
+// chunkAt is the chunk a bot at p is in and its height: on the road
+// surface, as a player's car is (bridge decks included).
+func chunkAt(surf *world.SurfaceCache, p world.Vec2) (netsync.ChunkPos, float64) {
+	y := surf.Surface(p.X, p.Z).Y
 	c, _ := voxel.ChunkOf(int64(math.Floor(p.X)), int64(math.Floor(y)), int64(math.Floor(p.Z)))
 	return netsync.ChunkPos(c), y
 }
@@ -170,13 +172,14 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	b.ID = id
 	w := world.New(o.Seed)
 	g := roadgraph.New(w)
+	surf := world.NewSurfaceCache(w)
 	route, err := startPose(g, id, o.N, o.Spread, o.Seed)
 	if err != nil {
 		b.Err = err
 		return b
 	}
 	pos, _ := route.Pose()
-	centre, _ := chunkAt(w, pos)
+	centre, _ := chunkAt(surf, pos)
 	askRadius := o.Radius
 	if askRadius == 0 {
 		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
@@ -277,7 +280,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			route.Advance(o.Speed * dt)
 			b.DistanceM += o.Speed * dt
 			p, dir := route.Pose()
-			ch, y := chunkAt(w, p)
+			ch, y := chunkAt(surf, p)
 			c.SendCar(wire.QuantiseCar(0, 0, p.X, y, p.Z, math.Atan2(dir.Z, dir.X), o.Speed))
 			if ch != centre {
 				subscribe(ch)

@@ -86,6 +86,7 @@ type Session struct {
 	prev     pose // the car at the previous physics step (drawing interpolates)
 	drive    driveLog
 	epoch    time.Time // wall time when the world was ready: game time 0
+	env      *carEnv // what the car collides with and stands on (env.go)
 	frame    render.Frame
 	groups   [render.MaxGroups]render.Group
 	target   mgl64.Vec3
@@ -173,7 +174,7 @@ func New(opt Options) (*Session, error) {
 	pos, dir := e.Nodes[seg].Lerp(e.Nodes[seg+1], 0.5), e.Tangent(seg)
 	s.driver, _ = autopilot.NewDriver(g, pos, dir, opt.Seed, autopilotSpeed)
 	pos, dir = s.driver.Route().Pose()
-	s.car = car.New(pos, dir, s.ground)
+	s.car = car.New(pos, dir, s.carEnv())
 	s.prev = poseOf(s.car)
 	s.drive.onStuck = func(at world.Vec2, secs float64) {
 		s.opt.Log.Warn("car stuck", "x", math.Round(at.X), "z", math.Round(at.Z), "after_s", math.Round(s.clock),
@@ -190,12 +191,6 @@ func New(opt Options) (*Session, error) {
 	return s, nil
 }
 
-// ground is the drivable height: roads drape on the terrain, and over the
-// lake the car rides the bridge deck.
-func (s *Session) ground(x, z float64) float64 {
-	return math.Max(s.opt.World.Height(x, z), world.WaterLevel+bridgeDeck)
-}
-
 // terrainLoadLimit bounds how long loading waits for the voxel ground (the
 // roads are always waited for).
 const terrainLoadLimit = 10 * time.Second
@@ -209,10 +204,6 @@ func boolf(b bool) float64 {
 
 // loadingSlice is how long loading streams between progress-bar draws.
 const loadingSlice = 30 * time.Millisecond
-
-// bridgeDeck is how far above the water bridges carry the road; the city
-// generator uses the same rule.
-const bridgeDeck = 2.0
 
 // Close releases everything, the network connection included.
 func (s *Session) Close() {
@@ -364,26 +355,18 @@ func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
 
 // simulate runs the physics steps of one frame with the frame's controls.
 func (s *Session) simulate(steps int, hands car.Input) {
-	table := s.stream.Table()
-	obstacles := func(yield func(slots.Bounds) bool) {
-		for sl := int32(0); sl < int32(table.Config().Slots); sl++ {
-			for _, b := range table.Obstacles(sl) {
-				if !yield(b) {
-					return
-				}
-			}
-		}
-	}
+	env := s.carEnv()
 	for range steps {
 		s.prev = poseOf(s.car)
 		in := hands
 		if s.opt.Autopilot {
-			in = s.driver.Drive(s.car, physicsStep)
+			in = s.driver.Drive(s.car, env, physicsStep)
 		}
 		from := s.car.Pos
-		s.car.Step(physicsStep, in, s.ground, obstacles)
+		s.car.Step(physicsStep, in, env)
 		s.drive.step(physicsStep, s.car.Pos.Sub(from).Len(), math.Abs(s.car.Speed()),
-			s.car.Y-s.ground(s.car.Pos.X, s.car.Pos.Z), s.car.Pos, s.car.Blocked, s.car.Blocked)
+			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos,
+			s.car.Contacts != 0, s.car.Contacts.Has(car.TouchParkedCar))
 	}
 }
 
@@ -482,7 +465,7 @@ func (s *Session) handle(in Controls) {
 func (s *Session) ResetCar() {
 	s.driver.Reroute(s.car.Pos, s.car.Forward())
 	pos, dir := s.driver.Route().Pose()
-	s.car = car.New(pos, dir, s.ground)
+	s.car = car.New(pos, dir, s.carEnv())
 	s.prev = poseOf(s.car)
 	s.drive.Resets++
 }

@@ -10,6 +10,7 @@ import (
 
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 )
 
 // script is a driver's hands as a function of game time: full throttle,
@@ -36,18 +37,26 @@ func script(t float64) car.Input {
 	return in
 }
 
+// flat is an endless flat road with nothing on it.
+type flat struct{}
+
+func (flat) Surface(_, _ float64) world.Surface { return world.Surface{Road: true} }
+func (flat) AppendObstacles(dst []slots.Obstacle, _, _, _ float64) []slots.Obstacle {
+	return dst
+}
+func (flat) Solid(_, _, _ int64) bool { return false }
+
 // drive runs 20 s of game time at fps through the game's step clock, the
 // controls read once per frame as the session does.
 func drive(fps float64) *car.Car {
-	flat := func(x, z float64) float64 { return 0 }
-	c := car.New(world.Vec2{}, world.Vec2{X: 1}, flat)
+	c := car.New(world.Vec2{}, world.Vec2{X: 1}, flat{})
 	var clock stepClock
 	game := 0.0
 	for frames := int(math.Round(20 * fps)); frames > 0; frames-- {
 		in := script(game + 1e-9)
 		steps, dt := clock.frame(1 / fps)
 		for range steps {
-			c.Step(physicsStep, in, flat, nil)
+			c.Step(physicsStep, in, flat{})
 		}
 		game += dt
 	}

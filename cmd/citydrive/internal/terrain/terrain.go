@@ -147,6 +147,18 @@ func (c *Client) EditBroadcast(p voxel.ChunkPos, idx uint16, b voxel.Block) {
 	}
 }
 
+// Built reports whether a player's edit put a solid block (not air or
+// water) at world block (x, y, z). The car collides with these; the
+// generated ground under it is what world.Surface describes.
+func (c *Client) Built(x, y, z int64) bool {
+	p, idx := voxel.ChunkOf(x, y, z)
+	c.mu.Lock()
+	o := c.overlays[p]
+	c.mu.Unlock()
+	b, ok := o.Get(uint16(idx))
+	return ok && b != voxel.Air && b != voxel.Water
+}
+
 func (c *Client) announce(p voxel.ChunkPos) {
 	if _, ok := c.announced[p]; !ok {
 		c.announced[p] = struct{}{}

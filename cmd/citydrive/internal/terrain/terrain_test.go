@@ -1,6 +1,7 @@
 package terrain
 
 import (
+	"math"
 	"testing"
 	"testing/synctest"
 
@@ -133,5 +134,22 @@ func TestServedRadiusEvictsWithoutDrop(t *testing.T) {
 		assert.False(t, ok, "evicted without a ChunkDrop")
 		assert.NotContains(t, c.announced, west)
 		assert.NotContains(t, s.meshes, west)
+	})
+}
+
+func TestBuiltReportsPlayersSolidBlocksOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(Options{Seed: seed, Radius: 1, Workers: 1, Sink: &sink{meshes: map[voxel.ChunkPos]*mesh.Mesh{}}})
+		defer c.Close()
+		pos, y := ground()
+		bx, by, bz := int64(math.Floor(pos.X)), int64(math.Floor(y)), int64(math.Floor(pos.Z))
+		p, idx := voxel.ChunkOf(bx, by, bz)
+		assert.False(t, c.Built(bx, by, bz), "generated ground is not a built block")
+		assert.False(t, c.Built(bx, by-3, bz), "even where it is solid")
+		c.EditBroadcast(p, uint16(idx), voxel.Stone)
+		assert.True(t, c.Built(bx, by, bz))
+		assert.False(t, c.Built(bx+1, by, bz))
+		c.EditBroadcast(p, uint16(idx), voxel.Air)
+		assert.False(t, c.Built(bx, by, bz), "dug out again")
 	})
 }
