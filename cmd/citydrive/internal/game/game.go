@@ -86,7 +86,7 @@ type Session struct {
 	prev     pose // the car at the previous physics step (drawing interpolates)
 	drive    driveLog
 	epoch    time.Time // wall time when the world was ready: game time 0
-	env      *carEnv // what the car collides with and stands on (env.go)
+	env      *carEnv   // what the car collides with and stands on (env.go)
 	frame    render.Frame
 	groups   [render.MaxGroups]render.Group
 	target   mgl64.Vec3
