@@ -22,13 +22,15 @@ const (
 	pathPoints    = 260  // 130 m of smoothed path: enough to stop from 30 m/s
 	curveBase     = 2.0  // metres over which the path's curvature is measured
 	lockMargin    = 1.2  // plan turns as if 20% tighter than the path
-	lateralAccel  = 5.0  // m/s² the driver accepts in a curve
-	planBrake     = 6.0  // m/s² the driver plans to brake with
+	lateralAccel  = 6.0  // m/s² the driver accepts in a curve
+	planBrake     = 7.0  // m/s² the driver plans to brake with
 	minCurveSpeed = 3.0  // m/s: the slowest it takes a tight turn
 	offRoute      = 6.0  // metres from the lane before it re-routes
 	pathStep      = 0.5  // metres between lane points of the smoothed path
-	smoothHalf    = 16.0 // metres either side a path point is averaged over
+	smoothHalf    = 12.0  // metres either side a path point is averaged over
 	minLaneRadius = 6.0  // metres: the tightest lane line the car is asked to follow
+	offsetEase    = 4.0  // metres over which a change of lane offset is spread
+	maxInside     = 3.5  // metres right of the centre line the line may cut a right turn
 	pathBack      = 14.0 // metres of smoothed path kept behind the route's point
 	stuckWindow   = 2.0  // seconds without progress before it recovers
 	stuckProgress = 1.0  // metres of route progress that count
@@ -47,7 +49,10 @@ type Driver struct {
 	pts    []world.Vec2 // lane points ahead, scratch
 	sums   []world.Vec2 // their prefix sums, scratch
 	ahead  []world.Vec2 // the smoothed lane from pathBack behind to ahead, pathStep apart
-	here   int          // index in ahead nearest the car
+	// its centre points, directions and lane offsets, scratch
+	cen, dir []world.Vec2
+	off, tmp []float64
+	here     int // index in ahead nearest the car
 	// avoidance scratch (avoid.go)
 	obst        []slots.Obstacle
 	shift, fade []float64
@@ -171,21 +176,48 @@ func (d *Driver) path(pos world.Vec2) {
 		j := i + w + back + m // index in pts of point i
 		return d.sums[j+w+1].Sub(d.sums[j-w]).Scale(1 / float64(2*w+1))
 	}
-	d.ahead = d.ahead[:0]
+	// The lane is laneOffset right of the centre, except around a right
+	// turn so tight that the lane's radius would drop below minLaneRadius:
+	// there it moves towards the centre line, so the car can still make
+	// the turn (slowly). The offset changes gradually (the lowest within
+	// ±offsetEase metres, then averaged over as much again), or the line
+	// would kink where it moves.
+	n := back + pathPoints
+	d.cen, d.dir, d.off = d.cen[:0], d.dir[:0], d.off[:0]
 	for i := -back; i < pathPoints; i++ {
 		prev, cur, next := avg(i-m), avg(i), avg(i+m)
-		dir := next.Sub(prev).Norm()
-		// The lane is laneOffset right of the centre, except in a right
-		// turn so tight that the lane's radius would drop below
-		// minLaneRadius: there it moves towards the centre line, so the
-		// car can still make the turn (slowly).
+		d.cen = append(d.cen, cur)
+		d.dir = append(d.dir, next.Sub(prev).Norm())
 		off := laneOffset
 		a, b := cur.Sub(prev), next.Sub(cur)
 		if turn := angleTo(a, b); turn < 0 {
-			radius := (a.Len() + b.Len()) / 2 / -turn
-			off = clamp(radius-minLaneRadius, 0, laneOffset)
+			off = clamp((a.Len()+b.Len())/2/-turn-minLaneRadius, 0, laneOffset)
 		}
-		d.ahead = append(d.ahead, cur.Sub(roadgraph.Left(dir).Scale(off)))
+		// Smoothing already moved this point cut to the right of the centre
+		// line: the lane offset on top keeps the line within maxInside.
+		if cut := -roadgraph.Left(d.dir[len(d.dir)-1]).Dot(cur.Sub(d.pts[i+w+back+m])); cut > 0 {
+			off = math.Min(off, math.Max(0, maxInside-cut))
+		}
+		d.off = append(d.off, off)
+	}
+	e := int(offsetEase / pathStep)
+	d.tmp = append(d.tmp[:0], d.off...)
+	for i := range n {
+		lo := laneOffset
+		for k := max(0, i-e); k <= min(n-1, i+e); k++ {
+			lo = math.Min(lo, d.tmp[k])
+		}
+		d.off[i] = lo
+	}
+	copy(d.tmp, d.off)
+	d.ahead = d.ahead[:0]
+	for i := range n {
+		sum, cnt := 0.0, 0
+		for k := max(0, i-e); k <= min(n-1, i+e); k++ {
+			sum += d.tmp[k]
+			cnt++
+		}
+		d.ahead = append(d.ahead, d.cen[i].Sub(roadgraph.Left(d.dir[i]).Scale(sum/float64(cnt))))
 	}
 	// The route follows the raw lanes; on the smoothed path the car may be
 	// a little behind or ahead of that point: find where it is.
@@ -240,3 +272,12 @@ func angleTo(forward, v world.Vec2) float64 {
 }
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+
+// Line is the line the driver follows from the car onwards, as of its last
+// Drive (pathStep apart; valid until the next Drive).
+func (d *Driver) Line() []world.Vec2 {
+	if d.here >= len(d.ahead) {
+		return nil
+	}
+	return d.ahead[d.here:]
+}

@@ -36,6 +36,7 @@ type driveLog struct {
 	stuck     bool
 	touching  bool
 	onStuck   func(at world.Vec2, seconds float64) // a new stuck episode (at stuckTime)
+	onContact func(at world.Vec2, parkedCar bool)  // a new contact
 	stuckFrom world.Vec2
 }
 
@@ -53,6 +54,9 @@ func (l *driveLog) step(dt, dist, speed, height float64, at world.Vec2, touching
 		l.Contacts++
 		if parkedCar {
 			l.CarContacts++
+		}
+		if l.onContact != nil {
+			l.onContact(at, parkedCar)
 		}
 	}
 	l.touching = touching

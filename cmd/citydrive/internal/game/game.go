@@ -180,6 +180,10 @@ func New(opt Options) (*Session, error) {
 		s.opt.Log.Warn("car stuck", "x", math.Round(at.X), "z", math.Round(at.Z), "after_s", math.Round(s.clock),
 			"reproduce", fmt.Sprintf("-start %.0f,%.0f", at.X, at.Z))
 	}
+	s.drive.onContact = func(at world.Vec2, parkedCar bool) {
+		s.opt.Log.Warn("car touched an obstacle", "what", s.car.Contacts.String(), "x", math.Round(at.X), "z", math.Round(at.Z),
+			"after_s", math.Round(s.clock), "autopilot", s.opt.Autopilot)
+	}
 	n := cfg.Slots.Slots
 	s.trees = make([][]render.TreeInstance, n)
 	s.builtAt = make([]float64, n)
