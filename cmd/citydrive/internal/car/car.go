@@ -50,7 +50,7 @@ type Car struct {
 
 // New places a car at pos facing dir.
 func New(pos, dir world.Vec2, ground Ground) *Car {
-	return &Car{Pos: pos, Y: ground(pos.X, pos.Z), Heading: math.Atan2(-dir.Z, dir.X)}
+	return &Car{Pos: pos, Y: ground(pos.X, pos.Z), Heading: HeadingOf(dir)}
 }
 
 // Forward is the unit direction the car faces.
