@@ -157,6 +157,25 @@ func Open(dir string, seed uint64, log *slog.Logger) (*World, error) {
 
 // OpenWith is Open with explicit Options.
 func OpenWith(dir string, seed uint64, log *slog.Logger, opt Options) (*World, error) {
+	w, err := open(dir, seed, log, opt)
+	if err != nil {
+		return nil, err
+	}
+	w.wg.Add(2)
+	go func() {
+		defer w.wg.Done()
+		w.loop()
+	}()
+	go func() {
+		defer w.wg.Done()
+		w.committer()
+	}()
+	return w, nil
+}
+
+// open opens the store and builds the world without starting its
+// goroutines (tests drive pass and commitQueued themselves).
+func open(dir string, seed uint64, log *slog.Logger, opt Options) (*World, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -201,15 +220,6 @@ func OpenWith(dir string, seed uint64, log *slog.Logger, opt Options) (*World, e
 		gauge("citydrive_voxel_wanted_chunks", "Chunks in the union of all clients' areas.", &w.stats.want),
 		gauge("citydrive_voxel_edited_chunks", "Chunks with committed edits (the in-memory index).", &w.stats.edited),
 	}
-	w.wg.Add(2)
-	go func() {
-		defer w.wg.Done()
-		w.loop()
-	}()
-	go func() {
-		defer w.wg.Done()
-		w.committer()
-	}()
 	log.Info("voxel world open", "dir", dir, "seed", seed, "generator", gen.Version, "edited_chunks", len(edited))
 	return w, nil
 }
@@ -384,8 +394,8 @@ func (w *World) commit(cs []commit) {
 	}
 }
 
-// committer commits queued edits in batches: it waits for one, then takes
-// whatever else is queued (up to CommitBatch) into the same transaction.
+// committer commits queued edits in batches: it waits for one, then
+// commits it with whatever else is queued.
 func (w *World) committer() {
 	var cs []commit
 	for {
@@ -393,23 +403,29 @@ func (w *World) committer() {
 		case <-w.stop:
 			return
 		case c := <-w.commits:
-			cs = append(cs[:0], c)
+			cs = w.commitQueued(append(cs[:0], c))
 		}
-	more:
-		for len(cs) < w.opt.CommitBatch {
-			select {
-			case c := <-w.commits:
-				cs = append(cs, c)
-			default:
-				break more
-			}
-		}
-		w.commit(cs)
-		w.doneMu.Lock()
-		w.done = append(w.done, cs...)
-		w.doneMu.Unlock()
-		clear(cs)
 	}
+}
+
+// commitQueued adds whatever else is queued (up to CommitBatch) to cs,
+// commits them in one transaction and hands them to CommittedEdits.
+func (w *World) commitQueued(cs []commit) []commit {
+more:
+	for len(cs) < w.opt.CommitBatch {
+		select {
+		case c := <-w.commits:
+			cs = append(cs, c)
+		default:
+			break more
+		}
+	}
+	w.commit(cs)
+	w.doneMu.Lock()
+	w.done = append(w.done, cs...)
+	w.doneMu.Unlock()
+	clear(cs)
+	return cs[:0]
 }
 
 // loop reads overlays of wanted edited chunks.
