@@ -1,8 +1,8 @@
 // Package voxel holds the shared vocabulary of the voxel terrain: blocks,
 // chunk positions, the 32³ chunk with its occupancy bitmasks, faces, and the
-// sparse edit overlay. The generator, residency, lifecycle, mesher, mesh
-// pool and store live in nested packages, each with one job, and all speak
-// these types.
+// sparse edit overlay. The generator, planner, residency, mesher, mesh
+// pool, store, the server's authority and the client's ground live in
+// nested packages, each with one job, and all speak these types.
 package voxel
 
 import (

@@ -21,11 +21,11 @@ import (
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/remote"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/render"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
+	"citydrive/voxel/ground"
 )
 
 // Options configure a game session.
@@ -47,7 +47,7 @@ type Options struct {
 	// runs offline: the ground is generated locally and edits are off.
 	Net           *netsync.Client // New takes ownership: the session closes it
 	Redial        Dialer          // reconnects after a lost connection; nil: the loss ends the session
-	TerrainRadius int32           // voxel chunks around the car (0: terrain.DefaultRadius)
+	TerrainRadius int32           // voxel chunks around the car (0: ground.DefaultRadius)
 	Log           *slog.Logger
 	Out           io.Writer // summary
 }
@@ -66,7 +66,7 @@ type Session struct {
 	opt      Options
 	r        *render.Renderer
 	stream   *buildworkers.Streamer
-	ground3  *terrain.Client
+	ground3  *ground.Client
 	link     *link
 	car      *car.Car
 	route    *autopilot.Route
@@ -120,12 +120,12 @@ func New(opt Options) (*Session, error) {
 		}
 		return nil, err
 	}
-	topt := terrain.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.Terrain()}
+	topt := ground.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.Terrain()}
 	if opt.Net != nil {
 		s.link = newLink(opt.Net, nil, opt.Redial)
 		topt.Subscribe = s.link.subscribe
 	}
-	s.ground3 = terrain.New(topt)
+	s.ground3 = ground.New(topt)
 	if s.link != nil {
 		s.link.world = s.ground3
 	}

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/remote"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
+	"citydrive/voxel/ground"
 )
 
 // carSendHz is how often the car's state goes to the server (its tick).
@@ -39,7 +39,7 @@ const redialEvery = 2 * time.Second
 // the game drives on, and the new client resubscribes.
 type link struct {
 	c       *netsync.Client // nil while reconnecting
-	world   *terrain.Client
+	world   *ground.Client
 	cars    *remote.Cars
 	snaps   []wire.CarSnapshot
 	sendT   float64
@@ -55,7 +55,7 @@ type link struct {
 	player   uint32
 }
 
-func newLink(c *netsync.Client, t *terrain.Client, dial Dialer) *link {
+func newLink(c *netsync.Client, t *ground.Client, dial Dialer) *link {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &link{c: c, world: t, cars: remote.New(), dial: dial, ctx: ctx, cancel: cancel,
 		redialed: make(chan *netsync.Client, 1), player: c.Player()}
