@@ -26,7 +26,7 @@ type ClientConfig struct {
 
 	Centre   voxel.ChunkPos // initial subscription
 	Radius   uint32         // initial subscription radius; clamped to the server's maximum
-	MaxBlock voxel.Block    // largest valid block id (255)
+	MaxBlock voxel.Block    // largest valid block id (wire.DefaultLimits.MaxBlock)
 
 	InboundQueue  int // decoded server messages buffered (8192)
 	OutboundQueue int // frames queued towards the server (256)
@@ -71,7 +71,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		cfg.Protocol = wire.ProtocolVersion
 	}
 	if cfg.MaxBlock == 0 {
-		cfg.MaxBlock = 255
+		cfg.MaxBlock = wire.DefaultLimits.MaxBlock
 	}
 	if cfg.InboundQueue <= 0 {
 		cfg.InboundQueue = 8192

@@ -73,7 +73,7 @@ func DefaultServerConfig() ServerConfig {
 			TickHz:            30,
 			DeliveriesPerTick: 32,
 			DefaultsPerTick:   1024,
-			MaxBlock:          255,
+			MaxBlock:          wire.DefaultLimits.MaxBlock,
 			EditsPerSecond:    20,
 			DeliveryBudget:    3 * time.Millisecond,
 			Reach:             48,

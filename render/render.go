@@ -382,12 +382,6 @@ func (r *Renderer) RenderScale() float64 {
 // ShouldClose reports whether the user asked to close the window.
 func (r *Renderer) ShouldClose() bool { return r.win.ShouldClose() }
 
-// SetTitle sets the window title.
-func (r *Renderer) SetTitle(s string) { r.win.SetTitle(s) }
-
-// FramebufferSize is the window's framebuffer size in pixels.
-func (r *Renderer) FramebufferSize() (int, int) { return r.win.GetFramebufferSize() }
-
 // Present swaps buffers, polls events, applies the profile's frame cap and
 // feeds the render-scale controller. Call it once per frame after Draw
 // (and after Screenshot, if any: the back buffer is undefined after a swap).

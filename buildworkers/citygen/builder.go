@@ -36,19 +36,6 @@ type Result struct {
 	Level      int            // detail level used (0 = full; see docs/geometry.md)
 }
 
-// Lamp flags carried in the street frame's third float
-// (halfWidth + flags*slots.LampFlagScale).
-const (
-	LampLeft     = slots.LampLeft     // lamps stand on the left kerb every LampSpacing m of "along"
-	LampRight    = slots.LampRight    // ... and on the right kerb
-	LampJunction = slots.LampJunction // a junction with traffic lights (lit from the centre)
-	LampBridge   = slots.LampBridge   // the segment is on a bridge deck (lamps on the rails)
-)
-
-// LampSpacing is the distance between lamps along a road; a lamp stands at
-// every multiple of it (distance from the edge's A end), away from junctions.
-const LampSpacing = slots.LampSpacing
-
 // Detail levels, tried in order until an item fits its slot.
 const (
 	levelFull     = iota // everything

@@ -26,7 +26,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	fp := fs.String("server-fingerprint", "", "the server's certificate fingerprint, as it logs at start (required)")
 	n := fs.Int("n", 10, "number of bots")
 	duration := fs.Duration("duration", 60*time.Second, "how long the bots drive")
-	seed := fs.Uint64("seed", 412, "world seed (the server's)")
+	seed := fs.Uint64("seed", defaultSeed, "world seed (the server's)")
 	speed := fs.Float64("speed", 30, "driving speed in m/s")
 	radius := fs.Uint("radius", uint(ground.DefaultRadius), "subscription radius in chunks, as the game subscribes (0: the server's maximum)")
 	editEvery := fs.Duration("edit-every", 10*time.Second, "mean time between one bot's edits (0: no edits)")

@@ -25,7 +25,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", ":4242", "UDP `address` to listen on (QUIC)")
 	defDir, _ := store.DefaultDir()
 	data := fs.String("data", defDir, "data `directory`: the server identity (certificate) and every world's edits (worlds/<seed>/)")
-	seed := fs.Uint64("seed", 412, "world seed: players must start with the same -seed")
+	seed := fs.Uint64("seed", defaultSeed, "world seed: players must start with the same -seed")
 	def := netsync.DefaultServerConfig()
 	tickHz := fs.Int("tick-hz", def.TickHz, "server ticks per second")
 	maxRadius := fs.Uint("max-radius", uint(def.MaxRadius), fmt.Sprintf("largest subscription radius in chunks (1..%d)", wire.AbsMaxRadius))
