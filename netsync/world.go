@@ -15,10 +15,10 @@ import (
 type World interface {
 	// UnionChanged reports, once per tick and in O(changes), which chunks
 	// entered the union of all clients' areas (near-first for the client
-	// that asked for them) and which left it. The same chunk never appears
-	// in both lists of one call; an added chunk may already be known (a
-	// drop and re-add within one tick) and must be treated as a set
-	// insertion. The slices are only valid during the call.
+	// that asked for them) and which left it since the last call. Each
+	// chunk is listed once and only for a real change (one that left and
+	// came back within the tick is not listed). The slices are only valid
+	// during the call.
 	UnionChanged(added, removed []voxel.ChunkPos)
 	// Chunk reports whether pos is ready to be delivered and, if so, its
 	// committed overlay (empty: never edited, the client generates it).
