@@ -46,15 +46,14 @@ func init() {
 
 // Re-exported pure types, so callers need only import render.
 type (
-	Frame        = scene.Frame
-	Camera       = scene.Camera
-	Group        = scene.Group
-	SlotDraw     = scene.SlotDraw
-	TreeInstance = scene.TreeInstance
-	Weather      = scene.Weather
-	DebugFlags   = scene.DebugFlags
-	Palette      = scene.Palette
-	Profile      = scale.Profile
+	Frame      = scene.Frame
+	Camera     = scene.Camera
+	Group      = scene.Group
+	SlotDraw   = scene.SlotDraw
+	Weather    = scene.Weather
+	DebugFlags = scene.DebugFlags
+	Palette    = scene.Palette
+	Profile    = scale.Profile
 )
 
 // Re-exported constants.

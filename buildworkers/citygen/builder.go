@@ -15,22 +15,13 @@ import (
 	"citydrive/walker"
 )
 
-// Tree is one tree instance for the renderer: position relative to the
-// build origin, a scale and a variant in [0,1). The layout matches
-// buildworkers.Tree so values convert directly.
-type Tree struct {
-	Pos     [3]float32
-	Scale   float32
-	Variant float32
-}
-
 // Result is one built item. Verts, Trees and Obstacles alias the builder's
 // scratch: they are valid until the builder's next Build; copy what you keep.
 type Result struct {
 	Verts      []float32      // Count vertices, slots.FloatsPerVertex floats each
 	Count      int            // vertices; always ≤ the builder's maxVerts
 	Bounds     slots.Bounds   // world metres, contains every vertex
-	Trees      []Tree         // instances, relative to the origin
+	Trees      []slots.Tree   // instances, relative to the origin
 	Obstacles  []slots.Bounds // collision boxes, world metres
 	Simplified bool           // detail was dropped so the item fits its slot
 	Level      int            // detail level used (0 = full; see docs/geometry.md)
@@ -55,7 +46,7 @@ type Builder struct {
 	w        world.World
 	maxVerts int
 	wr       writer
-	trees    []Tree
+	trees    []slots.Tree
 	obst     []slots.Bounds
 	level    int
 
@@ -73,7 +64,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	b := &Builder{w: w, maxVerts: maxVerts}
 	b.wr.buf = make([]float32, limit*slots.FloatsPerVertex)
 	b.wr.limit = limit
-	b.trees = make([]Tree, 0, 256)
+	b.trees = make([]slots.Tree, 0, 256)
 	b.obst = make([]slots.Bounds, 0, 256)
 	return b
 }
@@ -141,7 +132,7 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 // tree records a tree instance at world (x, y, z).
 func (b *Builder) tree(p vec3, scale, variant float64) {
 	o := b.wr.origin
-	b.trees = append(b.trees, Tree{
+	b.trees = append(b.trees, slots.Tree{
 		Pos:     [3]float32{float32(p.x - o.x), float32(p.y - o.y), float32(p.z - o.z)},
 		Scale:   float32(scale),
 		Variant: float32(variant),

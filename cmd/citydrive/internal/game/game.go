@@ -74,7 +74,7 @@ type Session struct {
 	groups   [render.MaxGroups]render.Group
 	target   mgl64.Vec3
 	dynamic  []float32
-	trees    [][]render.TreeInstance
+	trees    [][]slots.Tree
 	builtAt  []float64
 	lastSeq  []uint32
 	hud      []string
@@ -147,7 +147,7 @@ func New(opt Options) (*Session, error) {
 	pos, dir = s.route.Pose()
 	s.car = car.New(pos, dir, s.ground)
 	n := cfg.Slots.Slots
-	s.trees = make([][]render.TreeInstance, n)
+	s.trees = make([][]slots.Tree, n)
 	s.builtAt = make([]float64, n)
 	s.lastSeq = make([]uint32, n)
 	s.dynamic = make([]float32, 0, (CarVerts*(1+maxRemoteCars)+LakeVerts)*slots.FloatsPerVertex)
@@ -445,12 +445,9 @@ func (s *Session) buildFrame() {
 			ngroups++
 		}
 		if seq := table.UploadSeq(sl); s.lastSeq[sl] != seq {
-			// New geometry: note when, and convert its trees once.
+			// New geometry: note when, and take its trees once.
 			s.lastSeq[sl], s.builtAt[sl] = seq, s.clock
-			s.trees[sl] = s.trees[sl][:0]
-			for _, t := range s.stream.Trees(sl) {
-				s.trees[sl] = append(s.trees[sl], render.TreeInstance{Position: mgl32.Vec3(t.Pos), Scale: t.Scale, Variant: t.Variant})
-			}
+			s.trees[sl] = append(s.trees[sl][:0], s.stream.Trees(sl)...)
 		}
 		b := table.Bounds(sl)
 		o := [3]float64(origin)
