@@ -164,8 +164,7 @@ func snapshot(p world.Vec2, y float64, dir world.Vec2, speed float64) wire.CarSn
 
 func chunkAt(w world.World, p world.Vec2) (voxel.ChunkPos, float64) {
 	y := math.Max(w.Height(p.X, p.Z), world.WaterLevel) + 0.5
-	c, _ := voxel.ChunkOf(int64(math.Floor(p.X)), int64(math.Floor(y)), int64(math.Floor(p.Z)))
-	return c, y
+	return voxel.ChunkAt(p.X, y, p.Z), y
 }
 
 func drive(ctx context.Context, o Options, id int) (b Bot) {
