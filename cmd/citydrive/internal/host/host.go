@@ -44,6 +44,10 @@ type Options struct {
 	World authority.Options
 }
 
+// The voxel world speaks only voxel types and netsync.World asks for
+// nothing else, so the authority plugs into the server as it is.
+var _ netsync.World = (*authority.World)(nil)
+
 // WorldDir is where the edits of seed's world live inside a data directory.
 // Each seed has its own, so solo play with another -seed starts a fresh
 // world instead of failing on the other world's store.
