@@ -67,7 +67,7 @@ type message struct {
 // payload is the recyclable memory of one result.
 type payload struct {
 	verts []float32
-	trees []Tree
+	trees []slots.Tree
 	obst  []slots.Obstacle
 }
 
@@ -203,15 +203,10 @@ func (p *Pool) build(id int, b Builder, g *roadgraph.Graph, req Request) Result 
 	if cap(pl.verts) < n {
 		pl.verts = make([]float32, n, n+n/4)
 	}
-	return Result{
-		Request: req, Worker: id,
-		Verts:      append(pl.verts[:0], out.Verts[:n]...),
-		Count:      out.Count,
-		Bounds:     out.Bounds,
-		Trees:      append(pl.trees[:0], out.Trees...),
-		Obstacles:  append(pl.obst[:0], out.Obstacles...),
-		Simplified: out.Simplified,
-	}
+	out.Verts = append(pl.verts[:0], out.Verts[:n]...)
+	out.Trees = append(pl.trees[:0], out.Trees...)
+	out.Obstacles = append(pl.obst[:0], out.Obstacles...)
+	return Result{Request: req, Worker: id, Output: out}
 }
 
 // Healthy reports whether the pool still takes requests.

@@ -121,7 +121,7 @@ type Streamer struct {
 	nextID   uint64
 	latest   []uint64 // per slot: the newest request id in flight (0 = none)
 	mainQ    []Request
-	trees    [][]Tree
+	trees    [][]slots.Tree
 	origins  [][3]float64 // per slot: the origin its vertices are relative to
 	origin   [3]float64
 	bornSeen uint64
@@ -153,14 +153,14 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 		cfg: cfg, world: w, graph: roadgraph.New(w), walk: wk, table: table,
 		log:     cfg.Log,
 		latest:  make([]uint64, cfg.Slots.Slots),
-		trees:   make([][]Tree, cfg.Slots.Slots),
+		trees:   make([][]slots.Tree, cfg.Slots.Slots),
 		origins: make([][3]float64, cfg.Slots.Slots),
 		mainQ:   make([]Request, 0, cfg.Slots.Slots),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	backing := make([]Tree, cfg.Slots.Slots*treesPerSlot)
+	backing := make([]slots.Tree, cfg.Slots.Slots*treesPerSlot)
 	for i := range s.trees {
 		s.trees[i] = backing[i*treesPerSlot : i*treesPerSlot : (i+1)*treesPerSlot]
 	}
@@ -192,7 +192,7 @@ func (s *Streamer) Visible() []walker.Item { return s.items }
 
 // Trees returns slot s's tree instances (relative to SlotOrigin(s)). They
 // are meaningful only while the slot's vertex count is non-zero.
-func (s *Streamer) Trees(slot int32) []Tree { return s.trees[slot] }
+func (s *Streamer) Trees(slot int32) []slots.Tree { return s.trees[slot] }
 
 // SlotOrigin is the origin slot's vertices are relative to.
 func (s *Streamer) SlotOrigin(slot int32) [3]float64 { return s.origins[slot] }
@@ -332,10 +332,7 @@ func (s *Streamer) drain(budget int) {
 		}
 		s.stats.WorkerBuilds++
 		budget -= r.Count * slots.BytesPerVertex
-		s.apply(r.Request, Output{
-			Verts: r.Verts, Count: r.Count, Bounds: r.Bounds, Trees: r.Trees,
-			Obstacles: r.Obstacles, Simplified: r.Simplified,
-		})
+		s.apply(r.Request, r.Output)
 		s.pool.Recycle(&r)
 	}
 }

@@ -1,11 +1,14 @@
 // Package voxel holds the shared vocabulary of the voxel terrain: blocks,
 // chunk positions, the 32³ chunk with its occupancy bitmasks, faces, and the
-// sparse edit overlay. The generator, residency, lifecycle, mesher, mesh
-// pool and store live in nested packages, each with one job, and all speak
-// these types.
+// sparse edit overlay. The generator, planner, residency, mesher, mesh
+// pool, store, the server's authority and the client's ground live in
+// nested packages, each with one job, and all speak these types.
 package voxel
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Chunk geometry. A chunk is 32³ blocks of 1 m; 32 is chosen so that one
 // row of blocks is exactly one uint32 bitmask, which the mesher relies on.
@@ -74,6 +77,12 @@ func (p ChunkPos) Origin() (x, y, z int64) {
 func ChunkOf(x, y, z int64) (ChunkPos, int) {
 	p := ChunkPos{int32(x >> ChunkBits), int32(y >> ChunkBits), int32(z >> ChunkBits)}
 	return p, Index(int(x&chunkMask), int(y&chunkMask), int(z&chunkMask))
+}
+
+// ChunkAt is the chunk holding world position (x, y, z) in metres.
+func ChunkAt(x, y, z float64) ChunkPos {
+	p, _ := ChunkOf(int64(math.Floor(x)), int64(math.Floor(y)), int64(math.Floor(z)))
+	return p
 }
 
 // Face is one of the six signed axis directions: a block face, or the

@@ -13,39 +13,17 @@ import (
 	"citydrive/walker"
 )
 
-// Tree is one tree instance for the renderer: position relative to the
-// build origin, a scale and a variant in [0,1). The layout matches
-// buildworkers.Tree so values convert directly.
-type Tree struct {
-	Pos     [3]float32
-	Scale   float32
-	Variant float32
-}
-
 // Result is one built item. Verts, Trees and Obstacles alias the builder's
 // scratch: they are valid until the builder's next Build; copy what you keep.
 type Result struct {
 	Verts      []float32        // Count vertices, slots.FloatsPerVertex floats each
 	Count      int              // vertices; always ≤ the builder's maxVerts
 	Bounds     slots.Bounds     // world metres, contains every vertex
-	Trees      []Tree           // instances, relative to the origin
+	Trees      []slots.Tree     // instances, relative to the origin
 	Obstacles  []slots.Obstacle // collision shapes, world metres
 	Simplified bool             // detail was dropped so the item fits its slot
 	Level      int              // detail level used (0 = full; see docs/geometry.md)
 }
-
-// Lamp flags carried in the street frame's third float
-// (halfWidth + flags*slots.LampFlagScale).
-const (
-	LampLeft     = slots.LampLeft     // lamps stand on the left kerb every LampSpacing m of "along"
-	LampRight    = slots.LampRight    // ... and on the right kerb
-	LampJunction = slots.LampJunction // a junction with traffic lights (lit from the centre)
-	LampBridge   = slots.LampBridge   // the segment is on a bridge deck (lamps on the rails)
-)
-
-// LampSpacing is the distance between lamps along a road; a lamp stands at
-// every multiple of it (distance from the edge's A end), away from junctions.
-const LampSpacing = slots.LampSpacing
 
 // Detail levels, tried in order until an item fits its slot.
 const (
@@ -66,7 +44,7 @@ type Builder struct {
 	w        world.World
 	maxVerts int
 	wr       writer
-	trees    []Tree
+	trees    []slots.Tree
 	obst     []slots.Obstacle
 	level    int
 
@@ -84,7 +62,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	b := &Builder{w: w, maxVerts: maxVerts}
 	b.wr.buf = make([]float32, limit*slots.FloatsPerVertex)
 	b.wr.limit = limit
-	b.trees = make([]Tree, 0, 256)
+	b.trees = make([]slots.Tree, 0, 256)
 	b.obst = make([]slots.Obstacle, 0, 256)
 	return b
 }
@@ -152,7 +130,7 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 // tree records a tree instance at world (x, y, z).
 func (b *Builder) tree(p vec3, scale, variant float64) {
 	o := b.wr.origin
-	b.trees = append(b.trees, Tree{
+	b.trees = append(b.trees, slots.Tree{
 		Pos:     [3]float32{float32(p.x - o.x), float32(p.y - o.y), float32(p.z - o.z)},
 		Scale:   float32(scale),
 		Variant: float32(variant),

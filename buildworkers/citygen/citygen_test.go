@@ -33,7 +33,7 @@ func drive(t testing.TB, seed uint64) (*roadgraph.Graph, []walker.Item, [3]float
 
 type built struct {
 	verts  []float32
-	trees  []Tree
+	trees  []slots.Tree
 	obst   []slots.Obstacle
 	bounds slots.Bounds
 	simple bool

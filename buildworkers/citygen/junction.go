@@ -43,7 +43,7 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 	lights := na >= 3
 	flags := 0
 	if lights {
-		flags = LampJunction
+		flags = slots.LampJunction
 	}
 	w := &b.wr
 	w.mode = frameJunction

@@ -92,14 +92,14 @@ func (b *Builder) buildSegment(e *roadgraph.Edge, i int) {
 	avenue := s.hw >= world.AvenueHalfWidth
 	switch {
 	case avenue || s.water:
-		s.lamps = LampLeft | LampRight
+		s.lamps = slots.LampLeft | slots.LampRight
 	case b.hash(saltTree, int64(e.ID), 7, 0) < 0.5:
-		s.lamps = LampLeft
+		s.lamps = slots.LampLeft
 	default:
-		s.lamps = LampRight
+		s.lamps = slots.LampRight
 	}
 	if s.deck {
-		s.lamps |= LampBridge
+		s.lamps |= slots.LampBridge
 	}
 
 	w := &b.wr
@@ -222,14 +222,14 @@ func (b *Builder) dashes(s *seg, f0, f1, c, dy float64) {
 	}
 }
 
-// lamps places street lamps at multiples of LampSpacing along the edge.
+// lamps places street lamps at multiples of slots.LampSpacing along the edge.
 func (b *Builder) lamps(s *seg) {
 	lo := math.Max(s.sLo, s.rA+2)
 	hi := math.Min(s.sHi, s.total-s.rB-2)
-	for k := math.Ceil(lo / LampSpacing); k*LampSpacing < hi; k++ {
-		f := (k*LampSpacing - s.sLo) / s.L
+	for k := math.Ceil(lo / slots.LampSpacing); k*slots.LampSpacing < hi; k++ {
+		f := (k*slots.LampSpacing - s.sLo) / s.L
 		for _, sg := range [2]float64{1, -1} {
-			if sg > 0 && s.lamps&LampLeft == 0 || sg < 0 && s.lamps&LampRight == 0 {
+			if sg > 0 && s.lamps&slots.LampLeft == 0 || sg < 0 && s.lamps&slots.LampRight == 0 {
 				continue
 			}
 			c := sg * (s.hw + 0.7)

@@ -12,12 +12,12 @@ import (
 
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/render/scale"
 	"citydrive/voxel/gen"
+	"citydrive/voxel/ground"
 	"citydrive/voxel/store"
 )
 
@@ -89,7 +89,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	duration := fs.Duration("duration", 0, "quit after this much driving (0: play until the window closes)")
 	shots := fs.String("shots", "", "write a screenshot into this directory every -shot-every")
 	shotEvery := fs.Duration("shot-every", 10*time.Second, "interval between -shots screenshots (driving time)")
-	radius := fs.Int("terrain-radius", terrain.DefaultRadius, "voxel chunks (32 m) streamed around the car")
+	radius := fs.Int("terrain-radius", ground.DefaultRadius, "voxel chunks (32 m) streamed around the car")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file")
 	var addr, fingerprint, data *string
 	if remote {

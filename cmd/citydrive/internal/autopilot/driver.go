@@ -27,7 +27,7 @@ const (
 	minCurveSpeed = 3.0  // m/s: the slowest it takes a tight turn
 	offRoute      = 6.0  // metres from the lane before it re-routes
 	pathStep      = 0.5  // metres between lane points of the smoothed path
-	smoothHalf    = 12.0  // metres either side a path point is averaged over
+	smoothHalf    = 12.0 // metres either side a path point is averaged over
 	minLaneRadius = 6.0  // metres: the tightest lane line the car is asked to follow
 	offsetEase    = 4.0  // metres over which a change of lane offset is spread
 	maxInside     = 3.5  // metres right of the centre line the line may cut a right turn

@@ -7,7 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/netsync/wire"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 	"citydrive/voxel"
 )
 
@@ -32,6 +35,33 @@ func TestBotRidesTheRoadSurface(t *testing.T) {
 	ch, y := chunkAt(surf, deck)
 	assert.InDelta(t, world.WaterLevel+world.DeckClear, y, 1e-9, "on the deck")
 	want, _ := voxel.ChunkOf(int64(math.Floor(deck.X)), int64(math.Floor(y)), int64(math.Floor(deck.Z)))
-	assert.Equal(t, want, voxel.ChunkPos(ch))
+	assert.Equal(t, want, ch)
 	assert.Equal(t, surf.Surface(deck.X, deck.Z).Y, y)
 }
+
+// A bot facing a direction reports the heading the game's car has when it
+// faces the same way, so other players see it pointing where it drives.
+func TestBotHeadingMatchesTheGame(t *testing.T) {
+	pos := world.Vec2{X: 10, Z: -20}
+	for _, deg := range []float64{0, 30, 90, 135, 180, 225, 270, 300} {
+		a := deg * math.Pi / 180
+		dir := world.Vec2{X: math.Cos(a), Z: math.Sin(a)}
+		game := car.New(pos, dir, flatRoad{})
+		want := wire.QuantiseCar(0, 0, pos.X, 0, pos.Z, game.Heading, 30)
+		got := snapshot(pos, 0, dir, 30)
+		assert.Equal(t, want.Heading, got.Heading, "direction %v°", deg)
+		// And the heading points along dir, as the game's Forward reads it.
+		f := game.Forward()
+		assert.InDelta(t, dir.X, f.X, 1e-9)
+		assert.InDelta(t, dir.Z, f.Z, 1e-9)
+	}
+}
+
+// flatRoad is an endless flat road with nothing on it.
+type flatRoad struct{}
+
+func (flatRoad) Surface(_, _ float64) world.Surface { return world.Surface{Road: true} }
+func (flatRoad) AppendObstacles(dst []slots.Obstacle, _, _, _ float64) []slots.Obstacle {
+	return dst
+}
+func (flatRoad) Solid(_, _, _ int64) bool { return false }

@@ -126,7 +126,7 @@ const scratchObstacles = 256
 func New(pos, dir world.Vec2, env Env) *Car {
 	s := env.Surface(pos.X, pos.Z)
 	return &Car{
-		Pos: pos, Y: s.Y, Surface: s, Heading: math.Atan2(-dir.Z, dir.X),
+		Pos: pos, Y: s.Y, Surface: s, Heading: HeadingOf(dir),
 		near:  make([]slots.Obstacle, 0, scratchObstacles),
 		solid: make([]box, 0, scratchObstacles),
 	}

@@ -1,9 +1,9 @@
 package game
 
 import (
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
+	"citydrive/voxel/ground"
 )
 
 // carEnv is the session's world as the car's physics sees it (car.Env):
@@ -12,10 +12,10 @@ import (
 type carEnv struct {
 	surface *world.SurfaceCache
 	table   *slots.Table
-	ground  *terrain.Client
+	ground  *ground.Client
 }
 
-func newCarEnv(w world.World, table *slots.Table, ground *terrain.Client) *carEnv {
+func newCarEnv(w world.World, table *slots.Table, ground *ground.Client) *carEnv {
 	return &carEnv{surface: world.NewSurfaceCache(w), table: table, ground: ground}
 }
 

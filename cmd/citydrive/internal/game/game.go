@@ -23,11 +23,11 @@ import (
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/remote"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/render"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
+	"citydrive/voxel/ground"
 )
 
 // Options configure a game session.
@@ -57,7 +57,7 @@ type Options struct {
 	// runs offline: the ground is generated locally and edits are off.
 	Net           *netsync.Client // New takes ownership: the session closes it
 	Redial        Dialer          // reconnects after a lost connection; nil: the loss ends the session
-	TerrainRadius int32           // voxel chunks around the car (0: terrain.DefaultRadius)
+	TerrainRadius int32           // voxel chunks around the car (0: ground.DefaultRadius)
 	Log           *slog.Logger
 	Out           io.Writer // summary
 }
@@ -78,7 +78,7 @@ type Session struct {
 	opt      Options
 	r        Display
 	stream   *buildworkers.Streamer
-	ground3  *terrain.Client
+	ground3  *ground.Client
 	link     *link
 	car      *car.Car
 	driver   *autopilot.Driver
@@ -91,7 +91,7 @@ type Session struct {
 	groups   [render.MaxGroups]render.Group
 	target   mgl64.Vec3
 	dynamic  []float32
-	trees    [][]render.TreeInstance
+	trees    [][]slots.Tree
 	builtAt  []float64
 	lastSeq  []uint32
 	hud      []string
@@ -149,12 +149,12 @@ func New(opt Options) (*Session, error) {
 		}
 		return nil, err
 	}
-	topt := terrain.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.MeshSink()}
+	topt := ground.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.MeshSink()}
 	if opt.Net != nil {
 		s.link = newLink(opt.Net, nil, opt.Redial)
 		topt.Subscribe = s.link.subscribe
 	}
-	s.ground3 = terrain.New(topt)
+	s.ground3 = ground.New(topt)
 	if s.link != nil {
 		s.link.world = s.ground3
 	}
@@ -185,7 +185,7 @@ func New(opt Options) (*Session, error) {
 			"after_s", math.Round(s.clock), "autopilot", s.opt.Autopilot)
 	}
 	n := cfg.Slots.Slots
-	s.trees = make([][]render.TreeInstance, n)
+	s.trees = make([][]slots.Tree, n)
 	s.builtAt = make([]float64, n)
 	s.lastSeq = make([]uint32, n)
 	s.dynamic = make([]float32, 0, (CarVerts*(1+maxRemoteCars)+LakeVerts)*slots.FloatsPerVertex)
@@ -525,12 +525,9 @@ func (s *Session) buildFrame() {
 			ngroups++
 		}
 		if seq := table.UploadSeq(sl); s.lastSeq[sl] != seq {
-			// New geometry: note when, and convert its trees once.
+			// New geometry: note when, and take its trees once.
 			s.lastSeq[sl], s.builtAt[sl] = seq, s.clock
-			s.trees[sl] = s.trees[sl][:0]
-			for _, t := range s.stream.Trees(sl) {
-				s.trees[sl] = append(s.trees[sl], render.TreeInstance{Position: mgl32.Vec3(t.Pos), Scale: t.Scale, Variant: t.Variant})
-			}
+			s.trees[sl] = append(s.trees[sl][:0], s.stream.Trees(sl)...)
 		}
 		b := table.Bounds(sl)
 		o := [3]float64(origin)

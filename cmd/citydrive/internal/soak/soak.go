@@ -22,9 +22,9 @@ import (
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/roadgraph/world"
+	"citydrive/voxel/ground"
 )
 
 // Options configure a soak.
@@ -79,7 +79,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	defer h.Close()
 	cc := h.ClientConfig()
-	cc.Radius, cc.Logger = terrain.DefaultRadius, log
+	cc.Radius, cc.Logger = ground.DefaultRadius, log
 	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
 	c, err := netsync.Dial(dctx, cc)
 	dcancel()

@@ -1,4 +1,4 @@
-package terrain
+package ground
 
 import (
 	"math"
@@ -54,7 +54,7 @@ func TestLocalModeStreamsAndDrops(t *testing.T) {
 		pos, y := ground()
 		run(t, c, pos, y, 200)
 		require.True(t, c.Ready())
-		centre := CentreOf(pos.X, y, pos.Z)
+		centre := voxel.ChunkAt(pos.X, y, pos.Z)
 		want := len(plan.Cylinder(centre, 2, nil))
 		assert.Equal(t, want, c.Stats().Resident)
 		assert.NotEmpty(t, s.meshes, "the ground is meshed")
@@ -64,7 +64,7 @@ func TestLocalModeStreamsAndDrops(t *testing.T) {
 		// Drive 500 m: everything old leaves, new ground arrives.
 		far := pos.Add(world.Vec2{X: 500})
 		run(t, c, far, world.New(seed).Height(far.X, far.Z), 200)
-		fc := CentreOf(far.X, world.New(seed).Height(far.X, far.Z), far.Z)
+		fc := voxel.ChunkAt(far.X, world.New(seed).Height(far.X, far.Z), far.Z)
 		for p := range s.meshes {
 			assert.True(t, plan.InCylinder(fc, 2, p), "%v left the radius and was dropped", p)
 		}
@@ -81,7 +81,7 @@ func TestServerModeGeneratesOnlyAnnouncedAndAppliesEdits(t *testing.T) {
 		}})
 		defer c.Close()
 		pos, y := ground()
-		centre := CentreOf(pos.X, y, pos.Z)
+		centre := voxel.ChunkAt(pos.X, y, pos.Z)
 		run(t, c, pos, y, 5)
 		require.Equal(t, []voxel.ChunkPos{centre}, subs, "subscribed once for the centre")
 		assert.Zero(t, c.Stats().Resident, "nothing announced, nothing generated")
@@ -119,7 +119,7 @@ func TestServedRadiusEvictsWithoutDrop(t *testing.T) {
 			Subscribe: func(voxel.ChunkPos, int32) int32 { return 1 }})
 		defer c.Close()
 		pos, y := ground()
-		centre := CentreOf(pos.X, y, pos.Z)
+		centre := voxel.ChunkAt(pos.X, y, pos.Z)
 		run(t, c, pos, y, 1)
 		west := centre.Add(-1, 0, 0)
 		c.ChunkDefault(west)
