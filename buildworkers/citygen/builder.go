@@ -49,7 +49,8 @@ type Builder struct {
 	level    int
 
 	// per-build state
-	g *roadgraph.Graph
+	g    *roadgraph.Graph
+	hits []roadgraph.Hit // road query scratch
 }
 
 // NewBuilder returns a builder for world w whose results hold at most

@@ -13,7 +13,25 @@ const (
 	kerbCarChance = 0.6  // a parked car on a street segment's side
 	kerbCarInset  = 1.15 // car centre inside the kerb line, metres
 	furnitureAt   = 0.6  // furniture centre from the kerb stone, metres
+	// Street life keeps this far (metres, from its centre) outside every
+	// other road's kerb: near a junction, or where roads meet at a shallow
+	// angle, one road's sidewalk can lie on another's carriageway.
+	kerbCarClear   = 2.4 // half a car's length, and a margin
+	furnitureClear = 1.5 // half a bus shelter's length, and a margin
 )
+
+// offOtherRoads reports whether p is at least clear metres outside the
+// kerb of every loaded road but own. It depends only on the set of loaded
+// edges, as side flags do, so workers and the main goroutine agree.
+func (b *Builder) offOtherRoads(p world.Vec2, own *roadgraph.Edge, clear float64) bool {
+	b.hits = b.g.RoadsWithin(p, world.AvenueHalfWidth+kerbWidth+clear, b.hits[:0])
+	for _, h := range b.hits {
+		if h.Edge != own && h.Dist < h.Edge.HalfWidth+kerbWidth+clear {
+			return false
+		}
+	}
+	return true
+}
 
 func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 	avenue := s.hw >= world.AvenueHalfWidth
@@ -23,7 +41,9 @@ func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 		side := roadgraph.Left(s.t).Scale(sg) // outwards, towards the kerb
 		if r := b.hash(saltKerbCar, int64(s.e.ID), int64(s.i), int64(k)); whole && !avenue && s.hint != world.Fields && r < kerbCarChance {
 			fr := frame{o: s.at(0.5, sg*(s.hw-kerbCarInset)), a: side, d: s.t}
-			b.car(&fr, 0, 0, y, r/kerbCarChance)
+			if b.offOtherRoads(fr.o, s.e, kerbCarClear) {
+				b.car(&fr, 0, 0, y, r/kerbCarChance)
+			}
 		}
 		r := b.hash(saltFurniture, int64(s.e.ID), int64(s.i), int64(k))
 		f := 0.25 + 0.5*b.hash(saltFurniture, int64(s.e.ID), int64(s.i), int64(k)+2)
@@ -32,6 +52,9 @@ func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 		}
 		// u along the road, v outwards from the kerb
 		fr := frame{o: s.at(f, sg*(s.hw+kerbWidth+furnitureAt)), a: s.t, d: side}
+		if !b.offOtherRoads(fr.o, s.e, furnitureClear) {
+			continue
+		}
 		yw := s.y(f) + kerbHeight
 		switch {
 		case avenue && whole && r < 0.1:

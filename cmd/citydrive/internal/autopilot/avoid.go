@@ -13,13 +13,48 @@ import (
 // it cuts) and moves the line aside in good time, gently, rather than
 // trusting that the lane is clear.
 const (
-	avoidClearance = 0.45 // metres kept between the car's side and an obstacle
-	avoidAhead     = 12.0 // metres looked ahead at rest ...
-	avoidPerSpeed  = 1.6  // ... plus this many seconds of travel
-	avoidMax       = 60.0 // metres at most
-	avoidRamp      = 10.0 // metres over which a shift fades in and out
-	avoidStep      = 2    // path points between checks (1 m)
+	avoidClearance   = 0.45 // metres kept between the car's side and an obstacle
+	avoidAhead       = 12.0 // metres looked ahead at rest ...
+	avoidPerSpeed    = 1.6  // ... plus this many seconds of travel
+	avoidMax         = 60.0 // metres at most
+	avoidRamp        = 10.0 // metres over which a shift fades in and out
+	avoidStep        = 2    // path points between checks (1 m)
+	squeezeClearance = 0.15 // metres, when full clearance leaves no way through
+	avoidWidest      = 4.0  // metres the line is moved aside at most
 )
+
+// freeOffset is the sideways offset (within ±avoidWidest) for the car's
+// centre that keeps clear of every span (the offsets at which the car would
+// touch an obstacle) by clear, and is nearest the line and the offset
+// chosen just before (prev): a driver passes a row of obstacles on one
+// side, not weaving between them.
+func freeOffset(spans [][2]float64, clear, prev float64) (float64, bool) {
+	free := func(x float64) bool {
+		if math.Abs(x) > avoidWidest {
+			return false
+		}
+		for _, s := range spans {
+			if x > s[0]-clear && x < s[1]+clear {
+				return false
+			}
+		}
+		return true
+	}
+	cost := func(x float64) float64 { return math.Abs(x) + 2*math.Abs(x-prev) }
+	best, ok := 0.0, false
+	try := func(x float64) {
+		if free(x) && (!ok || cost(x) < cost(best)) {
+			best, ok = x, true
+		}
+	}
+	try(0)
+	try(prev)
+	for _, s := range spans {
+		try(s[0] - clear - 1e-6)
+		try(s[1] + clear + 1e-6)
+	}
+	return best, ok
+}
 
 // avoid shifts d.ahead sideways, from the car onwards, around the
 // obstacles env knows of, and returns the speed limit that swerving asks
@@ -36,11 +71,16 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 	end := min(d.here+int(reach/pathStep), len(d.ahead)-1)
 	d.shift = append(d.shift[:0], make([]float64, end-d.here+1)...)
 	found := false
+	prev := 0.0 // the offset chosen at the previous point: keep to one side
 	for k := d.here; k < end; k += avoidStep {
 		p := d.ahead[k]
 		t := d.ahead[k+1].Sub(d.ahead[max(k-1, 0)]).Norm()
 		l := roadgraph.Left(t)
-		right, left := 0.0, 0.0 // the moves obstacles on each side ask for
+		// Each obstacle beside this point rules out an interval of
+		// sideways offsets for the car's centre; take the allowed offset
+		// nearest the line, with full clearance if possible, squeezing by
+		// with less if not, and stop short if nothing is left.
+		d.spans = d.spans[:0]
 		for i := range d.obst {
 			o := &d.obst[i]
 			if o.Y1 < y+0.2 || o.Y0 > y+1.5 { // a kerb-high slab, or overhead
@@ -54,24 +94,23 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 				continue
 			}
 			lat := c.Dot(l)
-			gap := car.Width/2 + o.Extent([2]float64{l.X, l.Z}) + avoidClearance
-			if math.Abs(lat) >= gap {
-				continue
-			}
-			if lat >= 0 { // on the left: move right
-				right = math.Min(right, lat-gap)
-			} else {
-				left = math.Max(left, lat+gap)
-			}
+			ext := car.Width/2 + o.Extent([2]float64{l.X, l.Z})
+			d.spans = append(d.spans, [2]float64{lat - ext, lat + ext})
 		}
+		if len(d.spans) == 0 {
+			prev = 0
+			continue
+		}
+		off, ok := freeOffset(d.spans, avoidClearance, prev)
+		if !ok {
+			off, ok = freeOffset(d.spans, squeezeClearance, prev)
+		}
+		prev = off
 		switch {
-		case right != 0 && left != 0: // no way through here: stop short of it
+		case !ok:
 			d.blocked = math.Min(d.blocked, math.Max(0, float64(k-d.here)*pathStep-car.Length))
-		case right != 0:
-			d.shift[k-d.here] = right
-			found = true
-		case left != 0:
-			d.shift[k-d.here] = left
+		case off != 0:
+			d.shift[k-d.here] = off
 			found = true
 		}
 	}

@@ -57,6 +57,7 @@ type Driver struct {
 	obst        []slots.Obstacle
 	shift, fade []float64
 	marks       []int
+	spans       [][2]float64
 	blocked     float64 // metres to an obstacle the car cannot pass (+Inf: none)
 
 	window   float64 // seconds in the current progress window
