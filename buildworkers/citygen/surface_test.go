@@ -19,6 +19,10 @@ import (
 // top that is drawn (stripes are painted 2 cm above the asphalt).
 const surfaceTolerance = 0.05
 
+// checkReach is how far from its centres TestRoadTopsLieOnTheWorldSurface
+// checks triangles.
+const checkReach = 250.0
+
 // roadKind classifies a segment for coverage.
 func roadKind(w world.World, e *roadgraph.Edge, i int) string {
 	ra, rb := w.JunctionRadiusAt(world.JunctionCell(e.A.ID)), w.JunctionRadiusAt(world.JunctionCell(e.B.ID))
@@ -101,9 +105,12 @@ func (t *tri) heightAt(x, z float64) (float64, bool) {
 }
 
 // roadTops builds every segment of g and every junction whose arms are all
-// loaded (the fan is drawn from the loaded arms) and returns their road-top
-// triangles.
-func roadTops(t *testing.T, w world.World, g *roadgraph.Graph) []tri {
+// loaded (the fan is drawn from the loaded arms) near one of the centres
+// and returns their road-top triangles.
+func roadTops(t *testing.T, w world.World, g *roadgraph.Graph, centres []world.Vec2, reach float64) []tri {
+	near := func(p world.Vec2) bool {
+		return slices.ContainsFunc(centres, func(c world.Vec2) bool { return c.Dist2(p) < reach*reach })
+	}
 	b := NewBuilder(w, slots.DefaultVertsPerSlot)
 	var out []tri
 	add := func(it walker.Item, kind string, near world.Vec2) {
@@ -126,11 +133,13 @@ func roadTops(t *testing.T, w world.World, g *roadgraph.Graph) []tri {
 	}
 	for _, e := range g.Edges() {
 		for i := 0; i < e.Segments(); i++ {
-			add(walker.Item{Kind: walker.Segment, Key: e.Key(i), Edge: e.ID, Seg: int32(i)}, roadKind(w, e, i), e.Nodes[i])
+			if near(e.Nodes[i]) {
+				add(walker.Item{Kind: walker.Segment, Key: e.Key(i), Edge: e.ID, Seg: int32(i)}, roadKind(w, e, i), e.Nodes[i])
+			}
 		}
 	}
 	for _, j := range g.Junctions() {
-		if j.Expanded {
+		if j.Expanded && near(j.Pos) {
 			add(walker.Item{Kind: walker.Junction, Key: roadgraph.JunctionKey(j.ID), Junction: j.ID}, "junction", j.Pos)
 		}
 	}
@@ -148,7 +157,10 @@ func TestRoadTopsLieOnTheWorldSurface(t *testing.T) {
 		bridge := bridgeNear(t, w)
 		g.EnsureAround(world.Vec2{})
 		g.EnsureAround(bridge)
-		tris := roadTops(t, w, g)
+		// Items within 280 m of the centres are built; triangles within
+		// 250 m are checked, so every item that can overlap one is there.
+		centres := []world.Vec2{{}, bridge}
+		tris := roadTops(t, w, g, centres, checkReach+30)
 		const cell = 8.0
 		grid := map[[2]int][]int{}
 		for i := range tris {
@@ -177,7 +189,9 @@ func TestRoadTopsLieOnTheWorldSurface(t *testing.T) {
 			tr := &tris[i]
 			c := tr.centroid()
 			x, z := c[0], c[2]
-			if slices.ContainsFunc(undrawn, func(j world.Vec2) bool { return j.Dist2(world.Vec2{X: x, Z: z}) < 20*20 }) {
+			p := world.Vec2{X: x, Z: z}
+			if !slices.ContainsFunc(centres, func(c world.Vec2) bool { return c.Dist2(p) < checkReach*checkReach }) ||
+				slices.ContainsFunc(undrawn, func(j world.Vec2) bool { return j.Dist2(p) < 20*20 }) {
 				continue
 			}
 			top, topKind := math.Inf(-1), ""
