@@ -194,18 +194,27 @@ func (c *Car) move(dt float64, env Env) {
 	c.gather(env, travel)
 	n := max(1, int(math.Ceil(travel/maxMove)))
 	h := dt / float64(n)
+	// wet counts the corners over open water where the car is; no move may
+	// add one (a car put down on the water may still drive out).
+	wet := c.wetCorners(env, c.Pos)
 	for range n {
 		prev := c.Pos
-		wetBefore := c.wetCorners(env, prev)
 		c.Pos = c.Pos.Add(c.Vel.Scale(h))
 		c.resolve()
-		if c.wetCorners(env, c.Pos) > wetBefore {
-			c.shore(env, prev, h, wetBefore)
+		if now := c.wetCorners(env, c.Pos); now > wet {
+			c.shore(env, prev, h, wet)
+			wet = c.wetCorners(env, c.Pos)
+		} else {
+			wet = now
 		}
 	}
-	// A push-out may leave the car touching the next thing; the final
-	// pass makes sure it ends the step clear of obstacles.
+	// A push-out may leave the car touching the next thing; a final pass
+	// ends the step clear of obstacles, unless that would wet a wheel.
+	before := c.Pos
 	c.resolve()
+	if c.Pos != before && c.wetCorners(env, c.Pos) > wet {
+		c.Pos = before
+	}
 }
 
 // gather collects the obstacles and solid blocks the car can reach this
