@@ -11,8 +11,8 @@ const (
 	DeckClear  = 3.2  // bridge deck above the water
 	DeckSlope  = 0.1  // ramp gradient towards a bridge
 	// RampNodes is how many nodes either side of a node are searched for
-	// water: at DeckSlope the lift is gone after DeckClear/DeckSlope = 32 m,
-	// under eight 4.2 m segments.
+	// water: at DeckSlope the lift is gone DeckClear/DeckSlope = 32 m from
+	// the water, within the eighth 4.2 m segment.
 	RampNodes = 7
 	// WetMargin: a node this little above the water counts as wet, so the
 	// deck clears the shoreline rather than grazing it.
@@ -109,9 +109,12 @@ func (w World) Surface(x, z float64) Surface {
 	return c.Surface(x, z)
 }
 
-// oneQueryJunctions sizes the junction memo of a one-off query: the
-// lattice cells around five cells' arms.
-const oneQueryJunctions = 64
+// Junction memo sizes: a one-off query looks at the lattice cells around
+// five cells' arms; a cache, at those around its cells.
+const (
+	oneQueryJunctions = 64
+	surfaceJunctions  = 256
+)
 
 // surfaceCells bounds a SurfaceCache: a query touches at most five cells
 // (four +X origins in its row and one more +Z origin in its column), so
@@ -134,7 +137,7 @@ type SurfaceCache struct {
 
 // NewSurfaceCache returns an empty cache for w.
 func NewSurfaceCache(w World) *SurfaceCache {
-	return &SurfaceCache{w: w, jc: NewCache(w), entries: make([]*cellRoads, 0, surfaceCells)}
+	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
 }
 
 // World is the world behind the cache.
