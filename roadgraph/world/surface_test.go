@@ -71,8 +71,8 @@ func TestOpenLakeIsWaterAndLandIsTerrain(t *testing.T) {
 	w := New(412)
 	sc := NewSurfaceCache(w)
 	var water, terrain, walk int
-	for z := -2000.0; z < 2000; z += 23 {
-		for x := -2000.0; x < 2000; x += 19 {
+	for z := -2000.0; z < 2000; z += 31 {
+		for x := -2000.0; x < 2000; x += 29 {
 			s := sc.Surface(x, z)
 			h := w.Height(x, z)
 			switch {
@@ -100,7 +100,7 @@ func TestCacheAgreesWithTheUncachedRule(t *testing.T) {
 	w := New(7)
 	sc := NewSurfaceCache(w)
 	// Visit points in a scattered order so entries are evicted and refilled.
-	for i := 0; i < 600; i++ {
+	for i := 0; i < 300; i++ {
 		x := float64((i*7919)%6000) - 3000
 		z := float64((i*104729)%6000) - 3000
 		require.Equal(t, w.Surface(x, z), sc.Surface(x, z), "(%v, %v)", x, z)
