@@ -155,9 +155,10 @@ type cellRoads struct {
 // lattice junction has at most four arms (+X, +Z, -X, -Z).
 const maxFan = 8
 
-// junctionRoad is a junction's flat surface as the city builder draws it:
+// junctionRoad is a junction's level surface as the city builder draws it:
 // a fan from the centre through each arm's two corners at the junction
-// radius, sorted by angle, and the kerb corners around it.
+// radius, sorted by angle, the arms' mouths, and the kerb corners between
+// neighbouring arms.
 type junctionRoad struct {
 	ok   bool
 	p    Vec2
@@ -169,7 +170,8 @@ type junctionRoad struct {
 		d  Vec2
 		hw float64
 	}
-	na int
+	na     int
+	corner [maxFan / 2]KerbCorner // between arm i and the next; na of them from two arms on
 }
 
 // blockSegs is the run length of an edge's coarse bounding boxes.
@@ -318,6 +320,14 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 		j.fan[j.nf+1] = j.p.Add(a.d.Scale(j.r)).Add(ccw.Scale(a.hw))
 		j.nf += 2
 	}
+	for i := 0; i < na && na >= 2; i++ {
+		a, c := arms[i], arms[(i+1)%na]
+		gap := c.angle - a.angle
+		if gap <= 0 {
+			gap += 2 * math.Pi
+		}
+		j.corner[i] = JunctionKerbCorner(j.p, j.r, a.d, a.hw, c.d, c.hw, gap)
+	}
 	if na == 1 {
 		// a dead end: the surface closes behind the centre
 		a := arms[0]
@@ -329,10 +339,18 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 }
 
 // surfaceAt is the junction's surface at p: the fan and the arms' mouths
-// are carriageway; its kerb corners are answered by the arms' sidewalks.
+// are carriageway, the kerb corners between the arms sidewalk.
 func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
-	if !j.ok || p.Dist2(j.p) > j.r*j.r+4*maxHalfWidth*maxHalfWidth {
+	if reach := j.r + WalkWidth + maxHalfWidth; !j.ok || p.Dist2(j.p) > reach*reach {
 		return Surface{}, false
+	}
+	// The kerb corners are drawn a kerb above the fan they overlap.
+	if j.na >= 2 {
+		for i := range j.corner[:j.na] {
+			if j.corner[i].Contains(p) {
+				return Surface{Y: j.y + KerbHeight}, true
+			}
+		}
 	}
 	for i := 0; i < j.nf; i++ {
 		if inTriangle(p, j.p, j.fan[i], j.fan[(i+1)%j.nf]) {
@@ -348,8 +366,8 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	return Surface{}, false
 }
 
-// maxHalfWidth bounds every road's half width (the fan's corners lie
-// within sqrt(r²+hw²) of the centre).
+// maxHalfWidth bounds every road's half width: with the sidewalk it bounds
+// how far past the radius a junction's corners reach.
 const maxHalfWidth = AvenueHalfWidth
 
 func inTriangle(p, a, b, c Vec2) bool {
@@ -391,11 +409,10 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	// other edges fail the bounding-box test at once.
 	var best Surface
 	found := false
-	// Where surfaces overlap (arms meeting at a sharp angle) the higher
-	// one is what is seen; a carriageway beats a sidewalk, which the city
-	// builder only ever draws beside it.
+	// Where surfaces overlap (arms meeting at a sharp angle, a kerb corner
+	// over a junction's fan) the higher one is what is seen.
 	take := func(s Surface) {
-		if !found || s.Road && !best.Road || s.Road == best.Road && s.Y > best.Y {
+		if !found || s.Y > best.Y || s.Y == best.Y && s.Road {
 			best, found = s, true
 		}
 	}
@@ -463,13 +480,8 @@ func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
 	along := (float64(k) + t) * r.L
 	// Within a junction's radius the segment is not drawn: the junction's
 	// fan is the carriageway there and its kerb corners the sidewalk.
-	switch {
-	case along <= r.ra && c <= r.hw, along >= r.total-r.rb && c <= r.hw:
+	if along <= r.ra || along >= r.total-r.rb {
 		return Surface{}, false
-	case along <= r.ra:
-		return Surface{Y: r.ya + KerbHeight}, true
-	case along >= r.total-r.rb:
-		return Surface{Y: r.yb + KerbHeight}, true
 	}
 	y := r.ys[k] + (r.ys[k+1]-r.ys[k])*t
 	deck := IsDeck(r.ys[k], r.ys[k+1], r.hs[k], r.hs[k+1])

@@ -155,3 +155,18 @@ func BenchmarkSurfaceUncached(b *testing.B) {
 		w.Surface(1234, 567)
 	}
 }
+
+func TestKerbCornerRoundsARightAngle(t *testing.T) {
+	// Arms east and south (+Z, counter-clockwise of +X seen from above).
+	centre := Vec2{X: 100, Z: 50}
+	r := JunctionRadius(StreetHalfWidth)
+	k := JunctionKerbCorner(centre, r, Vec2{X: 1}, StreetHalfWidth, Vec2{Z: 1}, StreetHalfWidth, math.Pi/2)
+	require.True(t, k.Sharp)
+	assert.Equal(t, centre.Add(Vec2{X: r, Z: StreetHalfWidth}), k.In[0], "starts at the east arm's kerb")
+	assert.Equal(t, centre.Add(Vec2{X: StreetHalfWidth, Z: r}), k.In[KerbCornerSteps], "ends at the south arm's")
+	mid := k.In[KerbCornerSteps/2].Lerp(k.Out[KerbCornerSteps/2], 0.5)
+	assert.True(t, k.Contains(mid), "the middle of the sidewalk")
+	assert.True(t, k.Contains(centre.Add(Vec2{X: StreetHalfWidth + WalkWidth - 0.1, Z: StreetHalfWidth + WalkWidth - 0.1})), "the filled point")
+	assert.False(t, k.Contains(centre), "the junction's centre is road")
+	assert.False(t, k.Contains(centre.Add(Vec2{X: r, Z: -StreetHalfWidth - 1})), "the next corner's side")
+}
