@@ -12,16 +12,21 @@ import (
 const (
 	kerbCarChance = 0.6  // a parked car on a street segment's side
 	kerbCarInset  = 1.15 // car centre inside the kerb line, metres
-	furnitureAt   = 0.6  // furniture centre from the kerb stone, metres
+	// kerbCarClear keeps the first metres past a junction's surface free
+	// of parked cars, as parking rules do, so a car turning in does not
+	// meet one across its path.
+	kerbCarClear = 10.0
+	furnitureAt  = 0.6 // furniture centre from the kerb stone, metres
 )
 
 func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 	avenue := s.hw >= world.AvenueHalfWidth
 	whole := f0 <= 0 && f1 >= 1 // not clipped by a junction
+	parking := s.sLo >= s.rA+kerbCarClear && s.sHi <= s.total-s.rB-kerbCarClear
 	y := s.y(0.5)
 	for k, sg := range [2]float64{1, -1} {
 		side := roadgraph.Left(s.t).Scale(sg) // outwards, towards the kerb
-		if r := b.hash(saltKerbCar, int64(s.e.ID), int64(s.i), int64(k)); whole && !avenue && s.hint != world.Fields && r < kerbCarChance {
+		if r := b.hash(saltKerbCar, int64(s.e.ID), int64(s.i), int64(k)); parking && !avenue && s.hint != world.Fields && r < kerbCarChance {
 			fr := frame{o: s.at(0.5, sg*(s.hw-kerbCarInset)), a: side, d: s.t}
 			b.car(&fr, 0, 0, y, r/kerbCarChance)
 		}
