@@ -32,10 +32,10 @@ const (
 // Collision: the car is an oriented box Length × Width × BodyHeight.
 const (
 	BodyHeight = 1.5 // roof above the wheels
-	// StepHeight: a voxel block whose top is at most this far above the
-	// wheels is a kerb, driven over (the wheels stay on the road surface);
-	// anything taller, up to the roof, stops the car. It also keeps the
-	// natural ground's 1 m steps off the list, should an Env report them.
+	// StepHeight: a voxel block or obstacle whose top is at most this far
+	// above the wheels is a kerb, driven over (the wheels stay on the road
+	// surface); anything taller whose bottom is below the roof stops the
+	// car.
 	StepHeight = 0.5
 	// maxMove bounds one collision sub-step: well under the thinnest
 	// obstacle (a 0.16 m bollard) plus the car, so nothing is tunnelled
@@ -233,7 +233,8 @@ func (c *Car) gather(env Env, travel float64) {
 	}
 	c.near = kept
 	c.solid = c.solid[:0]
-	// Blocks that reach above a kerb's height and below the roof.
+	// Blocks whose top is above a kerb's height and whose bottom is below
+	// the roof: block y spans [y, y+1).
 	y0 := int64(math.Floor(c.Y + StepHeight))
 	y1 := int64(math.Ceil(c.Y+BodyHeight)) - 1
 	x0, x1 := int64(math.Floor(c.Pos.X-reach)), int64(math.Floor(c.Pos.X+reach))
@@ -241,9 +242,6 @@ func (c *Car) gather(env Env, travel float64) {
 	for x := x0; x <= x1; x++ {
 		for z := z0; z <= z1; z++ {
 			for y := y0; y <= y1; y++ {
-				if float64(y+1) <= c.Y+StepHeight {
-					continue
-				}
 				if env.Solid(x, y, z) {
 					c.solid = append(c.solid, box{
 						c: world.Vec2{X: float64(x) + 0.5, Z: float64(z) + 0.5}, u: world.Vec2{X: 1}, hu: 0.5, hv: 0.5,
