@@ -10,16 +10,16 @@ const (
 	KerbHeight = 0.15 // sidewalk top above the carriageway
 	DeckClear  = 3.2  // bridge deck above the water
 	DeckSlope  = 0.1  // ramp gradient towards a bridge
-	// RampNodes is how many nodes either side of a node are searched for
+	// rampNodes is how many nodes either side of a node are searched for
 	// water: at DeckSlope the lift is gone DeckClear/DeckSlope = 32 m from
 	// the water, within the eighth 4.2 m segment.
-	RampNodes = 7
+	rampNodes = 7
 	// WetMargin: a node this little above the water counts as wet, so the
 	// deck clears the shoreline rather than grazing it.
 	WetMargin = 0.2
-	// DeckMin is how far above the terrain a node's road must be for its
+	// deckMin is how far above the terrain a node's road must be for its
 	// segment to count as a deck (drawn with sides, rails and piers).
-	DeckMin = 0.6
+	deckMin = 0.6
 	// junctionBlend: past a junction's radius the road eases from the
 	// junction's level surface to its own rule over this many metres, so
 	// there is no step where the two meet (on a slope, or at a ramp).
@@ -29,10 +29,10 @@ const (
 	junctionMargin = 1.0
 )
 
-// JunctionRadius is how far from a junction's centre its own flat surface
+// junctionRadius is how far from a junction's centre its own flat surface
 // reaches along every arm, given the half width of its widest arm (at
 // least StreetHalfWidth); segments clip their road there.
-func JunctionRadius(maxHalfWidth float64) float64 {
+func junctionRadius(maxHalfWidth float64) float64 {
 	return math.Max(maxHalfWidth, StreetHalfWidth) + WalkWidth + junctionMargin
 }
 
@@ -42,14 +42,14 @@ type edgeEnds struct{ ra, rb, ya, yb float64 }
 
 // nodeRoadY is the road height at node k of an edge with n segments of
 // length L, given the terrain height at nodes lo..lo+len(hs)-1 (which must
-// cover k±RampNodes clipped to [0, n]). The road follows the terrain; near
+// cover k±rampNodes clipped to [0, n]). The road follows the terrain; near
 // water it rises onto a deck at DeckClear with ramps at DeckSlope; within
 // junctionBlend past either end's junction radius it eases to that
 // junction's height.
 func nodeRoadY(hs []float64, lo, k, n int, L float64, ends edgeEnds) float64 {
 	y := hs[k-lo]
 	best := math.Inf(1)
-	for m := max(0, k-RampNodes); m <= min(n, k+RampNodes); m++ {
+	for m := max(0, k-rampNodes); m <= min(n, k+rampNodes); m++ {
 		if hs[m-lo] < WaterLevel+WetMargin {
 			best = math.Min(best, math.Abs(float64(m-k))*L)
 		}
@@ -73,8 +73,8 @@ func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 func (w World) SegmentHeights(nodes []Vec2, i int, ra, rb float64) (y0, y1, h0, h1 float64) {
 	n := len(nodes) - 1
 	L := nodes[1].Sub(nodes[0]).Len()
-	lo, hi := max(0, i-RampNodes), min(n, i+1+RampNodes)
-	var hs [2*RampNodes + 2]float64
+	lo, hi := max(0, i-rampNodes), min(n, i+1+rampNodes)
+	var hs [2*rampNodes + 2]float64
 	for k := lo; k <= hi; k++ {
 		hs[k-lo] = w.Height(nodes[k].X, nodes[k].Z)
 	}
@@ -85,7 +85,7 @@ func (w World) SegmentHeights(nodes []Vec2, i int, ra, rb float64) (y0, y1, h0, 
 // IsDeck reports whether a segment with these node heights is drawn as a
 // deck (over water, or raised clear of the terrain on a ramp).
 func IsDeck(y0, y1, h0, h1 float64) bool {
-	return h0 < WaterLevel+WetMargin || h1 < WaterLevel+WetMargin || y0 > h0+DeckMin || y1 > h1+DeckMin
+	return h0 < WaterLevel+WetMargin || h1 < WaterLevel+WetMargin || y0 > h0+deckMin || y1 > h1+deckMin
 }
 
 // Surface is what stands under a point: the road, a sidewalk, a deck, the
@@ -388,7 +388,7 @@ func junctionRadiusAt[S junctionSource](w World, src S, j Cell) float64 {
 	for _, a := range arms(w, src, j, buf[:0]) {
 		hw = math.Max(hw, a.HalfWidth())
 	}
-	return JunctionRadius(hw)
+	return junctionRadius(hw)
 }
 
 // junctionSurface is the radius and height of the junction in cell j: the

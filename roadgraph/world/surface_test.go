@@ -159,7 +159,7 @@ func BenchmarkSurfaceUncached(b *testing.B) {
 func TestKerbCornerRoundsARightAngle(t *testing.T) {
 	// Arms east and south (+Z, counter-clockwise of +X seen from above).
 	centre := Vec2{X: 100, Z: 50}
-	r := JunctionRadius(StreetHalfWidth)
+	r := junctionRadius(StreetHalfWidth)
 	k := JunctionKerbCorner(centre, r, Vec2{X: 1}, StreetHalfWidth, Vec2{Z: 1}, StreetHalfWidth, math.Pi/2)
 	require.True(t, k.Sharp)
 	assert.Equal(t, centre.Add(Vec2{X: r, Z: StreetHalfWidth}), k.In[0], "starts at the east arm's kerb")
