@@ -101,25 +101,9 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 		if gap <= 0 {
 			gap += 2 * math.Pi
 		}
-		pa := world.Vec2{X: -a.d.Z, Z: a.d.X} // towards c
-		pc := world.Vec2{X: c.d.Z, Z: -c.d.X} // towards a
-		A := J.Add(a.d.Scale(r)).Add(pa.Scale(a.hw))
-		C := J.Add(c.d.Scale(r)).Add(pc.Scale(c.hw))
-		Ao, Co := A.Add(pa.Scale(walkWidth)), C.Add(pc.Scale(walkWidth))
-		ci := A.Lerp(C, 0.5)
-		co := Ao.Lerp(Co, 0.5)
-		sharp := gap < 0.75*math.Pi
-		if sharp {
-			ci = J.Add(pa.Scale(a.hw)).Add(pc.Scale(c.hw))
-			co = J.Add(pa.Scale(a.hw + walkWidth)).Add(pc.Scale(c.hw + walkWidth))
-		}
-		const n = 6
-		var in, out [n + 1]world.Vec2
-		for k := 0; k <= n; k++ {
-			t := float64(k) / n
-			in[k] = bezier(A, ci, C, t)
-			out[k] = bezier(Ao, co, Co, t)
-		}
+		k := world.JunctionKerbCorner(J, r, a.d, a.hw, c.d, c.hw, gap)
+		in, out, co, sharp := &k.In, &k.Out, k.Fill, k.Sharp
+		const n = world.KerbCornerSteps
 		yt := y + kerbHeight
 		for k := 0; k < n; k++ {
 			w.mat = slots.MaterialDefault
@@ -164,11 +148,6 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 		}
 		b.trafficLight(&fr, y+kerbHeight, a.hw*0.55, i)
 	}
-}
-
-func bezier(a, c, b world.Vec2, t float64) world.Vec2 {
-	s := 1 - t
-	return a.Scale(s * s).Add(c.Scale(2 * s * t)).Add(b.Scale(t * t))
 }
 
 // trafficLight: a pole at the frame origin with a mast arm over the lanes

@@ -87,7 +87,10 @@ func (b *Builder) lotClear(s *seg, j *roadgraph.Junction, atA bool, sg float64) 
 	if !atA {
 		side = roadgraph.Left(s.e.Tangent(s.n)).Scale(sg)
 	}
-	clear := b.junctionRadius(j)
+	clear := s.rB // the junction radii were found once for the segment
+	if atA {
+		clear = s.rA
+	}
 	for _, o := range j.Arms {
 		if o == s.e {
 			continue

@@ -13,6 +13,10 @@ const (
 	kerbCarChance = 0.6  // a parked car on a street segment's side
 	kerbCarInset  = 1.15 // car centre inside the kerb line, metres
 	furnitureAt   = 0.6  // furniture centre from the kerb stone, metres
+	// junctionParkGap keeps the first metres past a junction's surface
+	// free of parked cars, as parking rules do, so a car turning in does
+	// not meet one across its path.
+	junctionParkGap = 10.0
 	// Street life keeps this far (metres, from its centre) outside every
 	// other road's kerb: near a junction, or where roads meet at a shallow
 	// angle, one road's sidewalk can lie on another's carriageway.
@@ -36,10 +40,11 @@ func (b *Builder) offOtherRoads(p world.Vec2, own *roadgraph.Edge, clear float64
 func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 	avenue := s.hw >= world.AvenueHalfWidth
 	whole := f0 <= 0 && f1 >= 1 // not clipped by a junction
+	parking := s.sLo >= s.rA+junctionParkGap && s.sHi <= s.total-s.rB-junctionParkGap
 	y := s.y(0.5)
 	for k, sg := range [2]float64{1, -1} {
 		side := roadgraph.Left(s.t).Scale(sg) // outwards, towards the kerb
-		if r := b.hash(saltKerbCar, int64(s.e.ID), int64(s.i), int64(k)); whole && !avenue && s.hint != world.Fields && r < kerbCarChance {
+		if r := b.hash(saltKerbCar, int64(s.e.ID), int64(s.i), int64(k)); parking && !avenue && s.hint != world.Fields && r < kerbCarChance {
 			fr := frame{o: s.at(0.5, sg*(s.hw-kerbCarInset)), a: side, d: s.t}
 			if b.offOtherRoads(fr.o, s.e, kerbCarClear) {
 				b.car(&fr, 0, 0, y, r/kerbCarChance)

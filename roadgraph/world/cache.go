@@ -6,8 +6,9 @@ package world
 // height; the cache makes the repeats free. It is not safe for concurrent
 // use: one per graph.
 type Cache struct {
-	w World
-	m map[Cell]cachedJunction
+	w     World
+	m     map[Cell]cachedJunction
+	limit int
 }
 
 type cachedJunction struct {
@@ -23,7 +24,7 @@ const cacheCells = 4096
 func NewCache(w World) *Cache { return newCache(w, cacheCells) }
 
 func newCache(w World, cells int) *Cache {
-	return &Cache{w: w, m: make(map[Cell]cachedJunction, cells)}
+	return &Cache{w: w, m: make(map[Cell]cachedJunction, cells), limit: cells}
 }
 
 // World is the world behind the cache.
@@ -34,7 +35,7 @@ func (c *Cache) Junction(cell Cell) (Vec2, bool) {
 	if j, ok := c.m[cell]; ok {
 		return j.p, j.ok
 	}
-	if len(c.m) >= cacheCells {
+	if len(c.m) >= c.limit {
 		clear(c.m)
 	}
 	p, ok := c.w.Junction(cell)

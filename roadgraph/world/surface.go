@@ -10,16 +10,16 @@ const (
 	KerbHeight = 0.15 // sidewalk top above the carriageway
 	DeckClear  = 3.2  // bridge deck above the water
 	DeckSlope  = 0.1  // ramp gradient towards a bridge
-	// RampNodes is how many nodes either side of a node are searched for
-	// water: at DeckSlope the lift is gone after DeckClear/DeckSlope = 32 m,
-	// under eight 4.2 m segments.
-	RampNodes = 7
+	// rampNodes is how many nodes either side of a node are searched for
+	// water: at DeckSlope the lift is gone DeckClear/DeckSlope = 32 m from
+	// the water, within the eighth 4.2 m segment.
+	rampNodes = 7
 	// WetMargin: a node this little above the water counts as wet, so the
 	// deck clears the shoreline rather than grazing it.
 	WetMargin = 0.2
-	// DeckMin is how far above the terrain a node's road must be for its
+	// deckMin is how far above the terrain a node's road must be for its
 	// segment to count as a deck (drawn with sides, rails and piers).
-	DeckMin = 0.6
+	deckMin = 0.6
 	// junctionBlend: past a junction's radius the road eases from the
 	// junction's level surface to its own rule over this many metres, so
 	// there is no step where the two meet (on a slope, or at a ramp).
@@ -29,10 +29,10 @@ const (
 	junctionMargin = 1.0
 )
 
-// JunctionRadius is how far from a junction's centre its own flat surface
+// junctionRadius is how far from a junction's centre its own flat surface
 // reaches along every arm, given the half width of its widest arm (at
 // least StreetHalfWidth); segments clip their road there.
-func JunctionRadius(maxHalfWidth float64) float64 {
+func junctionRadius(maxHalfWidth float64) float64 {
 	return math.Max(maxHalfWidth, StreetHalfWidth) + WalkWidth + junctionMargin
 }
 
@@ -42,14 +42,14 @@ type edgeEnds struct{ ra, rb, ya, yb float64 }
 
 // nodeRoadY is the road height at node k of an edge with n segments of
 // length L, given the terrain height at nodes lo..lo+len(hs)-1 (which must
-// cover k±RampNodes clipped to [0, n]). The road follows the terrain; near
+// cover k±rampNodes clipped to [0, n]). The road follows the terrain; near
 // water it rises onto a deck at DeckClear with ramps at DeckSlope; within
 // junctionBlend past either end's junction radius it eases to that
 // junction's height.
 func nodeRoadY(hs []float64, lo, k, n int, L float64, ends edgeEnds) float64 {
 	y := hs[k-lo]
 	best := math.Inf(1)
-	for m := max(0, k-RampNodes); m <= min(n, k+RampNodes); m++ {
+	for m := max(0, k-rampNodes); m <= min(n, k+rampNodes); m++ {
 		if hs[m-lo] < WaterLevel+WetMargin {
 			best = math.Min(best, math.Abs(float64(m-k))*L)
 		}
@@ -73,8 +73,8 @@ func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 func (w World) SegmentHeights(nodes []Vec2, i int, ra, rb float64) (y0, y1, h0, h1 float64) {
 	n := len(nodes) - 1
 	L := nodes[1].Sub(nodes[0]).Len()
-	lo, hi := max(0, i-RampNodes), min(n, i+1+RampNodes)
-	var hs [2*RampNodes + 2]float64
+	lo, hi := max(0, i-rampNodes), min(n, i+1+rampNodes)
+	var hs [2*rampNodes + 2]float64
 	for k := lo; k <= hi; k++ {
 		hs[k-lo] = w.Height(nodes[k].X, nodes[k].Z)
 	}
@@ -85,7 +85,7 @@ func (w World) SegmentHeights(nodes []Vec2, i int, ra, rb float64) (y0, y1, h0, 
 // IsDeck reports whether a segment with these node heights is drawn as a
 // deck (over water, or raised clear of the terrain on a ramp).
 func IsDeck(y0, y1, h0, h1 float64) bool {
-	return h0 < WaterLevel+WetMargin || h1 < WaterLevel+WetMargin || y0 > h0+DeckMin || y1 > h1+DeckMin
+	return h0 < WaterLevel+WetMargin || h1 < WaterLevel+WetMargin || y0 > h0+deckMin || y1 > h1+deckMin
 }
 
 // Surface is what stands under a point: the road, a sidewalk, a deck, the
@@ -109,9 +109,12 @@ func (w World) Surface(x, z float64) Surface {
 	return c.Surface(x, z)
 }
 
-// oneQueryJunctions sizes the junction memo of a one-off query: the
-// lattice cells around five cells' arms.
-const oneQueryJunctions = 64
+// Junction memo sizes: a one-off query looks at the lattice cells around
+// five cells' arms; a cache, at those around its cells.
+const (
+	oneQueryJunctions = 64
+	surfaceJunctions  = 256
+)
 
 // surfaceCells bounds a SurfaceCache: a query touches at most five cells
 // (four +X origins in its row and one more +Z origin in its column), so
@@ -134,7 +137,7 @@ type SurfaceCache struct {
 
 // NewSurfaceCache returns an empty cache for w.
 func NewSurfaceCache(w World) *SurfaceCache {
-	return &SurfaceCache{w: w, jc: NewCache(w), entries: make([]*cellRoads, 0, surfaceCells)}
+	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
 }
 
 // World is the world behind the cache.
@@ -152,9 +155,10 @@ type cellRoads struct {
 // lattice junction has at most four arms (+X, +Z, -X, -Z).
 const maxFan = 8
 
-// junctionRoad is a junction's flat surface as the city builder draws it:
+// junctionRoad is a junction's level surface as the city builder draws it:
 // a fan from the centre through each arm's two corners at the junction
-// radius, sorted by angle, and the kerb corners around it.
+// radius, sorted by angle, the arms' mouths, and the kerb corners between
+// neighbouring arms.
 type junctionRoad struct {
 	ok   bool
 	p    Vec2
@@ -166,7 +170,8 @@ type junctionRoad struct {
 		d  Vec2
 		hw float64
 	}
-	na int
+	na     int
+	corner [maxFan / 2]KerbCorner // between arm i and the next; na of them from two arms on
 }
 
 // blockSegs is the run length of an edge's coarse bounding boxes.
@@ -315,6 +320,14 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 		j.fan[j.nf+1] = j.p.Add(a.d.Scale(j.r)).Add(ccw.Scale(a.hw))
 		j.nf += 2
 	}
+	for i := 0; i < na && na >= 2; i++ {
+		a, c := arms[i], arms[(i+1)%na]
+		gap := c.angle - a.angle
+		if gap <= 0 {
+			gap += 2 * math.Pi
+		}
+		j.corner[i] = JunctionKerbCorner(j.p, j.r, a.d, a.hw, c.d, c.hw, gap)
+	}
 	if na == 1 {
 		// a dead end: the surface closes behind the centre
 		a := arms[0]
@@ -326,10 +339,18 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 }
 
 // surfaceAt is the junction's surface at p: the fan and the arms' mouths
-// are carriageway; its kerb corners are answered by the arms' sidewalks.
+// are carriageway, the kerb corners between the arms sidewalk.
 func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
-	if !j.ok || p.Dist2(j.p) > j.r*j.r+4*maxHalfWidth*maxHalfWidth {
+	if reach := j.r + WalkWidth + maxHalfWidth; !j.ok || p.Dist2(j.p) > reach*reach {
 		return Surface{}, false
+	}
+	// The kerb corners are drawn a kerb above the fan they overlap.
+	if j.na >= 2 {
+		for i := range j.corner[:j.na] {
+			if j.corner[i].Contains(p) {
+				return Surface{Y: j.y + KerbHeight}, true
+			}
+		}
 	}
 	for i := 0; i < j.nf; i++ {
 		if inTriangle(p, j.p, j.fan[i], j.fan[(i+1)%j.nf]) {
@@ -345,8 +366,8 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	return Surface{}, false
 }
 
-// maxHalfWidth bounds every road's half width (the fan's corners lie
-// within sqrt(r²+hw²) of the centre).
+// maxHalfWidth bounds every road's half width: with the sidewalk it bounds
+// how far past the radius a junction's corners reach.
 const maxHalfWidth = AvenueHalfWidth
 
 func inTriangle(p, a, b, c Vec2) bool {
@@ -367,7 +388,7 @@ func junctionRadiusAt[S junctionSource](w World, src S, j Cell) float64 {
 	for _, a := range arms(w, src, j, buf[:0]) {
 		hw = math.Max(hw, a.HalfWidth())
 	}
-	return JunctionRadius(hw)
+	return junctionRadius(hw)
 }
 
 // junctionSurface is the radius and height of the junction in cell j: the
@@ -388,11 +409,10 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	// other edges fail the bounding-box test at once.
 	var best Surface
 	found := false
-	// Where surfaces overlap (arms meeting at a sharp angle) the higher
-	// one is what is seen; a carriageway beats a sidewalk, which the city
-	// builder only ever draws beside it.
+	// Where surfaces overlap (arms meeting at a sharp angle, a kerb corner
+	// over a junction's fan) the higher one is what is seen.
 	take := func(s Surface) {
-		if !found || s.Road && !best.Road || s.Road == best.Road && s.Y > best.Y {
+		if !found || s.Y > best.Y || s.Y == best.Y && s.Road {
 			best, found = s, true
 		}
 	}
@@ -460,13 +480,8 @@ func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
 	along := (float64(k) + t) * r.L
 	// Within a junction's radius the segment is not drawn: the junction's
 	// fan is the carriageway there and its kerb corners the sidewalk.
-	switch {
-	case along <= r.ra && c <= r.hw, along >= r.total-r.rb && c <= r.hw:
+	if along <= r.ra || along >= r.total-r.rb {
 		return Surface{}, false
-	case along <= r.ra:
-		return Surface{Y: r.ya + KerbHeight}, true
-	case along >= r.total-r.rb:
-		return Surface{Y: r.yb + KerbHeight}, true
 	}
 	y := r.ys[k] + (r.ys[k+1]-r.ys[k])*t
 	deck := IsDeck(r.ys[k], r.ys[k+1], r.hs[k], r.hs[k+1])

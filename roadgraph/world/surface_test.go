@@ -71,8 +71,8 @@ func TestOpenLakeIsWaterAndLandIsTerrain(t *testing.T) {
 	w := New(412)
 	sc := NewSurfaceCache(w)
 	var water, terrain, walk int
-	for z := -2000.0; z < 2000; z += 23 {
-		for x := -2000.0; x < 2000; x += 19 {
+	for z := -2000.0; z < 2000; z += 31 {
+		for x := -2000.0; x < 2000; x += 29 {
 			s := sc.Surface(x, z)
 			h := w.Height(x, z)
 			switch {
@@ -100,7 +100,7 @@ func TestCacheAgreesWithTheUncachedRule(t *testing.T) {
 	w := New(7)
 	sc := NewSurfaceCache(w)
 	// Visit points in a scattered order so entries are evicted and refilled.
-	for i := 0; i < 600; i++ {
+	for i := 0; i < 300; i++ {
 		x := float64((i*7919)%6000) - 3000
 		z := float64((i*104729)%6000) - 3000
 		require.Equal(t, w.Surface(x, z), sc.Surface(x, z), "(%v, %v)", x, z)
@@ -154,4 +154,19 @@ func BenchmarkSurfaceUncached(b *testing.B) {
 	for b.Loop() {
 		w.Surface(1234, 567)
 	}
+}
+
+func TestKerbCornerRoundsARightAngle(t *testing.T) {
+	// Arms east and south (+Z, counter-clockwise of +X seen from above).
+	centre := Vec2{X: 100, Z: 50}
+	r := junctionRadius(StreetHalfWidth)
+	k := JunctionKerbCorner(centre, r, Vec2{X: 1}, StreetHalfWidth, Vec2{Z: 1}, StreetHalfWidth, math.Pi/2)
+	require.True(t, k.Sharp)
+	assert.Equal(t, centre.Add(Vec2{X: r, Z: StreetHalfWidth}), k.In[0], "starts at the east arm's kerb")
+	assert.Equal(t, centre.Add(Vec2{X: StreetHalfWidth, Z: r}), k.In[KerbCornerSteps], "ends at the south arm's")
+	mid := k.In[KerbCornerSteps/2].Lerp(k.Out[KerbCornerSteps/2], 0.5)
+	assert.True(t, k.Contains(mid), "the middle of the sidewalk")
+	assert.True(t, k.Contains(centre.Add(Vec2{X: StreetHalfWidth + WalkWidth - 0.1, Z: StreetHalfWidth + WalkWidth - 0.1})), "the filled point")
+	assert.False(t, k.Contains(centre), "the junction's centre is road")
+	assert.False(t, k.Contains(centre.Add(Vec2{X: r, Z: -StreetHalfWidth - 1})), "the next corner's side")
 }

@@ -32,10 +32,10 @@ const (
 // Collision: the car is an oriented box Length × Width × BodyHeight.
 const (
 	BodyHeight = 1.5 // roof above the wheels
-	// StepHeight: a voxel block whose top is at most this far above the
-	// wheels is a kerb, driven over (the wheels stay on the road surface);
-	// anything taller, up to the roof, stops the car. It also keeps the
-	// natural ground's 1 m steps off the list, should an Env report them.
+	// StepHeight: a voxel block or obstacle whose top is at most this far
+	// above the wheels is a kerb, driven over (the wheels stay on the road
+	// surface); anything taller whose bottom is below the roof stops the
+	// car.
 	StepHeight = 0.5
 	// maxMove bounds one collision sub-step: well under the thinnest
 	// obstacle (a 0.16 m bollard) plus the car, so nothing is tunnelled
@@ -194,18 +194,27 @@ func (c *Car) move(dt float64, env Env) {
 	c.gather(env, travel)
 	n := max(1, int(math.Ceil(travel/maxMove)))
 	h := dt / float64(n)
+	// wet counts the corners over open water where the car is; no move may
+	// add one (a car put down on the water may still drive out).
+	wet := c.wetCorners(env, c.Pos)
 	for range n {
 		prev := c.Pos
-		wetBefore := c.wetCorners(env, prev)
 		c.Pos = c.Pos.Add(c.Vel.Scale(h))
 		c.resolve()
-		if c.wetCorners(env, c.Pos) > wetBefore {
-			c.shore(env, prev, h, wetBefore)
+		if now := c.wetCorners(env, c.Pos); now > wet {
+			c.shore(env, prev, h, wet)
+			wet = c.wetCorners(env, c.Pos)
+		} else {
+			wet = now
 		}
 	}
-	// A push-out may leave the car touching the next thing; the final
-	// pass makes sure it ends the step clear of obstacles.
+	// A push-out may leave the car touching the next thing; a final pass
+	// ends the step clear of obstacles, unless that would wet a wheel.
+	before := c.Pos
 	c.resolve()
+	if c.Pos != before && c.wetCorners(env, c.Pos) > wet {
+		c.Pos = before
+	}
 }
 
 // gather collects the obstacles and solid blocks the car can reach this
@@ -224,7 +233,8 @@ func (c *Car) gather(env Env, travel float64) {
 	}
 	c.near = kept
 	c.solid = c.solid[:0]
-	// Blocks that reach above a kerb's height and below the roof.
+	// Blocks whose top is above a kerb's height and whose bottom is below
+	// the roof: block y spans [y, y+1).
 	y0 := int64(math.Floor(c.Y + StepHeight))
 	y1 := int64(math.Ceil(c.Y+BodyHeight)) - 1
 	x0, x1 := int64(math.Floor(c.Pos.X-reach)), int64(math.Floor(c.Pos.X+reach))
@@ -232,9 +242,6 @@ func (c *Car) gather(env Env, travel float64) {
 	for x := x0; x <= x1; x++ {
 		for z := z0; z <= z1; z++ {
 			for y := y0; y <= y1; y++ {
-				if float64(y+1) <= c.Y+StepHeight {
-					continue
-				}
 				if env.Solid(x, y, z) {
 					c.solid = append(c.solid, box{
 						c: world.Vec2{X: float64(x) + 0.5, Z: float64(z) + 0.5}, u: world.Vec2{X: 1}, hu: 0.5, hv: 0.5,

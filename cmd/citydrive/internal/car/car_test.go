@@ -203,10 +203,11 @@ func TestSlidingAlongABuildingWall(t *testing.T) {
 	c := New(world.Vec2{X: -30}, d, env)
 	c.Vel = d.Scale(15)
 	var touched Contact
-	deepest, first := 0.0, math.NaN()
+	deepest, first, impact := 0.0, math.NaN(), 0.0
 	run(c, Input{Throttle: 0.5}, env, 4, func() {
 		touched |= c.Contacts
 		deepest = math.Max(deepest, overlap(c, wall))
+		impact = math.Max(impact, c.Impact)
 		if c.Contacts.Has(TouchBuilding) && math.IsNaN(first) {
 			first = c.Pos.X
 		}
@@ -215,7 +216,10 @@ func TestSlidingAlongABuildingWall(t *testing.T) {
 	require.True(t, touched.Has(TouchBuilding))
 	assert.Greater(t, c.Pos.X-first, 20.0, "slid along the wall")
 	assert.Greater(t, c.Speed(), 5.0)
-	assert.Greater(t, c.Impact+1, 0.0)
+	// The first touch takes the velocity into the wall (15 m/s at 15°:
+	// about 3.9 m/s); afterwards the car only scrapes along.
+	assert.Greater(t, impact, 3.0)
+	assert.Less(t, c.Impact, 1.0)
 }
 
 // lake is land (at 1 m) for x < 30 and open water beyond.

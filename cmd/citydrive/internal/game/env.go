@@ -46,9 +46,11 @@ func (e *carEnv) AppendObstacles(dst []slots.Obstacle, x, z, r float64) []slots.
 	return dst
 }
 
-// Solid counts only blocks players built: the generated ground is what
-// Surface describes (its top sits at or below the road everywhere a car
-// drives), and a dug hole is not something to fall into.
+// Solid counts only blocks players built. The generated ground is what
+// Surface describes; its 1 m steps are not obstacles (on a slope they can
+// stand above a road that is level across or eased into a junction, which
+// is for the generator to fix, not for the car to crash into), and a dug
+// hole is not something to fall into.
 func (e *carEnv) Solid(x, y, z int64) bool {
 	if e.ground == nil {
 		return false
