@@ -11,6 +11,7 @@ import (
 const maxArms = 8
 
 type arm struct {
+	e     *roadgraph.Edge
 	d     world.Vec2 // direction away from the junction
 	hw    float64
 	angle float64
@@ -27,7 +28,7 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 			break
 		}
 		d := armDir(e, j)
-		arms[na] = arm{d: d, hw: e.HalfWidth, angle: math.Atan2(d.Z, d.X)}
+		arms[na] = arm{e: e, d: d, hw: e.HalfWidth, angle: math.Atan2(d.Z, d.X)}
 		maxHW = math.Max(maxHW, e.HalfWidth)
 		na++
 	}
@@ -124,6 +125,9 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 				w.rgb(0.3, 0.3, 0.3)
 				for k := 1; k < n; k++ {
 					p := in[k].Add(out[k].Sub(in[k]).Scale(0.15))
+					if !b.offOtherRoads(p, nil, bollardClear) {
+						continue // a pointed corner's tip can reach onto an arm's carriageway
+					}
 					fr := frame{o: p, a: world.Vec2{X: 1}, d: world.Vec2{Z: 1}}
 					w.box(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, facesOpen)
 					b.obstacle(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, slots.ObstacleFurniture)
@@ -139,6 +143,9 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 		a := &arms[i]
 		left := roadgraph.Left(a.d) // inbound traffic's right-hand side
 		p := J.Add(a.d.Scale(r - 1)).Add(left.Scale(a.hw + 0.8))
+		if !b.offOtherRoads(p, a.e, bollardClear) {
+			continue // in a pointed corner this spot is on the next arm's road
+		}
 		fr := frame{o: p, a: a.d, d: left.Scale(-1)}
 		if !lights {
 			if i == 0 {

@@ -22,6 +22,7 @@ const (
 	// angle, one road's sidewalk can lie on another's carriageway.
 	kerbCarClear   = 2.4 // half a car's length, and a margin
 	furnitureClear = 1.5 // half a bus shelter's length, and a margin
+	bollardClear   = 0.6 // a post, and a margin
 )
 
 // offOtherRoads reports whether p is at least clear metres outside the
