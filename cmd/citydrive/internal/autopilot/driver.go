@@ -35,6 +35,8 @@ const (
 	stuckWindow   = 2.0  // seconds without progress before it recovers
 	stuckProgress = 1.0  // metres of route progress that count
 	reverseTime   = 1.5  // seconds of backing out
+	planHz        = 40.0 // line plans per second
+	replanAfter   = 2.0  // metres of progress that make a new plan at once
 	swerveSlow    = 0.8  // metres of swerve around an obstacle ...
 	swerveSpeed   = 12.0 // ... above which the car slows to this (m/s)
 	rerouteEvery  = 1.0  // seconds between off-route re-routes
@@ -59,6 +61,8 @@ type Driver struct {
 	marks       []int
 	spans       [][2]float64
 	blocked     float64 // metres to an obstacle the car cannot pass (+Inf: none)
+	swerveLimit float64 // the speed limit swerving asks for (avoid)
+	sincePlan   float64 // seconds since the line was planned
 
 	window   float64 // seconds in the current progress window
 	progress float64 // route metres gained in it
@@ -94,8 +98,18 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	if lane, _ := d.route.Pose(); lane.Sub(pos).Len() > offRoute && d.sinceReroute > rerouteEvery {
 		d.reroute(pos, fwd)
 	}
-	d.path(pos)
-	swerveLimit := d.avoid(env, pos, c.Y, v)
+	// The line changes slowly: it is planned at planHz and in between the
+	// car only finds where it is on it.
+	d.sincePlan += dt
+	if d.sincePlan >= 1.0/planHz || len(d.ahead) == 0 || gained > replanAfter {
+		d.sincePlan = 0
+		d.path()
+		d.locate(pos, 0, 2*int(pathBack/pathStep))
+		d.swerveLimit = d.avoid(env, pos, c.Y, v)
+	} else {
+		d.locate(pos, d.here-2, d.here+int(replanAfter/pathStep)+2)
+	}
+	swerveLimit := d.swerveLimit
 	h := d.here
 	at := func(k int) world.Vec2 { return d.ahead[min(max(k, 1), len(d.ahead)-2)] }
 
@@ -160,7 +174,7 @@ func (d *Driver) curvature(k int) float64 {
 // centre line averaged over ±smoothHalf metres, which rounds every corner
 // into an arc that starts before the junction, offset into the right-hand
 // lane: a turn cuts in the way a driver's does, well clear of the kerb.
-func (d *Driver) path(pos world.Vec2) {
+func (d *Driver) path() {
 	w := int(smoothHalf / pathStep)
 	back := int(pathBack / pathStep)
 	// centre points from w+back behind the route's point to pathPoints+w
@@ -220,11 +234,14 @@ func (d *Driver) path(pos world.Vec2) {
 		}
 		d.ahead = append(d.ahead, d.cen[i].Sub(roadgraph.Left(d.dir[i]).Scale(sum/float64(cnt))))
 	}
-	// The route follows the raw lanes; on the smoothed path the car may be
-	// a little behind or ahead of that point: find where it is.
-	d.here = back
+}
+
+// locate sets d.here to the index in [from, to) of the line point nearest
+// pos: the route follows the raw lanes, and on the smoothed line the car
+// may be a little behind or ahead of the route's point.
+func (d *Driver) locate(pos world.Vec2, from, to int) {
 	best := math.Inf(1)
-	for i := 0; i < 2*back && i < len(d.ahead); i++ {
+	for i := max(from, 0); i < to && i < len(d.ahead); i++ {
 		if d2 := d.ahead[i].Dist2(pos); d2 < best {
 			d.here, best = i, d2
 		}
