@@ -148,11 +148,15 @@ func TestWithEditsAppliesOverlayAfterGeneration(t *testing.T) {
 
 func BenchmarkGenerate(b *testing.B) {
 	g := New(testSeed)
+	lake := findColumn(g, func(h float64) bool { return h < -4 })
+	beach := findColumn(g, func(h float64) bool { return h > 0.2 && h < 1 })
 	cases := []struct {
 		name string
 		p    voxel.ChunkPos
 	}{
 		{"surface", surfaceChunk(g, 300, 200)},
+		{"lake", surfaceChunk(g, lake.X, lake.Z)},
+		{"beach", surfaceChunk(g, beach.X, beach.Z)},
 		{"sky", voxel.ChunkPos{X: 9, Y: 40, Z: 6}},
 		{"bedrock", voxel.ChunkPos{X: 9, Y: -40, Z: 6}},
 	}
@@ -163,7 +167,9 @@ func BenchmarkGenerate(b *testing.B) {
 				c = voxel.Chunk{}
 				g.Generate(tc.p, &c)
 			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/chunk")
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(ns/1e3, "µs/chunk")
+			b.ReportMetric(ns/voxel.ChunkVolume, "ns/block")
 		})
 	}
 }
@@ -180,4 +186,20 @@ func TestReliefMarginHolds(t *testing.T) {
 			require.LessOrEqual(rt, math.Abs(g.w.Height(cx+d[0], cz+d[1])-hc), float64(reliefMargin))
 		}
 	})
+}
+
+// findColumn scans outward from the origin on a 64 m grid for a place
+// whose terrain height satisfies ok.
+func findColumn(g *Generator, ok func(h float64) bool) world.Vec2 {
+	for r := 0; r < 400; r++ {
+		for i := -r; i <= r; i++ {
+			for _, p := range [...]world.Vec2{{X: float64(i), Z: float64(-r)}, {X: float64(i), Z: float64(r)}, {X: float64(-r), Z: float64(i)}, {X: float64(r), Z: float64(i)}} {
+				p = p.Scale(64)
+				if ok(g.w.Height(p.X, p.Z)) {
+					return p
+				}
+			}
+		}
+	}
+	panic("no such column")
 }
