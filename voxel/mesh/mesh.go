@@ -1,22 +1,30 @@
 // Package mesh is the greedy mesher: a pure function of a chunk and its six
 // face neighbours producing compact 8-byte quads.
 //
-// Algorithm: the chunk keeps two occupancy bitmask sets in step with its
-// blocks (rowX: bit x of row (y,z); rowZ: bit z of row (y,x)). For every
-// signed face direction and every layer along its axis, the 32 rows of
-// exposed faces come from one AND-NOT per row of two such masks (this
-// layer and the next one along the normal, or the neighbour chunk's
-// boundary row; an absent neighbour is air). No bit transposes are needed
-// because both mask sets are indexed by y, and rowX covers ±Y and ±Z while
-// rowZ covers ±X. Each plane is then merged greedily: the lowest set bit
-// starts a run widened along U while bits are set and the block kind is
-// equal, then grown along V while the next row holds the same span of the
-// same kind. Faces are merged by (block, signed face), so opposite coplanar
-// faces never merge (they are in different planes by construction).
+// Algorithm. The chunk keeps two occupancy bitmask sets in step with its
+// blocks (rowX: bit x of row (y,z); rowZ: bit z of row (y,x)). One pass over
+// the chunk's non-empty Y layers computes all six face masks: per row, one
+// AND-NOT against the next row along the normal (the layer above/below for
+// ±Y, the next z row for ±Z, the next x row of rowZ for ±X, or the
+// neighbour chunk's boundary row; an absent neighbour is air). No bit
+// transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. The pass
+// also records which planes hold any face, so the merge visits only those
+// and, within them, only the rows of non-empty layers.
+//
+// Each plane is then merged greedily, in a fixed order (face, plane, row V,
+// U): the lowest set bit starts a run widened along U while bits are set
+// and the block kind is equal, then grown along V while the next row holds
+// the same span of the same kind. Kind runs come from a per-row bitmask of
+// kind changes (eight blocks compared per 64-bit word where the row is
+// contiguous in memory), not from byte-by-byte comparisons; single-kind
+// chunks skip kinds altogether. Quads are written in place into the output,
+// which grows at most once per row. Faces are merged by (block, signed
+// face), so opposite coplanar faces never merge.
 package mesh
 
 import (
 	"math/bits"
+	"sync"
 
 	"citydrive/voxel"
 )
@@ -121,14 +129,64 @@ type Mesh struct {
 // Bytes is the mesh's payload size.
 func (m *Mesh) Bytes() int { return len(m.Quads) * QuadBytes }
 
-// strides of U and V in the block array, and of the layer, per axis.
-type planeAxes struct{ layer, u, v int }
-
-var (
-	axesY = planeAxes{layer: voxel.ChunkArea, u: 1, v: size} // U=x V=z
-	axesX = planeAxes{layer: 1, u: size, v: voxel.ChunkArea} // U=z V=y
-	axesZ = planeAxes{layer: size, u: 1, v: voxel.ChunkArea} // U=x V=y
+// Field shifts and the masks that keep variable shift counts in range
+// (a masked count compiles to a bare shift, without the fix-up Go adds for
+// counts ≥ the width).
+const (
+	shiftCount = 63
+	kindBits   = 8
+	// sentinel: a kind change just past the row's last block, so a run's
+	// kind length is always found.
+	sentinel = uint64(1) << size
 )
+
+// dir is one signed face direction: where its plane, U and V coordinates
+// go in the quad, and their strides in the block array.
+type dir struct {
+	sl, su, sv uint // quad field shifts of plane, U, V
+	bl, bu, bv int  // block index strides of plane, U, V
+}
+
+var dirs = [voxel.NumFaces]dir{
+	voxel.PosX: {sl: shiftX, su: shiftZ, sv: shiftY, bl: 1, bu: size, bv: voxel.ChunkArea},
+	voxel.NegX: {sl: shiftX, su: shiftZ, sv: shiftY, bl: 1, bu: size, bv: voxel.ChunkArea},
+	voxel.PosY: {sl: shiftY, su: shiftX, sv: shiftZ, bl: voxel.ChunkArea, bu: 1, bv: size},
+	voxel.NegY: {sl: shiftY, su: shiftX, sv: shiftZ, bl: voxel.ChunkArea, bu: 1, bv: size},
+	voxel.PosZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
+	voxel.NegZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
+}
+
+// scratch is one Build's working set, pooled (24 KiB of face masks).
+type scratch struct {
+	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
+	// Only rows of processed layers are written; readers consult the layer
+	// mask, so nothing is cleared between builds.
+	rows   [voxel.NumFaces][size][size]uint32
+	planes [voxel.NumFaces]uint32 // bit p: plane p holds a face
+	bnd    [size]uint64           // kind changes of a plane's rows (bit u: kind(u) ≠ kind(u-1))
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// noRows stands in for an absent neighbour: all air.
+var noRows [voxel.ChunkArea]uint32
+
+func rowsX(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
+	if c == nil {
+		return &noRows
+	}
+	return c.RowsX()
+}
+
+func rowsZ(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
+	if c == nil {
+		return &noRows
+	}
+	return c.RowsZ()
+}
+
+// nonZero is 1 if r has any bit set, else 0, without a branch.
+func nonZero(r uint32) uint32 { return (r | -r) >> last }
 
 // Build appends c's greedy mesh to dst and returns it. It allocates only
 // when dst must grow; pass the previous result's Quads[:0] to reuse.
@@ -136,172 +194,303 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Empty() {
 		return dst
 	}
-	m := mesher{blocks: c.Blocks(), rx: c.RowsX(), rz: c.RowsZ(), dst: dst}
-	m.ub, m.uniform = c.Uniform()
 	var none Neighbours
 	if nb == nil {
 		nb = &none
 	}
-	lo, hi := 0, last // layers that can hold faces
-	full := c.Full()
+	s := scratchPool.Get().(*scratch)
+	var layers uint32 // Y layers whose rows are valid in every plane
+	if c.Full() {
+		s.fullFaces(nb)
+		layers = fullRow
+	} else {
+		layers = nonEmptyLayers(c)
+		s.faces(c, nb, layers)
+	}
+	ub, uniform := c.Uniform()
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
-		pos := f&1 == 0
-		if full { // interior faces of a full chunk are all hidden
-			if pos {
-				lo, hi = last, last
-			} else {
-				lo, hi = 0, 0
-			}
+		valid := layers // ±X, ±Z planes: row v is layer v
+		if f == voxel.PosY || f == voxel.NegY {
+			valid = fullRow // a ±Y plane is one layer, written whole
 		}
-		for layer := lo; layer <= hi; layer++ {
-			var rows [size]uint32
-			if m.plane(&rows, f, layer, nb[f]) {
-				m.merge(&rows, f, layer)
-			}
+		if s.planes[f] == 0 {
+			continue
+		}
+		if uniform {
+			dst = s.mergeUniform(dst, f, valid, ub)
+		} else {
+			dst = s.mergeMixed(dst, c.Blocks(), f, valid)
 		}
 	}
-	return m.dst
+	scratchPool.Put(s)
+	return dst
 }
 
-type mesher struct {
-	blocks  *[voxel.ChunkVolume]voxel.Block
-	rx, rz  *[voxel.ChunkArea]uint32
-	dst     []Quad
-	uniform bool
-	ub      voxel.Block
+const fullRow = ^uint32(0)
+
+// nonEmptyLayers has bit y set where layer y holds a solid block.
+func nonEmptyLayers(c *voxel.Chunk) uint32 {
+	rx := c.RowsX()
+	var m uint32
+	for y := range size {
+		row := (*[size]uint32)(rx[y*size:])
+		var any uint32
+		for _, r := range row {
+			any |= r
+		}
+		m |= nonZero(any) << y
+	}
+	return m
 }
 
-// plane fills rows with the exposed faces of direction f in layer; it
-// reports whether any is set.
-func (m *mesher) plane(rows *[size]uint32, f voxel.Face, layer int, n *voxel.Chunk) bool {
-	var any uint32
-	switch f {
-	case voxel.PosY, voxel.NegY: // rows z, bits x: rowX[layer][z] vs the next layer
-		cur := m.rx[layer*size : layer*size+size]
-		var next []uint32
-		adj := layer + 1
-		edge := 0
-		if f == voxel.NegY {
-			adj, edge = layer-1, last
+// faces computes every face row of the given (non-empty) layers in one pass
+// and which planes hold faces.
+func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
+	rx, rz := c.RowsX(), c.RowsZ()
+	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
+	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
+	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	var pPY, pNY, pPZ, pNZ, pPX, pNX uint32
+	for ls := layers; ls != 0; ls &= ls - 1 {
+		y := bits.TrailingZeros32(ls)
+		cur := (*[size]uint32)(rx[y*size:])
+		up := (*[size]uint32)(upN[:]) // layer 0 of the chunk above
+		if y < last {
+			up = (*[size]uint32)(rx[(y+1)*size:])
 		}
-		if adj >= 0 && adj < size {
-			next = m.rx[adj*size : adj*size+size]
-		} else if n != nil {
-			next = n.RowsX()[edge*size : edge*size+size]
+		dn := (*[size]uint32)(dnN[last*size:])
+		if y > 0 {
+			dn = (*[size]uint32)(rx[(y-1)*size:])
 		}
-		for v := range size {
-			r := cur[v]
-			if next != nil {
-				r &^= next[v]
+		py, ny := &s.rows[voxel.PosY][y], &s.rows[voxel.NegY][y]
+		var anyP, anyN uint32
+		for z := range size {
+			r := cur[z]
+			a, b := r&^up[z], r&^dn[z]
+			py[z], ny[z] = a, b
+			anyP |= a
+			anyN |= b
+		}
+		pPY |= nonZero(anyP) << y
+		pNY |= nonZero(anyN) << y
+
+		// ±Z: row z against rows z±1 of the same layer.
+		prev := nzN[y*size+last]
+		for z := range size {
+			r := cur[z]
+			next := pzN[y*size]
+			if z < last {
+				next = cur[z+1]
 			}
-			rows[v] = r
-			any |= r
+			a, b := r&^next, r&^prev
+			prev = r
+			s.rows[voxel.PosZ][z][y], s.rows[voxel.NegZ][z][y] = a, b
+			pPZ |= nonZero(a) << z
+			pNZ |= nonZero(b) << z
 		}
-	case voxel.PosX, voxel.NegX: // rows y, bits z: rowZ[y][layer] vs rowZ[y][layer±1]
-		adj, edge := layer+1, 0
-		if f == voxel.NegX {
-			adj, edge = layer-1, last
-		}
-		inside := adj >= 0 && adj < size
-		var nz *[voxel.ChunkArea]uint32
-		if n != nil {
-			nz = n.RowsZ()
-		}
-		for v := range size {
-			r := m.rz[v*size+layer]
-			if inside {
-				r &^= m.rz[v*size+adj]
-			} else if nz != nil {
-				r &^= nz[v*size+edge]
+
+		// ±X: rowZ's row x against rows x±1.
+		curZ := (*[size]uint32)(rz[y*size:])
+		prev = nxN[y*size+last]
+		for x := range size {
+			r := curZ[x]
+			next := pxN[y*size]
+			if x < last {
+				next = curZ[x+1]
 			}
-			rows[v] = r
-			any |= r
-		}
-	default: // ±Z: rows y, bits x: rowX[y][layer] vs rowX[y][layer±1]
-		adj, edge := layer+1, 0
-		if f == voxel.NegZ {
-			adj, edge = layer-1, last
-		}
-		inside := adj >= 0 && adj < size
-		var nx *[voxel.ChunkArea]uint32
-		if n != nil {
-			nx = n.RowsX()
-		}
-		for v := range size {
-			r := m.rx[v*size+layer]
-			if inside {
-				r &^= m.rx[v*size+adj]
-			} else if nx != nil {
-				r &^= nx[v*size+edge]
-			}
-			rows[v] = r
-			any |= r
+			a, b := r&^next, r&^prev
+			prev = r
+			s.rows[voxel.PosX][x][y], s.rows[voxel.NegX][x][y] = a, b
+			pPX |= nonZero(a) << x
+			pNX |= nonZero(b) << x
 		}
 	}
-	return any != 0
+	s.planes = [voxel.NumFaces]uint32{pPX, pNX, pPY, pNY, pPZ, pNZ}
 }
 
-// merge greedily covers the set bits of rows with rectangles of one block
-// kind and appends them as quads.
-func (m *mesher) merge(rows *[size]uint32, f voxel.Face, layer int) {
-	var ax planeAxes
-	switch f {
-	case voxel.PosY, voxel.NegY:
-		ax = axesY
-	case voxel.PosX, voxel.NegX:
-		ax = axesX
-	default:
-		ax = axesZ
+// fullFaces is faces for a full chunk: only its six boundary planes can
+// show, where the neighbour's touching row is not solid.
+func (s *scratch) fullFaces(nb *Neighbours) {
+	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
+	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
+	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	var any [voxel.NumFaces]uint32
+	for i := range size {
+		s.rows[voxel.PosY][last][i] = ^upN[i]
+		s.rows[voxel.NegY][0][i] = ^dnN[last*size+i]
+		s.rows[voxel.PosZ][last][i] = ^pzN[i*size]
+		s.rows[voxel.NegZ][0][i] = ^nzN[i*size+last]
+		s.rows[voxel.PosX][last][i] = ^pxN[i*size]
+		s.rows[voxel.NegX][0][i] = ^nxN[i*size+last]
+		any[voxel.PosY] |= ^upN[i]
+		any[voxel.NegY] |= ^dnN[last*size+i]
+		any[voxel.PosZ] |= ^pzN[i*size]
+		any[voxel.NegZ] |= ^nzN[i*size+last]
+		any[voxel.PosX] |= ^pxN[i*size]
+		any[voxel.NegX] |= ^nxN[i*size+last]
 	}
-	base := layer * ax.layer
-	blocks := m.blocks
-	for v := range size {
-		for rows[v] != 0 {
+	for f := range s.planes {
+		edge := uint32(0) // negative faces lie in plane 0, positive in plane 31
+		if f&1 == 0 {
+			edge = last
+		}
+		s.planes[f] = nonZero(any[f]) << edge
+	}
+}
+
+// grow makes room for at least one row's quads (a row of 32 faces yields
+// at most 32).
+func grow(dst []Quad) []Quad {
+	if cap(dst)-len(dst) >= size {
+		return dst
+	}
+	n := make([]Quad, len(dst), max(2*cap(dst), len(dst)+4*size))
+	copy(n, dst)
+	return n
+}
+
+// quad packs a merged face; plane is the plane's part (face and plane
+// coordinate), already shifted.
+func quad(d *dir, plane uint64, u, v, w, h int, t voxel.Block) Quad {
+	return Quad(plane | uint64(u)<<(d.su&shiftCount) | uint64(v)<<(d.sv&shiftCount) |
+		uint64(w-1)<<shiftW | uint64(h-1)<<shiftH | uint64(t)<<shiftBlock)
+}
+
+// mergeUniform merges the planes of direction f of a single-kind chunk:
+// runs are runs of set bits.
+func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, valid uint32, t voxel.Block) []Quad {
+	d := &dirs[f]
+	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
+		p := bits.TrailingZeros32(planes)
+		rows := &s.rows[f][p]
+		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
+		for vs := valid; vs != 0; vs &= vs - 1 {
+			v := bits.TrailingZeros32(vs)
 			r := rows[v]
-			u := bits.TrailingZeros32(r)
-			w := bits.TrailingZeros32(^(r >> u)) // run of set bits from u
-			at := base + u*ax.u + v*ax.v
-			t := m.ub
-			if !m.uniform {
-				t = blocks[at]
-				for k := 1; k < w; k++ {
-					if blocks[at+k*ax.u] != t {
-						w = k
+			if r == 0 {
+				continue
+			}
+			dst = grow(dst)
+			n := len(dst)
+			out := (*[size]Quad)(dst[n : n+size])
+			k := 0
+			for r != 0 {
+				u := bits.TrailingZeros32(r)
+				w := bits.TrailingZeros32(^(r >> (u & last)))
+				span := uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last))
+				h := 1
+				for v2 := v + 1; v2 < size && valid>>(v2&last)&1 != 0 && rows[v2&last]&span == span; v2++ {
+					rows[v2&last] &^= span
+					h++
+				}
+				r &^= span
+				out[k&last] = quad(d, plane, u, v, w, h, t)
+				k++
+			}
+			dst = dst[:n+k]
+		}
+	}
+	return dst
+}
+
+// mergeMixed merges the planes of direction f of a chunk of several kinds:
+// a run also ends where the kind changes, found from the row's kind-change
+// mask (computed once per row, when a run or span of two or more needs it).
+func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face, valid uint32) []Quad {
+	d := &dirs[f]
+	contiguous := d.bu == 1
+	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
+		p := bits.TrailingZeros32(planes)
+		rows := &s.rows[f][p]
+		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
+		pb := p * d.bl
+		var known uint32 // rows whose s.bnd is computed
+		bnd := func(v int) uint64 {
+			if known>>(v&last)&1 == 0 {
+				at := pb + v*d.bv
+				if contiguous {
+					s.bnd[v&last] = changesContiguous(blocks, at)
+				} else {
+					s.bnd[v&last] = changesStrided(blocks, at, d.bu)
+				}
+				known |= 1 << (v & last)
+			}
+			return s.bnd[v&last]
+		}
+		for vs := valid; vs != 0; vs &= vs - 1 {
+			v := bits.TrailingZeros32(vs)
+			r := rows[v]
+			if r == 0 {
+				continue
+			}
+			dst = grow(dst)
+			n := len(dst)
+			out := (*[size]Quad)(dst[n : n+size])
+			k := 0
+			for r != 0 {
+				u := bits.TrailingZeros32(r)
+				w := bits.TrailingZeros32(^(r >> (u & last)))
+				at := pb + u*d.bu + v*d.bv
+				t := blocks[at&(voxel.ChunkVolume-1)]
+				var inner uint64 // bits of the span past its first block
+				if w > 1 {
+					w = min(w, bits.TrailingZeros64(bnd(v)>>((u+1)&shiftCount))+1)
+					inner = (uint64(1)<<(w&shiftCount) - 2) << (u & last)
+				}
+				span := uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last))
+				h := 1
+				for v2 := v + 1; v2 < size && valid>>(v2&last)&1 != 0 && rows[v2&last]&span == span; v2++ {
+					if blocks[(at+(v2-v)*d.bv)&(voxel.ChunkVolume-1)] != t || inner != 0 && bnd(v2)&inner != 0 {
 						break
 					}
+					rows[v2&last] &^= span
+					h++
 				}
+				r &^= span
+				out[k&last] = quad(d, plane, u, v, w, h, t)
+				k++
 			}
-			span := (uint32(1)<<w - 1) << u // w = 32 wraps to all ones
-			h := 1
-			for v2 := v + 1; v2 < size && rows[v2]&span == span; v2++ {
-				if !m.uniform && !sameRun(blocks, at+(v2-v)*ax.v, ax.u, w, t) {
-					break
-				}
-				rows[v2] &^= span
-				h++
-			}
-			rows[v] = r &^ span
-			m.dst = append(m.dst, m.pack(f, layer, u, v, w, h, t))
+			dst = dst[:n+k]
 		}
 	}
+	return dst
 }
 
-func sameRun(blocks *[voxel.ChunkVolume]voxel.Block, at, stride, n int, t voxel.Block) bool {
-	for k := range n {
-		if blocks[at+k*stride] != t {
-			return false
-		}
+// changesContiguous is the kind-change mask of the 32 blocks from at
+// (stride 1): eight blocks per 64-bit word, each XORed with its
+// predecessor, then one bit per non-zero byte.
+func changesContiguous(blocks *[voxel.ChunkVolume]voxel.Block, at int) uint64 {
+	row := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
+	var m, prev uint64
+	for i := 0; i < size; i += 8 {
+		w := le64(row[i : i+8])
+		m |= nonZeroBytes(w^(w<<kindBits|prev>>(64-kindBits))) << i
+		prev = w
 	}
-	return true
+	return m&^1 | sentinel // block 0 has no predecessor in the row
 }
 
-func (m *mesher) pack(f voxel.Face, layer, u, v, w, h int, t voxel.Block) Quad {
-	switch f {
-	case voxel.PosY, voxel.NegY:
-		return Pack(u, layer, v, w, h, f, t)
-	case voxel.PosX, voxel.NegX:
-		return Pack(layer, v, u, w, h, f, t)
-	default:
-		return Pack(u, v, layer, w, h, f, t)
+// changesStrided is the kind-change mask of 32 blocks at the given stride.
+func changesStrided(blocks *[voxel.ChunkVolume]voxel.Block, at, stride int) uint64 {
+	prev := blocks[at&(voxel.ChunkVolume-1)]
+	m := sentinel
+	for i := 1; i < size; i++ {
+		b := blocks[(at+i*stride)&(voxel.ChunkVolume-1)]
+		m |= uint64((uint32(b^prev)+0xff)>>kindBits) << i // 1 iff b ≠ prev
+		prev = b
 	}
+	return m
+}
+
+func le64(b []voxel.Block) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// nonZeroBytes has bit i set where byte i of x is non-zero.
+func nonZeroBytes(x uint64) uint64 {
+	const lo7, gather = 0x7f7f7f7f7f7f7f7f, 0x0102040810204080
+	hi := ((x & lo7) + lo7 | x) >> 7 & 0x0101010101010101 // bit 0 of each byte: byte ≠ 0
+	return hi * gather >> 56                              // byte i's bit lands at 56+i, no carries
 }

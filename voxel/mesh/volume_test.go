@@ -126,7 +126,13 @@ func volumeFields() []struct {
 // BenchmarkMeshVolume meshes the inner 2³ chunks of each 128³ volume with
 // their real neighbours and reports ns per block (the unit of the C++
 // comparison) and quads per chunk.
-func BenchmarkMeshVolume(b *testing.B) {
+func BenchmarkMeshVolume(b *testing.B) { benchVolumes(b, Build) }
+
+// BenchmarkMeshVolumeOracle is the same on the pre-issue-16 mesher, for
+// before/after figures taken in one run.
+func BenchmarkMeshVolumeOracle(b *testing.B) { benchVolumes(b, oracleBuild) }
+
+func benchVolumes(b *testing.B, build func([]Quad, *voxel.Chunk, *Neighbours) []Quad) {
 	for _, tc := range volumeFields() {
 		cs, nbs := tc.f.inner()
 		b.Run(tc.name, func(b *testing.B) {
@@ -135,7 +141,7 @@ func BenchmarkMeshVolume(b *testing.B) {
 			for b.Loop() {
 				quads = 0
 				for k, c := range cs {
-					dst[k] = Build(dst[k][:0], c, &nbs[k])
+					dst[k] = build(dst[k][:0], c, &nbs[k])
 					quads += len(dst[k])
 				}
 			}
