@@ -156,14 +156,20 @@ var dirs = [voxel.NumFaces]dir{
 	voxel.NegZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
 }
 
-// scratch is one Build's working set, pooled (24 KiB of face masks).
+// scratch is one Build's working set, pooled (24 KiB of face masks, 8 KiB
+// of one plane's quads).
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
 	// Only rows of processed layers are written; readers consult the layer
 	// mask, so nothing is cleared between builds.
 	rows   [voxel.NumFaces][size][size]uint32
 	planes [voxel.NumFaces]uint32 // bit p: plane p holds a face
-	bnd    [size]uint64           // kind changes of a plane's rows (bit u: kind(u) ≠ kind(u-1))
+	bnd    [size]uint64           // kind changes of the current plane's rows with faces
+	// Kind-change masks (bit u: kind(u) ≠ kind(u-1)) of block rows along X,
+	// [y][z], and along Z, [y][x], computed once per Build where needed.
+	chgX, chgZ     [size][size]uint64
+	knownX, knownZ [size]uint32
+	quads          [maxPlaneQuads]Quad // the current plane's quads
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -208,6 +214,7 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 		s.faces(c, nb, layers)
 	}
 	ub, uniform := c.Uniform()
+	s.knownX, s.knownZ = [size]uint32{}, [size]uint32{}
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
 		valid := layers // ±X, ±Z planes: row v is layer v
 		if f == voxel.PosY || f == voxel.NegY {
@@ -338,122 +345,135 @@ func (s *scratch) fullFaces(nb *Neighbours) {
 	}
 }
 
-// grow makes room for at least one row's quads (a row of 32 faces yields
-// at most 32).
-func grow(dst []Quad) []Quad {
-	if cap(dst)-len(dst) >= size {
-		return dst
-	}
-	n := make([]Quad, len(dst), max(2*cap(dst), len(dst)+4*size))
-	copy(n, dst)
-	return n
-}
+// maxPlaneQuads bounds one plane's quads: at most one per face.
+const maxPlaneQuads = size * size
 
-// quad packs a merged face; plane is the plane's part (face and plane
-// coordinate), already shifted.
-func quad(d *dir, plane uint64, u, v, w, h int, t voxel.Block) Quad {
-	return Quad(plane | uint64(u)<<(d.su&shiftCount) | uint64(v)<<(d.sv&shiftCount) |
-		uint64(w-1)<<shiftW | uint64(h-1)<<shiftH | uint64(t)<<shiftBlock)
+// planeOut appends a plane's quads, gathered in s.quads, to dst: the
+// output grows at most once per plane and the merge loops write to a fixed
+// array without bounds checks or growth tests.
+func planeOut(dst []Quad, quads []Quad) []Quad { return append(dst, quads...) }
+
+// vEnd is one past the last row above v that the layer mask lets a quad
+// grow into (rows of skipped layers hold no faces and stale bits).
+func vEnd(valid uint32, v int) int {
+	return v + 1 + bits.TrailingZeros64(^(uint64(valid) >> ((v + 1) & shiftCount)))
 }
 
 // mergeUniform merges the planes of direction f of a single-kind chunk:
 // runs are runs of set bits.
 func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, valid uint32, t voxel.Block) []Quad {
 	d := &dirs[f]
+	su, sv := d.su&shiftCount, d.sv&shiftCount
+	out := &s.quads
 	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
 		p := bits.TrailingZeros32(planes)
 		rows := &s.rows[f][p]
-		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
+		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount) | uint64(t)<<shiftBlock
+		k := 0
 		for vs := valid; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
 			if r == 0 {
 				continue
 			}
-			dst = grow(dst)
-			n := len(dst)
-			out := (*[size]Quad)(dst[n : n+size])
-			k := 0
+			end := vEnd(valid, v)
+			row := plane | uint64(v)<<sv
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
 				w := bits.TrailingZeros32(^(r >> (u & last)))
 				span := uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last))
-				h := 1
-				for v2 := v + 1; v2 < size && valid>>(v2&last)&1 != 0 && rows[v2&last]&span == span; v2++ {
+				v2 := v + 1
+				for ; v2 < end && rows[v2&last]&span == span; v2++ {
 					rows[v2&last] &^= span
-					h++
 				}
 				r &^= span
-				out[k&last] = quad(d, plane, u, v, w, h, t)
+				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH)
 				k++
 			}
-			dst = dst[:n+k]
 		}
+		dst = planeOut(dst, out[:k])
 	}
 	return dst
 }
 
 // mergeMixed merges the planes of direction f of a chunk of several kinds:
 // a run also ends where the kind changes, found from the row's kind-change
-// mask (computed once per row, when a run or span of two or more needs it).
+// mask, and a span grows along V only over rows whose mask is clear inside
+// it. Each plane first collects its rows with faces and their masks, so the
+// merge tests one combined condition per step.
 func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face, valid uint32) []Quad {
 	d := &dirs[f]
-	contiguous := d.bu == 1
+	su, sv := d.su&shiftCount, d.sv&shiftCount
+	bu, bv := d.bu, d.bv
+	out := &s.quads
+	chg := &s.bnd
 	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
 		p := bits.TrailingZeros32(planes)
 		rows := &s.rows[f][p]
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
 		pb := p * d.bl
-		var known uint32 // rows whose s.bnd is computed
-		bnd := func(v int) uint64 {
-			if known>>(v&last)&1 == 0 {
-				at := pb + v*d.bv
-				if contiguous {
-					s.bnd[v&last] = changesContiguous(blocks, at)
-				} else {
-					s.bnd[v&last] = changesStrided(blocks, at, d.bu)
-				}
-				known |= 1 << (v & last)
-			}
-			return s.bnd[v&last]
-		}
+		var live uint32 // rows holding faces
 		for vs := valid; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
+			live |= nonZero(rows[v]) << v
+		}
+		for vs := live; vs != 0; vs &= vs - 1 {
+			v := bits.TrailingZeros32(vs)
+			chg[v] = s.changes(blocks, f, p, v)
+		}
+		k := 0
+		for vs := live; vs != 0; vs &= vs - 1 {
+			v := bits.TrailingZeros32(vs)
 			r := rows[v]
-			if r == 0 {
-				continue
-			}
-			dst = grow(dst)
-			n := len(dst)
-			out := (*[size]Quad)(dst[n : n+size])
-			k := 0
+			end := vEnd(live, v)
+			row := plane | uint64(v)<<sv
+			rb := pb + v*bv
+			c := chg[v] >> 1 // bit u: the kind changes between u and u+1
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
-				w := bits.TrailingZeros32(^(r >> (u & last)))
-				at := pb + u*d.bu + v*d.bv
+				w := min(bits.TrailingZeros32(^(r >> (u & last))), bits.TrailingZeros64(c>>(u&last))+1)
+				at := rb + u*bu
 				t := blocks[at&(voxel.ChunkVolume-1)]
-				var inner uint64 // bits of the span past its first block
-				if w > 1 {
-					w = min(w, bits.TrailingZeros64(bnd(v)>>((u+1)&shiftCount))+1)
-					inner = (uint64(1)<<(w&shiftCount) - 2) << (u & last)
-				}
+				inner := (uint64(1)<<(w&shiftCount) - 2) << (u & last) // the span past its first block
 				span := uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last))
-				h := 1
-				for v2 := v + 1; v2 < size && valid>>(v2&last)&1 != 0 && rows[v2&last]&span == span; v2++ {
-					if blocks[(at+(v2-v)*d.bv)&(voxel.ChunkVolume-1)] != t || inner != 0 && bnd(v2)&inner != 0 {
+				v2 := v + 1
+				for ; v2 < end; v2++ {
+					if uint64(rows[v2&last]&span^span)|uint64(blocks[(at+(v2-v)*bv)&(voxel.ChunkVolume-1)]^t)|chg[v2&last]&inner != 0 {
 						break
 					}
 					rows[v2&last] &^= span
-					h++
 				}
 				r &^= span
-				out[k&last] = quad(d, plane, u, v, w, h, t)
+				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
 				k++
 			}
-			dst = dst[:n+k]
 		}
+		dst = planeOut(dst, out[:k])
 	}
 	return dst
+}
+
+// changes is the kind-change mask of row v of plane p of direction f,
+// cached per Build: a row along X (bit x) serves both a ±Y and a ±Z plane,
+// a row along Z (bit z) both ±X planes.
+func (s *scratch) changes(blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face, p, v int) uint64 {
+	p, v = p&last, v&last
+	switch f {
+	case voxel.PosX, voxel.NegX: // x = p, y = v
+		if s.knownZ[v]>>p&1 == 0 {
+			s.chgZ[v][p] = changesStrided(blocks, v*voxel.ChunkArea+p, size)
+			s.knownZ[v] |= 1 << p
+		}
+		return s.chgZ[v][p]
+	case voxel.PosY, voxel.NegY: // y = p, z = v
+		p, v = v, p
+	}
+	// z = p, y = v
+	if s.knownX[v]>>p&1 == 0 {
+		s.chgX[v][p] = changesContiguous(blocks, v*voxel.ChunkArea+p*size)
+		s.knownX[v] |= 1 << p
+	}
+	return s.chgX[v][p]
 }
 
 // changesContiguous is the kind-change mask of the 32 blocks from at
