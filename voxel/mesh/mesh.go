@@ -167,9 +167,10 @@ type scratch struct {
 	bnd    [size]uint64           // kind changes of the current plane's rows with faces
 	// Kind-change masks (bit u: kind(u) ≠ kind(u-1)) of block rows along X,
 	// [y][z], and along Z, [y][x], computed once per Build where needed.
-	chgX, chgZ     [size][size]uint64
-	knownX, knownZ [size]uint32
-	quads          [maxPlaneQuads]Quad // the current plane's quads
+	chgX, chgZ [size][size]uint64
+	knownX     [size]uint32        // [y] bit z: chgX[y][z] computed
+	knownZ     uint32              // bit y: chgZ[y] computed (a whole layer at once)
+	quads      [maxPlaneQuads]Quad // the current plane's quads
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -214,7 +215,7 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 		s.faces(c, nb, layers)
 	}
 	ub, uniform := c.Uniform()
-	s.knownX, s.knownZ = [size]uint32{}, [size]uint32{}
+	s.knownX, s.knownZ = [size]uint32{}, 0
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
 		valid := layers // ±X, ±Z planes: row v is layer v
 		if f == voxel.PosY || f == voxel.NegY {
@@ -412,12 +413,18 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 		rows := &s.rows[f][p]
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
 		pb := p * d.bl
-		var live uint32 // rows holding faces
+		// live: rows holding faces; paired: rows with two adjacent faces,
+		// the only ones whose kind-change mask can matter (a run or span of
+		// one face never reads it, and reads of stale masks are masked by
+		// an empty inner span).
+		var live, paired uint32
 		for vs := valid; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
-			live |= nonZero(rows[v]) << v
+			r := rows[v]
+			live |= nonZero(r) << v
+			paired |= nonZero(r&(r>>1)) << v
 		}
-		for vs := live; vs != 0; vs &= vs - 1 {
+		for vs := paired; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			chg[v] = s.changes(blocks, f, p, v)
 		}
@@ -460,9 +467,9 @@ func (s *scratch) changes(blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face, 
 	p, v = p&last, v&last
 	switch f {
 	case voxel.PosX, voxel.NegX: // x = p, y = v
-		if s.knownZ[v]>>p&1 == 0 {
-			s.chgZ[v][p] = changesStrided(blocks, v*voxel.ChunkArea+p, size)
-			s.knownZ[v] |= 1 << p
+		if s.knownZ>>v&1 == 0 {
+			changesAlongZ(blocks, v, &s.chgZ[v])
+			s.knownZ |= 1 << v
 		}
 		return s.chgZ[v][p]
 	case voxel.PosY, voxel.NegY: // y = p, z = v
@@ -490,16 +497,39 @@ func changesContiguous(blocks *[voxel.ChunkVolume]voxel.Block, at int) uint64 {
 	return m&^1 | sentinel // block 0 has no predecessor in the row
 }
 
-// changesStrided is the kind-change mask of 32 blocks at the given stride.
-func changesStrided(blocks *[voxel.ChunkVolume]voxel.Block, at, stride int) uint64 {
-	prev := blocks[at&(voxel.ChunkVolume-1)]
-	m := sentinel
-	for i := 1; i < size; i++ {
-		b := blocks[(at+i*stride)&(voxel.ChunkVolume-1)]
-		m |= uint64((uint32(b^prev)+0xff)>>kindBits) << i // 1 iff b ≠ prev
-		prev = b
+// changesAlongZ fills out[x] with the kind-change mask along Z of row
+// (x, y) for every x of layer y: rows z and z-1 are compared eight blocks
+// per word (contiguous along X), then the 32×32 bit matrix is transposed.
+// One layer costs about as much as eight strided rows would.
+func changesAlongZ(blocks *[voxel.ChunkVolume]voxel.Block, y int, out *[size]uint64) {
+	layer := (*[voxel.ChunkArea]voxel.Block)(blocks[(y&last)*voxel.ChunkArea:])
+	var m [size]uint32 // m[z] bit x: kind(x,y,z) ≠ kind(x,y,z-1); m[0] = 0
+	p0, p1, p2, p3 := le64(layer[0:8]), le64(layer[8:16]), le64(layer[16:24]), le64(layer[24:32])
+	for z := 1; z < size; z++ {
+		row := (*[size]voxel.Block)(layer[z*size:])
+		w0, w1, w2, w3 := le64(row[0:8]), le64(row[8:16]), le64(row[16:24]), le64(row[24:32])
+		m[z] = uint32(nonZeroBytes(w0^p0) | nonZeroBytes(w1^p1)<<8 | nonZeroBytes(w2^p2)<<16 | nonZeroBytes(w3^p3)<<24)
+		p0, p1, p2, p3 = w0, w1, w2, w3
 	}
-	return m
+	transpose32(&m)
+	for x, r := range m {
+		out[x] = uint64(r) | sentinel
+	}
+}
+
+// transpose32 transposes a 32×32 bit matrix in place (bit j of a[i]
+// becomes bit i of a[j]) by swapping ever smaller blocks.
+func transpose32(a *[size]uint32) {
+	masks := [...]uint32{0x0000ffff, 0x00ff00ff, 0x0f0f0f0f, 0x33333333, 0x55555555}
+	j := size / 2
+	for _, m := range masks {
+		for k := 0; k < size; k = (k + j + 1) &^ j {
+			t := (a[k]>>j ^ a[k+j]) & m
+			a[k] ^= t << j
+			a[k+j] ^= t
+		}
+		j >>= 1
+	}
 }
 
 func le64(b []voxel.Block) uint64 {

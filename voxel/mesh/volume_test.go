@@ -3,6 +3,7 @@ package mesh
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -166,4 +167,38 @@ func threadCPU() int64 {
 	var ts syscall.Timespec
 	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
 	return ts.Nano()
+}
+
+// TestCompareOracleSpeed prints, per volume, the best-of-rounds CPU time
+// per block of the mesher and of the oracle, interleaved so both see the
+// same machine load (MESH_COMPARE=1 to run; a measurement, not a check).
+func TestCompareOracleSpeed(t *testing.T) {
+	if os.Getenv("MESH_COMPARE") == "" {
+		t.Skip("set MESH_COMPARE=1")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, tc := range volumeFields() {
+		cs, nbs := tc.f.inner()
+		dst := make([][]Quad, len(cs))
+		best := [2]float64{math.Inf(1), math.Inf(1)}
+		for round := range 40 {
+			for i, build := range [2]func([]Quad, *voxel.Chunk, *Neighbours) []Quad{Build, oracleBuild} {
+				reps := 1
+				if tc.name == "terrain" || tc.name == "heightmap3" || tc.name == "empty" || tc.name == "full" {
+					reps = 50
+				}
+				t0 := threadCPU()
+				for range reps {
+					for k, c := range cs {
+						dst[k] = build(dst[k][:0], c, &nbs[k])
+					}
+				}
+				if round > 0 {
+					best[i] = min(best[i], float64(threadCPU()-t0)/float64(reps*len(cs)*voxel.ChunkVolume))
+				}
+			}
+		}
+		t.Logf("%-10s new %8.4f  oracle %8.4f ns/block  ratio %.2f", tc.name, best[0], best[1], best[0]/best[1])
+	}
 }
