@@ -160,11 +160,12 @@ var dirs = [voxel.NumFaces]dir{
 // of one plane's quads).
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
-	// Only rows of processed layers are written; readers consult the layer
-	// mask, so nothing is cleared between builds.
+	// Only rows of non-empty layers are written; readers consult live, so
+	// the 24 KiB are not cleared between builds.
 	rows   [voxel.NumFaces][size][size]uint32
-	planes [voxel.NumFaces]uint32 // bit p: plane p holds a face
-	bnd    [size]uint64           // kind changes of the current plane's rows with faces
+	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
+	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
+	bnd    [size]uint64                 // kind changes of the current plane's rows with faces
 	// Kind-change masks (bit u: kind(u) ≠ kind(u-1)) of block rows along X,
 	// [y][z], and along Z, [y][x], computed once per Build where needed.
 	chgX, chgZ [size][size]uint64
@@ -206,28 +207,21 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 		nb = &none
 	}
 	s := scratchPool.Get().(*scratch)
-	var layers uint32 // Y layers whose rows are valid in every plane
+	s.live = [voxel.NumFaces][size]uint32{}
 	if c.Full() {
 		s.fullFaces(nb)
-		layers = fullRow
 	} else {
-		layers = nonEmptyLayers(c)
-		s.faces(c, nb, layers)
+		s.faces(c, nb, nonEmptyLayers(c))
 	}
 	ub, uniform := c.Uniform()
-	s.knownX, s.knownZ = [size]uint32{}, 0
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
-		valid := layers // ±X, ±Z planes: row v is layer v
-		if f == voxel.PosY || f == voxel.NegY {
-			valid = fullRow // a ±Y plane is one layer, written whole
-		}
 		if s.planes[f] == 0 {
 			continue
 		}
 		if uniform {
-			dst = s.mergeUniform(dst, f, valid, ub)
+			dst = s.mergeUniform(dst, f, ub)
 		} else {
-			dst = s.mergeMixed(dst, c.Blocks(), f, valid)
+			dst = s.mergeMixed(dst, c.Blocks(), f)
 		}
 	}
 	scratchPool.Put(s)
@@ -258,7 +252,7 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
 	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
-	var pPY, pNY, pPZ, pNZ, pPX, pNX uint32
+	live := &s.live
 	for ls := layers; ls != 0; ls &= ls - 1 {
 		y := bits.TrailingZeros32(ls)
 		cur := (*[size]uint32)(rx[y*size:])
@@ -271,16 +265,15 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 			dn = (*[size]uint32)(rx[(y-1)*size:])
 		}
 		py, ny := &s.rows[voxel.PosY][y], &s.rows[voxel.NegY][y]
-		var anyP, anyN uint32
+		var liveP, liveN uint32
 		for z := range size {
 			r := cur[z]
 			a, b := r&^up[z], r&^dn[z]
 			py[z], ny[z] = a, b
-			anyP |= a
-			anyN |= b
+			liveP |= nonZero(a) << z
+			liveN |= nonZero(b) << z
 		}
-		pPY |= nonZero(anyP) << y
-		pNY |= nonZero(anyN) << y
+		live[voxel.PosY][y], live[voxel.NegY][y] = liveP, liveN
 
 		// ±Z: row z against rows z±1 of the same layer.
 		prev := nzN[y*size+last]
@@ -293,8 +286,8 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 			a, b := r&^next, r&^prev
 			prev = r
 			s.rows[voxel.PosZ][z][y], s.rows[voxel.NegZ][z][y] = a, b
-			pPZ |= nonZero(a) << z
-			pNZ |= nonZero(b) << z
+			live[voxel.PosZ][z] |= nonZero(a) << y
+			live[voxel.NegZ][z] |= nonZero(b) << y
 		}
 
 		// ±X: rowZ's row x against rows x±1.
@@ -309,11 +302,22 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 			a, b := r&^next, r&^prev
 			prev = r
 			s.rows[voxel.PosX][x][y], s.rows[voxel.NegX][x][y] = a, b
-			pPX |= nonZero(a) << x
-			pNX |= nonZero(b) << x
+			live[voxel.PosX][x] |= nonZero(a) << y
+			live[voxel.NegX][x] |= nonZero(b) << y
 		}
 	}
-	s.planes = [voxel.NumFaces]uint32{pPX, pNX, pPY, pNY, pPZ, pNZ}
+	s.findPlanes()
+}
+
+// findPlanes sets each direction's plane mask from its live rows.
+func (s *scratch) findPlanes() {
+	for f := range s.live {
+		var m uint32
+		for p, l := range s.live[f] {
+			m |= nonZero(l) << p
+		}
+		s.planes[f] = m
+	}
 }
 
 // fullFaces is faces for a full chunk: only its six boundary planes can
@@ -322,7 +326,6 @@ func (s *scratch) fullFaces(nb *Neighbours) {
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
 	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
-	var any [voxel.NumFaces]uint32
 	for i := range size {
 		s.rows[voxel.PosY][last][i] = ^upN[i]
 		s.rows[voxel.NegY][0][i] = ^dnN[last*size+i]
@@ -330,20 +333,17 @@ func (s *scratch) fullFaces(nb *Neighbours) {
 		s.rows[voxel.NegZ][0][i] = ^nzN[i*size+last]
 		s.rows[voxel.PosX][last][i] = ^pxN[i*size]
 		s.rows[voxel.NegX][0][i] = ^nxN[i*size+last]
-		any[voxel.PosY] |= ^upN[i]
-		any[voxel.NegY] |= ^dnN[last*size+i]
-		any[voxel.PosZ] |= ^pzN[i*size]
-		any[voxel.NegZ] |= ^nzN[i*size+last]
-		any[voxel.PosX] |= ^pxN[i*size]
-		any[voxel.NegX] |= ^nxN[i*size+last]
 	}
-	for f := range s.planes {
-		edge := uint32(0) // negative faces lie in plane 0, positive in plane 31
+	for f := range s.live { // negative faces lie in plane 0, positive in plane 31
+		edge := 0
 		if f&1 == 0 {
 			edge = last
 		}
-		s.planes[f] = nonZero(any[f]) << edge
+		for i, r := range s.rows[f][edge] {
+			s.live[f][edge] |= nonZero(r) << i
+		}
 	}
+	s.findPlanes()
 }
 
 // maxPlaneQuads bounds one plane's quads: at most one per face.
@@ -354,15 +354,16 @@ const maxPlaneQuads = size * size
 // array without bounds checks or growth tests.
 func planeOut(dst []Quad, quads []Quad) []Quad { return append(dst, quads...) }
 
-// vEnd is one past the last row above v that the layer mask lets a quad
-// grow into (rows of skipped layers hold no faces and stale bits).
-func vEnd(valid uint32, v int) int {
-	return v + 1 + bits.TrailingZeros64(^(uint64(valid) >> ((v + 1) & shiftCount)))
+// vEnd is one past the last row of the run of live rows above v: a quad
+// grows no further (dead rows hold no faces, or stale bits of an earlier
+// build).
+func vEnd(live uint32, v int) int {
+	return v + 1 + bits.TrailingZeros64(^(uint64(live) >> ((v + 1) & shiftCount)))
 }
 
 // mergeUniform merges the planes of direction f of a single-kind chunk:
 // runs are runs of set bits.
-func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, valid uint32, t voxel.Block) []Quad {
+func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
 	out := &s.quads
@@ -370,14 +371,15 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, valid uint32, t voxel.B
 		p := bits.TrailingZeros32(planes)
 		rows := &s.rows[f][p]
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount) | uint64(t)<<shiftBlock
+		live := s.live[f][p]
 		k := 0
-		for vs := valid; vs != 0; vs &= vs - 1 {
+		for vs := live; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
-			if r == 0 {
+			if r == 0 { // taken by quads of earlier rows
 				continue
 			}
-			end := vEnd(valid, v)
+			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
@@ -398,55 +400,66 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, valid uint32, t voxel.B
 }
 
 // mergeMixed merges the planes of direction f of a chunk of several kinds:
-// a run also ends where the kind changes, found from the row's kind-change
-// mask, and a span grows along V only over rows whose mask is clear inside
-// it. Each plane first collects its rows with faces and their masks, so the
-// merge tests one combined condition per step.
-func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face, valid uint32) []Quad {
+// a run also ends where the kind changes and a span grows along V only
+// over rows of its kind. Kinds are compared only over the faces of a run
+// or span, never over whole rows: eight blocks per 64-bit word where the
+// row is contiguous (±Y, ±Z), one block per face along Z (±X).
+func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) []Quad {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
 	bu, bv := d.bu, d.bv
+	contiguous := bu == 1
 	out := &s.quads
-	chg := &s.bnd
 	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
 		p := bits.TrailingZeros32(planes)
 		rows := &s.rows[f][p]
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
 		pb := p * d.bl
-		// live: rows holding faces; paired: rows with two adjacent faces,
-		// the only ones whose kind-change mask can matter (a run or span of
-		// one face never reads it, and reads of stale masks are masked by
-		// an empty inner span).
-		var live, paired uint32
-		for vs := valid; vs != 0; vs &= vs - 1 {
-			v := bits.TrailingZeros32(vs)
-			r := rows[v]
-			live |= nonZero(r) << v
-			paired |= nonZero(r&(r>>1)) << v
-		}
-		for vs := paired; vs != 0; vs &= vs - 1 {
-			v := bits.TrailingZeros32(vs)
-			chg[v] = s.changes(blocks, f, p, v)
-		}
+		live := s.live[f][p]
 		k := 0
 		for vs := live; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
+			if r == 0 { // taken by quads of earlier rows
+				continue
+			}
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
-			rb := pb + v*bv
-			c := chg[v] >> 1 // bit u: the kind changes between u and u+1
+			rb := pb + v*bv // block index of the row's u = 0
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
-				w := min(bits.TrailingZeros32(^(r >> (u & last))), bits.TrailingZeros64(c>>(u&last))+1)
+				w := bits.TrailingZeros32(^(r >> (u & last)))
 				at := rb + u*bu
 				t := blocks[at&(voxel.ChunkVolume-1)]
-				inner := (uint64(1)<<(w&shiftCount) - 2) << (u & last) // the span past its first block
-				span := uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last))
+				if w > 1 { // the run ends at the first other kind
+					switch {
+					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t: // the common case in noise
+						w = 1
+					case w == 2:
+					case contiguous:
+						w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
+					default:
+						w = min(w, bits.TrailingZeros32(otherStrided(blocks, rb, bu, runSpan(u, w), t)>>(u&last)))
+					}
+				}
+				span := runSpan(u, w)
 				v2 := v + 1
-				for ; v2 < end; v2++ {
-					if uint64(rows[v2&last]&span^span)|uint64(blocks[(at+(v2-v)*bv)&(voxel.ChunkVolume-1)]^t)|chg[v2&last]&inner != 0 {
+				for ; v2 < end && rows[v2&last]&span == span; v2++ {
+					at2 := at + (v2-v)*bv
+					if blocks[at2&(voxel.ChunkVolume-1)] != t {
 						break
+					}
+					if w > 1 {
+						rb2 := rb + (v2-v)*bv
+						var other uint32
+						if contiguous {
+							other = otherContiguous(blocks, rb2, span, u, t)
+						} else {
+							other = otherStrided(blocks, rb2, bu, span, t)
+						}
+						if other&span != 0 {
+							break
+						}
 					}
 					rows[v2&last] &^= span
 				}
@@ -460,76 +473,35 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 	return dst
 }
 
-// changes is the kind-change mask of row v of plane p of direction f,
-// cached per Build: a row along X (bit x) serves both a ±Y and a ±Z plane,
-// a row along Z (bit z) both ±X planes.
-func (s *scratch) changes(blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face, p, v int) uint64 {
-	p, v = p&last, v&last
-	switch f {
-	case voxel.PosX, voxel.NegX: // x = p, y = v
-		if s.knownZ>>v&1 == 0 {
-			changesAlongZ(blocks, v, &s.chgZ[v])
-			s.knownZ |= 1 << v
-		}
-		return s.chgZ[v][p]
-	case voxel.PosY, voxel.NegY: // y = p, z = v
-		p, v = v, p
-	}
-	// z = p, y = v
-	if s.knownX[v]>>p&1 == 0 {
-		s.chgX[v][p] = changesContiguous(blocks, v*voxel.ChunkArea+p*size)
-		s.knownX[v] |= 1 << p
-	}
-	return s.chgX[v][p]
-}
+// runSpan is the mask of w bits from bit u (w = 32 included).
+func runSpan(u, w int) uint32 { return uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last)) }
 
-// changesContiguous is the kind-change mask of the 32 blocks from at
-// (stride 1): eight blocks per 64-bit word, each XORed with its
-// predecessor, then one bit per non-zero byte.
-func changesContiguous(blocks *[voxel.ChunkVolume]voxel.Block, at int) uint64 {
+// broadcast repeats a byte in every byte of a word.
+const broadcast = 0x0101010101010101
+
+// otherContiguous has bit i set where block at+i is not t, for i in the
+// 64-bit words of the row from the one holding bit u to the one holding
+// the top bit of span (bits of other words are 0).
+func otherContiguous(blocks *[voxel.ChunkVolume]voxel.Block, at int, span uint32, u int, t voxel.Block) uint32 {
 	row := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
-	var m, prev uint64
-	for i := 0; i < size; i += 8 {
-		w := le64(row[i : i+8])
-		m |= nonZeroBytes(w^(w<<kindBits|prev>>(64-kindBits))) << i
-		prev = w
+	pat := uint64(t) * broadcast
+	var m uint32
+	for k := u >> 3; k <= (last-bits.LeadingZeros32(span))>>3; k++ {
+		o := (k & 3) * 8
+		m |= uint32(nonZeroBytes(le64(row[o:o+8])^pat)) << o
 	}
-	return m&^1 | sentinel // block 0 has no predecessor in the row
+	return m
 }
 
-// changesAlongZ fills out[x] with the kind-change mask along Z of row
-// (x, y) for every x of layer y: rows z and z-1 are compared eight blocks
-// per word (contiguous along X), then the 32×32 bit matrix is transposed.
-// One layer costs about as much as eight strided rows would.
-func changesAlongZ(blocks *[voxel.ChunkVolume]voxel.Block, y int, out *[size]uint64) {
-	layer := (*[voxel.ChunkArea]voxel.Block)(blocks[(y&last)*voxel.ChunkArea:])
-	var m [size]uint32 // m[z] bit x: kind(x,y,z) ≠ kind(x,y,z-1); m[0] = 0
-	p0, p1, p2, p3 := le64(layer[0:8]), le64(layer[8:16]), le64(layer[16:24]), le64(layer[24:32])
-	for z := 1; z < size; z++ {
-		row := (*[size]voxel.Block)(layer[z*size:])
-		w0, w1, w2, w3 := le64(row[0:8]), le64(row[8:16]), le64(row[16:24]), le64(row[24:32])
-		m[z] = uint32(nonZeroBytes(w0^p0) | nonZeroBytes(w1^p1)<<8 | nonZeroBytes(w2^p2)<<16 | nonZeroBytes(w3^p3)<<24)
-		p0, p1, p2, p3 = w0, w1, w2, w3
+// otherStrided has bit u set where block at+u·stride is not t, for the
+// bits of span (others 0).
+func otherStrided(blocks *[voxel.ChunkVolume]voxel.Block, at, stride int, span uint32, t voxel.Block) uint32 {
+	var m uint32
+	for s := span; s != 0; s &= s - 1 {
+		u := bits.TrailingZeros32(s)
+		m |= nonZero(uint32(blocks[(at+u*stride)&(voxel.ChunkVolume-1)]^t)) << u
 	}
-	transpose32(&m)
-	for x, r := range m {
-		out[x] = uint64(r) | sentinel
-	}
-}
-
-// transpose32 transposes a 32×32 bit matrix in place (bit j of a[i]
-// becomes bit i of a[j]) by swapping ever smaller blocks.
-func transpose32(a *[size]uint32) {
-	masks := [...]uint32{0x0000ffff, 0x00ff00ff, 0x0f0f0f0f, 0x33333333, 0x55555555}
-	j := size / 2
-	for _, m := range masks {
-		for k := 0; k < size; k = (k + j + 1) &^ j {
-			t := (a[k]>>j ^ a[k+j]) & m
-			a[k] ^= t << j
-			a[k+j] ^= t
-		}
-		j >>= 1
-	}
+	return m
 }
 
 func le64(b []voxel.Block) uint64 {

@@ -299,18 +299,3 @@ func TestMeshingIsPure(t *testing.T) {
 	assert.Equal(t, a, b)
 	assert.Equal(t, before, *c)
 }
-
-func TestTranspose32(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	var a [size]uint32
-	for i := range a {
-		a[i] = r.Uint32()
-	}
-	b := a
-	transpose32(&b)
-	for i := range size {
-		for j := range size {
-			require.Equal(t, a[i]>>j&1, b[j]>>i&1, "bit (%d,%d)", i, j)
-		}
-	}
-}

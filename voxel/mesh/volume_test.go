@@ -171,14 +171,18 @@ func threadCPU() int64 {
 
 // TestCompareOracleSpeed prints, per volume, the best-of-rounds CPU time
 // per block of the mesher and of the oracle, interleaved so both see the
-// same machine load (MESH_COMPARE=1 to run; a measurement, not a check).
+// same machine load (MESH_COMPARE=1, or a volume name, to run; a measurement, not a check).
 func TestCompareOracleSpeed(t *testing.T) {
 	if os.Getenv("MESH_COMPARE") == "" {
-		t.Skip("set MESH_COMPARE=1")
+		t.Skip("set MESH_COMPARE=1 (or a volume's name)")
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	only := os.Getenv("MESH_COMPARE")
 	for _, tc := range volumeFields() {
+		if only != "1" && only != tc.name {
+			continue
+		}
 		cs, nbs := tc.f.inner()
 		dst := make([][]Quad, len(cs))
 		best := [2]float64{math.Inf(1), math.Inf(1)}
