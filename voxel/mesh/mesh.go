@@ -206,8 +206,10 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if nb == nil {
 		nb = &none
 	}
+	if c.Full() && buried(nb) { // deep underground: nothing shows
+		return dst
+	}
 	s := scratchPool.Get().(*scratch)
-	s.live = [voxel.NumFaces][size]uint32{}
 	if c.Full() {
 		s.fullFaces(nb)
 	} else {
@@ -229,6 +231,16 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 }
 
 const fullRow = ^uint32(0)
+
+// buried reports whether all six neighbours are present and full.
+func buried(nb *Neighbours) bool {
+	for _, n := range nb {
+		if n == nil || !n.Full() {
+			return false
+		}
+	}
+	return true
+}
 
 // nonEmptyLayers has bit y set where layer y holds a solid block.
 func nonEmptyLayers(c *voxel.Chunk) uint32 {
@@ -253,6 +265,7 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
 	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
 	live := &s.live
+	*live = [voxel.NumFaces][size]uint32{}
 	for ls := layers; ls != 0; ls &= ls - 1 {
 		y := bits.TrailingZeros32(ls)
 		cur := (*[size]uint32)(rx[y*size:])
@@ -326,25 +339,27 @@ func (s *scratch) fullFaces(nb *Neighbours) {
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
 	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	var l [voxel.NumFaces]uint32
 	for i := range size {
-		s.rows[voxel.PosY][last][i] = ^upN[i]
-		s.rows[voxel.NegY][0][i] = ^dnN[last*size+i]
-		s.rows[voxel.PosZ][last][i] = ^pzN[i*size]
-		s.rows[voxel.NegZ][0][i] = ^nzN[i*size+last]
-		s.rows[voxel.PosX][last][i] = ^pxN[i*size]
-		s.rows[voxel.NegX][0][i] = ^nxN[i*size+last]
-	}
-	for f := range s.live { // negative faces lie in plane 0, positive in plane 31
-		edge := 0
-		if f&1 == 0 {
-			edge = last
+		r := [voxel.NumFaces]uint32{
+			voxel.PosX: ^pxN[i*size], voxel.NegX: ^nxN[i*size+last],
+			voxel.PosY: ^upN[i], voxel.NegY: ^dnN[last*size+i],
+			voxel.PosZ: ^pzN[i*size], voxel.NegZ: ^nzN[i*size+last],
 		}
-		for i, r := range s.rows[f][edge] {
-			s.live[f][edge] |= nonZero(r) << i
+		for f := range r {
+			s.rows[f][edgePlane(f)][i] = r[f]
+			l[f] |= nonZero(r[f]) << i
 		}
 	}
-	s.findPlanes()
+	for f := range l { // only the edge plane's live mask is ever read
+		s.live[f][edgePlane(f)] = l[f]
+		s.planes[f] = nonZero(l[f]) << edgePlane(f)
+	}
 }
+
+// edgePlane is the boundary plane of direction f: negative faces lie in
+// plane 0, positive ones in plane 31.
+func edgePlane(f int) int { return last * (1 - f&1) }
 
 // maxPlaneQuads bounds one plane's quads: at most one per face.
 const maxPlaneQuads = size * size
