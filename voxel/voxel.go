@@ -214,6 +214,114 @@ func (c *Chunk) FillColumn(x, z, y0, y1 int, b Block) {
 	}
 }
 
+// ColumnRuns is the number of runs a Column describes.
+const ColumnRuns = 4
+
+// Column describes one block column of a generated chunk from the bottom
+// up: run k holds Kinds[k] (never Air) from Ends[k-1] (0 for k = 0) up to
+// Ends[k], exclusive, in chunk-local heights in [0, ChunkSize],
+// non-decreasing (an empty run has equal ends); air lies above Ends[last].
+type Column struct {
+	Ends  [ColumnRuns]uint8
+	Kinds [ColumnRuns]Block
+}
+
+// FillColumns sets an all-air chunk from its columns, indexed z<<5|x: the
+// same chunk as FillColumn run by run, without per-block mask updates.
+// Layers below every column's first run are written whole (one 1 KiB layer
+// copied per layer, full mask rows), the band above them column by column,
+// and the occupancy masks of the band are computed eight columns per word
+// from the columns' solid tops.
+func (c *Chunk) FillColumns(cols *[ChunkArea]Column) {
+	// Below base every column holds its first run, and all first runs are
+	// of one kind; the solid band ends at top.
+	base, top := uint8(ChunkSize), uint8(0)
+	k0 := cols[0].Kinds[0]
+	var tops [ChunkArea]uint8 // solid top per column, [z][x]
+	for i := range cols {
+		col := &cols[i]
+		if col.Kinds[0] != k0 {
+			base = 0
+		}
+		base = min(base, col.Ends[0])
+		t := col.Ends[ColumnRuns-1]
+		tops[i] = t
+		top = max(top, t)
+		from := uint8(0)
+		for k, end := range col.Ends {
+			if n := uint16(end - from); n > 0 {
+				b := col.Kinds[k]
+				if c.counts[b] == 0 {
+					c.kinds++
+				}
+				c.counts[b] += n
+				c.solid += int32(n)
+			}
+			from = end
+		}
+	}
+	// Whole layers of the first kind.
+	if base > 0 {
+		layer := (*[ChunkArea]Block)(c.blocks[:ChunkArea])
+		for i := range layer {
+			layer[i] = k0
+		}
+		for y := 1; y < int(base); y++ {
+			copy(c.blocks[y*ChunkArea:(y+1)*ChunkArea], layer[:])
+		}
+		for i := range int(base) * ChunkSize {
+			c.rowX[i], c.rowZ[i] = fullRow, fullRow
+		}
+	}
+	if base >= top {
+		return
+	}
+	// The band, column by column.
+	for i := range cols {
+		col := &cols[i]
+		from := base
+		for k, end := range col.Ends {
+			b := col.Kinds[k]
+			for y := int(from); y < int(end); y++ {
+				c.blocks[y<<(2*ChunkBits)|i] = b
+			}
+			from = max(from, end)
+		}
+	}
+	// Band masks: bit x of rowX[y][z] is tops[z][x] > y; rowZ likewise from
+	// the transposed tops.
+	var topsT [ChunkArea]uint8 // [x][z]
+	for z := range ChunkSize {
+		for x := range ChunkSize {
+			topsT[x<<ChunkBits|z] = tops[z<<ChunkBits|x]
+		}
+	}
+	for y := int(base); y < int(top); y++ {
+		for r := range ChunkSize {
+			c.rowX[y<<ChunkBits|r] = above(&tops, r, y)
+			c.rowZ[y<<ChunkBits|r] = above(&topsT, r, y)
+		}
+	}
+}
+
+// above has bit i set where h[r<<5|i] > y (heights and y in [0, 32]):
+// eight bytes per word, each with its high bit set beforehand so the
+// subtraction of y+1 borrows from no neighbour; the high bits left are the
+// answers, gathered by one multiply.
+func above(h *[ChunkArea]uint8, r, y int) uint32 {
+	const high, ones, gather = 0x8080808080808080, 0x0101010101010101, 0x0102040810204080
+	row := h[r<<ChunkBits : r<<ChunkBits+ChunkSize]
+	sub := uint64(y+1) * ones
+	var m uint32
+	for k := 0; k < ChunkSize; k += 8 {
+		w := uint64(row[k]) | uint64(row[k+1])<<8 | uint64(row[k+2])<<16 | uint64(row[k+3])<<24 |
+			uint64(row[k+4])<<32 | uint64(row[k+5])<<40 | uint64(row[k+6])<<48 | uint64(row[k+7])<<56
+		d := ((w | high) - sub) & high
+		m |= uint32((d>>7)*gather>>56) << k
+	}
+	return m
+}
+
 // Fill sets every block to b.
 func (c *Chunk) Fill(b Block) {
 	for i := range c.blocks {
