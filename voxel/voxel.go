@@ -214,53 +214,57 @@ func (c *Chunk) FillColumn(x, z, y0, y1 int, b Block) {
 	}
 }
 
-// ColumnRuns is the number of runs a Column describes.
+// ColumnRuns is the number of runs Columns describes per column.
 const ColumnRuns = 4
 
-// Column describes one block column of a generated chunk from the bottom
-// up: run k holds Kinds[k] (never Air) from Ends[k-1] (0 for k = 0) up to
-// Ends[k], exclusive, in chunk-local heights in [0, ChunkSize],
-// non-decreasing (an empty run has equal ends); air lies above Ends[last].
-type Column struct {
-	Ends  [ColumnRuns]uint8
-	Kinds [ColumnRuns]Block
+// Columns describes the block columns of a generated chunk from the bottom
+// up, column i = z<<5|x: run k holds Kinds[k][i] (never Air) from
+// Ends[k-1][i] (0 for k = 0) up to Ends[k][i], exclusive, in chunk-local
+// heights in [0, ChunkSize], non-decreasing in k (an empty run has equal
+// ends); air lies above the last run. Runs are stored run-major so eight
+// columns of one run are one word.
+type Columns struct {
+	Ends  [ColumnRuns][ChunkArea]uint8
+	Kinds [ColumnRuns][ChunkArea]Block
 }
 
-// FillColumns sets an all-air chunk from its columns, indexed z<<5|x: the
-// same chunk as FillColumn run by run, without per-block mask updates.
-// Layers below every column's first run are written whole (one 1 KiB layer
-// copied per layer, full mask rows), the band above them column by column,
-// and the occupancy masks of the band are computed eight columns per word
-// from the columns' solid tops.
-func (c *Chunk) FillColumns(cols *[ChunkArea]Column) {
-	// Below base every column holds its first run, and all first runs are
-	// of one kind; the solid band ends at top.
-	base, top := uint8(ChunkSize), uint8(0)
-	k0 := cols[0].Kinds[0]
-	var tops [ChunkArea]uint8 // solid top per column, [z][x]
-	for i := range cols {
-		col := &cols[i]
-		if col.Kinds[0] != k0 {
-			base = 0
-		}
-		base = min(base, col.Ends[0])
-		t := col.Ends[ColumnRuns-1]
-		tops[i] = t
-		top = max(top, t)
+// FillColumns sets an all-air chunk from its columns: the same chunk as
+// FillColumn run by run, with whole-word writes and no per-block branches.
+// Layers below every column's first run are whole layers of one kind (one
+// 1 KiB layer written, then copied); in the band above, each layer row is
+// assembled eight blocks per word by selecting, per byte, the run whose end
+// lies above the layer, and its occupancy mask falls out of the same
+// comparisons.
+func (c *Chunk) FillColumns(cols *Columns) {
+	// Counts: per column, each run's length added to its kind (zero-length
+	// runs add nothing; kinds are counted once at the end).
+	for i := range ChunkArea {
 		from := uint8(0)
-		for k, end := range col.Ends {
-			if n := uint16(end - from); n > 0 {
-				b := col.Kinds[k]
-				if c.counts[b] == 0 {
-					c.kinds++
-				}
-				c.counts[b] += n
-				c.solid += int32(n)
-			}
+		for k := range ColumnRuns {
+			end := cols.Ends[k][i]
+			c.counts[cols.Kinds[k][i]] += uint16(end - from)
 			from = end
 		}
 	}
-	// Whole layers of the first kind.
+	for _, n := range c.counts {
+		if n != 0 {
+			c.kinds++
+			c.solid += int32(n)
+		}
+	}
+	// Below base every column holds its first run, all of kind k0; no
+	// column is solid at or above top.
+	k0 := cols.Kinds[0][0]
+	base, top := uint8(ChunkSize), uint8(0)
+	var mixed Block
+	for i := range ChunkArea {
+		mixed |= cols.Kinds[0][i] ^ k0
+		base = min(base, cols.Ends[0][i])
+		top = max(top, cols.Ends[ColumnRuns-1][i])
+	}
+	if mixed != 0 {
+		base = 0
+	}
 	if base > 0 {
 		layer := (*[ChunkArea]Block)(c.blocks[:ChunkArea])
 		for i := range layer {
@@ -276,50 +280,71 @@ func (c *Chunk) FillColumns(cols *[ChunkArea]Column) {
 	if base >= top {
 		return
 	}
-	// The band, column by column.
-	for i := range cols {
-		col := &cols[i]
-		from := base
-		for k, end := range col.Ends {
-			b := col.Kinds[k]
-			for y := int(from); y < int(end); y++ {
-				c.blocks[y<<(2*ChunkBits)|i] = b
-			}
-			from = max(from, end)
-		}
-	}
-	// Band masks: bit x of rowX[y][z] is tops[z][x] > y; rowZ likewise from
-	// the transposed tops.
-	var topsT [ChunkArea]uint8 // [x][z]
+	var topsT [ChunkArea]uint8 // solid tops, [x][z], for rowZ
 	for z := range ChunkSize {
 		for x := range ChunkSize {
-			topsT[x<<ChunkBits|z] = tops[z<<ChunkBits|x]
+			topsT[x<<ChunkBits|z] = cols.Ends[ColumnRuns-1][z<<ChunkBits|x]
 		}
 	}
 	for y := int(base); y < int(top); y++ {
-		for r := range ChunkSize {
-			c.rowX[y<<ChunkBits|r] = above(&tops, r, y)
-			c.rowZ[y<<ChunkBits|r] = above(&topsT, r, y)
+		sub := uint64(y+1) * byteOnes
+		for z := range ChunkSize {
+			row := z << ChunkBits
+			var solid uint32
+			for k8 := 0; k8 < ChunkSize; k8 += 8 {
+				at := row + k8
+				var w uint64
+				for k := ColumnRuns - 1; k >= 0; k-- { // the lowest run ending above y wins
+					in := ((le64(cols.Ends[k][at:at+8]) | byteHigh) - sub) & byteHigh
+					m := in >> 7 * 0xff // 0xff where y < the run's end
+					w = w&^m | le64(cols.Kinds[k][at:at+8])&m
+					if k == ColumnRuns-1 {
+						solid |= uint32(in>>7*byteGather>>56) << k8
+					}
+				}
+				putLE64(c.blocks[y<<(2*ChunkBits)|at:], w)
+			}
+			c.rowX[y<<ChunkBits|z] = solid
+			c.rowZ[y<<ChunkBits|z] = above(&topsT, z, y)
 		}
 	}
 }
 
+// SWAR constants: one in each byte, each byte's high bit, and the
+// multiplier that gathers bit 0 of byte i into bit 56+i (no carries).
+const (
+	byteOnes   = 0x0101010101010101
+	byteHigh   = 0x8080808080808080
+	byteGather = 0x0102040810204080
+)
+
 // above has bit i set where h[r<<5|i] > y (heights and y in [0, 32]):
-// eight bytes per word, each with its high bit set beforehand so the
-// subtraction of y+1 borrows from no neighbour; the high bits left are the
-// answers, gathered by one multiply.
+// eight bytes per word, each with its high bit set beforehand so that
+// subtracting y+1 borrows from no neighbour; the high bits left are the
+// answers.
 func above(h *[ChunkArea]uint8, r, y int) uint32 {
-	const high, ones, gather = 0x8080808080808080, 0x0101010101010101, 0x0102040810204080
-	row := h[r<<ChunkBits : r<<ChunkBits+ChunkSize]
-	sub := uint64(y+1) * ones
+	sub := uint64(y+1) * byteOnes
 	var m uint32
 	for k := 0; k < ChunkSize; k += 8 {
-		w := uint64(row[k]) | uint64(row[k+1])<<8 | uint64(row[k+2])<<16 | uint64(row[k+3])<<24 |
-			uint64(row[k+4])<<32 | uint64(row[k+5])<<40 | uint64(row[k+6])<<48 | uint64(row[k+7])<<56
-		d := ((w | high) - sub) & high
-		m |= uint32((d>>7)*gather>>56) << k
+		at := r<<ChunkBits | k
+		d := ((le64(h[at:at+8]) | byteHigh) - sub) & byteHigh
+		m |= uint32(d>>7*byteGather>>56) << k
 	}
 	return m
+}
+
+// le64 and putLE64 move eight bytes as one little-endian word (the compiler
+// merges the byte accesses into one load or store).
+func le64[T ~uint8](b []T) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+func putLE64(b []Block, v uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = Block(v), Block(v>>8), Block(v>>16), Block(v>>24)
+	b[4], b[5], b[6], b[7] = Block(v>>32), Block(v>>40), Block(v>>48), Block(v>>56)
 }
 
 // Fill sets every block to b.

@@ -101,9 +101,9 @@ func TestFillColumnsMatchesFillColumn(t *testing.T) {
 		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1))
 		terrain := rapid.Bool().Draw(rt, "terrain")
 		base := rapid.IntRange(-8, 40).Draw(rt, "base")
-		var cols [ChunkArea]Column
+		var cols Columns
 		want := new(Chunk)
-		for i := range cols {
+		for i := range ChunkArea {
 			x, z := i&(ChunkSize-1), i>>ChunkBits
 			var ends [ColumnRuns]int
 			if terrain { // stone, 3 under, 1 top, water: ends near base
@@ -123,7 +123,7 @@ func TestFillColumnsMatchesFillColumn(t *testing.T) {
 				if terrain && k == 0 {
 					b = Stone
 				}
-				cols[i].Ends[k], cols[i].Kinds[k] = uint8(end), b
+				cols.Ends[k][i], cols.Kinds[k][i] = uint8(end), b
 				want.FillColumn(x, z, from, end, b)
 				from = max(from, end)
 			}

@@ -81,7 +81,7 @@ type columns struct {
 func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	ox, oy, oz := p.Origin()
 	y0, y1 := oy, oy+size
-	// Sky and bedrock cost one height sample instead of 1024.
+	// Sky and bedrock cost one height sample instead of a grid.
 	hc := g.w.Height(float64(ox)+size/2, float64(oz)+size/2)
 	if float64(y0) > hc+reliefMargin && y0 >= waterTop {
 		return
@@ -90,66 +90,62 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		c.Fill(voxel.Stone)
 		return
 	}
+	// Column heights at the column centres, all at once (bit for bit
+	// Height at each).
+	var xs, zs [size]float64
+	for i := range size {
+		xs[i] = float64(ox) + float64(i) + 0.5
+		zs[i] = float64(oz) + float64(i) + 0.5
+	}
+	var hs [voxel.ChunkArea]float64
+	g.w.HeightGrid(xs[:], zs[:], hs[:])
 	var col columns
 	col.lo, col.hi = math.MaxInt64, math.MinInt64
-	for z := range size {
-		for x := range size {
-			h := g.w.Height(float64(ox)+float64(x)+0.5, float64(oz)+float64(z)+0.5)
-			t := int64(math.Floor(h))
-			i := z<<voxel.ChunkBits | x
-			col.top[i], col.water[i] = t, h < world.WaterLevel
-			col.lo, col.hi = min(col.lo, t), max(col.hi, t)
-		}
+	for i, h := range hs {
+		t := int64(math.Floor(h))
+		col.top[i], col.water[i] = t, h < world.WaterLevel
+		col.lo, col.hi = min(col.lo, t), max(col.hi, t)
 	}
 	// Nothing but air: above every column top and above the water.
 	if y0 >= col.hi && y0 >= waterTop {
 		return
 	}
-	// Nothing but stone: below every column's dirt (roads lower a top by
-	// at most one block, hence the extra 1).
+	// Nothing but stone: below every column's dirt.
 	if y1 <= col.lo-1-dirtDepth-1 {
 		c.Fill(voxel.Stone)
 		return
 	}
-	// Roads matter only where a top block (at t-1, or t-2 once a road
-	// lowers it) can lie in this chunk.
+	// Roads matter only where a top block can lie in this chunk.
 	if col.hi > y0 && col.lo-2 < y1 {
 		g.markRoads(&col, ox, oz)
 	}
-	for z := range size {
-		for x := range size {
-			i := z<<voxel.ChunkBits | x
-			t := col.top[i]
-			topBlock, under := voxel.Grass, voxel.Dirt
-			switch {
-			case col.road[i] && !col.water[i]:
-				topBlock = voxel.Gravel
-			case t <= beachTop:
-				topBlock, under = voxel.Sand, voxel.Sand
-			}
-			fill := func(from, to int64, b voxel.Block) {
-				from, to = max(from, y0), min(to, y1)
-				if from < to {
-					c.FillColumn(x, z, int(from-y0), int(to-y0), b)
-				}
-			}
-			fill(math.MinInt64, t-1-dirtDepth, voxel.Stone)
-			fill(t-1-dirtDepth, t-1, under)
-			fill(t-1, t, topBlock)
-			fill(t, waterTop, voxel.Water)
+	local := func(y int64) uint8 { return uint8(min(max(y-y0, 0), size)) }
+	var runs voxel.Columns
+	for i := range voxel.ChunkArea {
+		t := col.top[i]
+		topBlock, under := voxel.Grass, voxel.Dirt
+		switch {
+		case col.road[i] && !col.water[i]:
+			topBlock = voxel.Gravel
+		case t <= beachTop:
+			topBlock, under = voxel.Sand, voxel.Sand
 		}
+		runs.Ends[0][i], runs.Kinds[0][i] = local(t-1-dirtDepth), voxel.Stone
+		runs.Ends[1][i], runs.Kinds[1][i] = local(t-1), under
+		runs.Ends[2][i], runs.Kinds[2][i] = local(t), topBlock
+		runs.Ends[3][i], runs.Kinds[3][i] = local(max(t, waterTop)), voxel.Water
 	}
+	c.FillColumns(&runs)
 }
 
 // markRoads flags the columns within a road's half width of its centre
-// line, lowering their top to floor(h) (see the package comment).
+// line (their top stays at floor(h), see the package comment).
 func (g *Generator) markRoads(col *columns, ox, oz int64) {
 	x0, z0 := float64(ox), float64(oz)
 	x1, z1 := x0+size, z0+size
 	lo := world.CellAt(x0-roadSearch-world.CellSize, z0-roadSearch-world.CellSize)
 	hi := world.CellAt(x1+roadSearch+world.CellSize, z1+roadSearch+world.CellSize)
 	var buf [world.MaxSegments + 1]world.Vec2
-	any := false
 	for i := lo.I - maxSpan; i <= hi.I; i++ {
 		for j := lo.J; j <= hi.J; j++ {
 			a := world.Cell{I: i, J: j}
@@ -167,31 +163,14 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 					math.Max(pa.Z, pb.Z)+roadSearch < z0 || math.Min(pa.Z, pb.Z)-roadSearch > z1 {
 					continue
 				}
-				nodes := g.w.EdgeNodes(e, buf[:0])
-				if rasterise(col, nodes, e.HalfWidth(), x0, z0) {
-					any = true
-				}
-			}
-		}
-	}
-	if !any {
-		return
-	}
-	for z := range size {
-		for x := range size {
-			i := z<<voxel.ChunkBits | x
-			if col.road[i] && !col.water[i] {
-				h := g.w.Height(x0+float64(x)+0.5, z0+float64(z)+0.5)
-				col.top[i] = int64(math.Floor(h))
-				col.lo = min(col.lo, col.top[i])
+				rasterise(col, g.w.EdgeNodes(e, buf[:0]), e.HalfWidth(), x0, z0)
 			}
 		}
 	}
 }
 
 // rasterise marks columns whose centre lies within hw of the polyline.
-func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) bool {
-	hit := false
+func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 	for k := 1; k < len(nodes); k++ {
 		a, b := nodes[k-1], nodes[k]
 		minX := int(math.Floor(math.Min(a.X, b.X) - hw - x0))
@@ -212,12 +191,10 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) bool {
 				}
 				if p.Dist2(a.Add(ab.Scale(t))) <= hw*hw {
 					col.road[z<<voxel.ChunkBits|x] = true
-					hit = true
 				}
 			}
 		}
 	}
-	return hit
 }
 
 // OverlaySource supplies a chunk's edit overlay (voxel/store implements it).

@@ -148,18 +148,7 @@ func TestWithEditsAppliesOverlayAfterGeneration(t *testing.T) {
 
 func BenchmarkGenerate(b *testing.B) {
 	g := New(testSeed)
-	lake := findColumn(g, func(h float64) bool { return h < -4 })
-	beach := findColumn(g, func(h float64) bool { return h > 0.2 && h < 1 })
-	cases := []struct {
-		name string
-		p    voxel.ChunkPos
-	}{
-		{"surface", surfaceChunk(g, 300, 200)},
-		{"lake", surfaceChunk(g, lake.X, lake.Z)},
-		{"beach", surfaceChunk(g, beach.X, beach.Z)},
-		{"sky", voxel.ChunkPos{X: 9, Y: 40, Z: 6}},
-		{"bedrock", voxel.ChunkPos{X: 9, Y: -40, Z: 6}},
-	}
+	cases := benchPlaces(g)
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			var c voxel.Chunk
