@@ -41,6 +41,10 @@ const (
 	roadSearch = 30 + world.AvenueHalfWidth
 	// maxSpan: +X edges may skip up to two empty cells.
 	maxSpan = world.MaxSpanCells
+	// jitterBound bounds how far (metres, per axis) a junction sits off its
+	// lattice point: the world's jitter is 25 m; the extra metre covers
+	// rounding. TestJitterBoundHolds checks it.
+	jitterBound = 26
 	// reliefMargin bounds |Height(p) - Height(chunk centre)| within a chunk
 	// column (≤ 22.7 m from the centre). From the world's terrain
 	// constants: the lake field's value-noise gradient is at most
@@ -145,14 +149,34 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 	x1, z1 := x0+size, z0+size
 	lo := world.CellAt(x0-roadSearch-world.CellSize, z0-roadSearch-world.CellSize)
 	hi := world.CellAt(x1+roadSearch+world.CellSize, z1+roadSearch+world.CellSize)
+	// reach reports whether an edge whose junctions lie within jitterBound
+	// of lattice points spanning [i0, i1] × [j0, j1] can pass the bounding
+	// box test below: decided from the lattice alone, before the junctions
+	// (a terrain height each) are looked up.
+	reach := func(i0, i1, j0, j1 float64) bool {
+		const m = jitterBound + roadSearch
+		return i1*world.CellSize+m >= x0 && i0*world.CellSize-m <= x1 &&
+			j1*world.CellSize+m >= z0 && j0*world.CellSize-m <= z1
+	}
 	var buf [world.MaxSegments + 1]world.Vec2
 	for i := lo.I - maxSpan; i <= hi.I; i++ {
 		for j := lo.J; j <= hi.J; j++ {
+			fi, fj := float64(i), float64(j)
+			dirs := [...]bool{
+				world.DirX: reach(fi, fi+maxSpan, fj, fj),
+				world.DirZ: reach(fi, fi, fj, fj+1),
+			}
+			if !dirs[world.DirX] && !dirs[world.DirZ] {
+				continue
+			}
 			a := world.Cell{I: i, J: j}
 			if _, ok := g.w.Junction(a); !ok {
 				continue
 			}
 			for _, d := range [...]world.Dir{world.DirX, world.DirZ} {
+				if !dirs[d] {
+					continue
+				}
 				e, ok := g.w.Edge(world.EdgeID(a, d))
 				if !ok {
 					continue

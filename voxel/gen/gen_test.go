@@ -192,3 +192,22 @@ func findColumn(g *Generator, ok func(h float64) bool) world.Vec2 {
 	}
 	panic("no such column")
 }
+
+// markRoads skips lattice cells by jitterBound before looking junctions up;
+// check the bound on many cells, near and far.
+func TestJitterBoundHolds(t *testing.T) {
+	g := New(testSeed)
+	rapid.Check(t, func(rt *rapid.T) {
+		c := world.Cell{I: rapid.Int32Range(-world.MaxCellCoord, world.MaxCellCoord).Draw(rt, "i"),
+			J: rapid.Int32Range(-world.MaxCellCoord, world.MaxCellCoord).Draw(rt, "j")}
+		if rapid.Bool().Draw(rt, "near") {
+			c = world.Cell{I: c.I % 100, J: c.J % 100}
+		}
+		p, ok := g.w.Junction(c)
+		if !ok {
+			return
+		}
+		require.LessOrEqual(rt, math.Abs(p.X-float64(c.I)*world.CellSize), float64(jitterBound))
+		require.LessOrEqual(rt, math.Abs(p.Z-float64(c.J)*world.CellSize), float64(jitterBound))
+	})
+}
