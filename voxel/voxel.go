@@ -236,15 +236,47 @@ type Columns struct {
 // lies above the layer, and its occupancy mask falls out of the same
 // comparisons.
 func (c *Chunk) FillColumns(cols *Columns) {
-	// Counts: per column, each run's length added to its kind (zero-length
-	// runs add nothing; kinds are counted once at the end).
-	for i := range ChunkArea {
-		from := uint8(0)
-		for k := range ColumnRuns {
-			end := cols.Ends[k][i]
-			c.counts[cols.Kinds[k][i]] += uint16(end - from)
-			from = end
+	// Per run: whether one kind fills it, the sum of its ends, and per row
+	// z the lowest and highest end (a layer row between one run's highest
+	// start and its lowest end lies wholly in that run).
+	var (
+		sums         [ColumnRuns]int
+		uniform      [ColumnRuns]bool
+		rowLo, rowHi [ColumnRuns][ChunkSize]uint8
+	)
+	for k := range ColumnRuns {
+		ends, kinds := &cols.Ends[k], &cols.Kinds[k]
+		var diff Block
+		sum := 0
+		for z := range ChunkSize {
+			lo, hi := uint8(ChunkSize), uint8(0)
+			for x := range ChunkSize {
+				i := z<<ChunkBits | x
+				e := ends[i]
+				lo, hi = min(lo, e), max(hi, e)
+				sum += int(e)
+				diff |= kinds[i] ^ kinds[0]
+			}
+			rowLo[k][z], rowHi[k][z] = lo, hi
 		}
+		sums[k], uniform[k] = sum, diff == 0
+	}
+	// Counts: each run's length added to its kind, in one sum when the run
+	// is of one kind (kinds are counted once at the end).
+	prev := 0
+	for k := range ColumnRuns {
+		if uniform[k] {
+			c.counts[cols.Kinds[k][0]] += uint16(sums[k] - prev)
+		} else {
+			for i := range ChunkArea {
+				from := uint8(0)
+				if k > 0 {
+					from = cols.Ends[k-1][i]
+				}
+				c.counts[cols.Kinds[k][i]] += uint16(cols.Ends[k][i] - from)
+			}
+		}
+		prev = sums[k]
 	}
 	for _, n := range c.counts {
 		if n != 0 {
@@ -252,20 +284,18 @@ func (c *Chunk) FillColumns(cols *Columns) {
 			c.solid += int32(n)
 		}
 	}
-	// Below base every column holds its first run, all of kind k0; no
+	// Below base every column holds its first run, all of one kind; no
 	// column is solid at or above top.
-	k0 := cols.Kinds[0][0]
+	const lastRun = ColumnRuns - 1
 	base, top := uint8(ChunkSize), uint8(0)
-	var mixed Block
-	for i := range ChunkArea {
-		mixed |= cols.Kinds[0][i] ^ k0
-		base = min(base, cols.Ends[0][i])
-		top = max(top, cols.Ends[ColumnRuns-1][i])
+	for z := range ChunkSize {
+		base, top = min(base, rowLo[0][z]), max(top, rowHi[lastRun][z])
 	}
-	if mixed != 0 {
+	if !uniform[0] {
 		base = 0
 	}
 	if base > 0 {
+		k0 := cols.Kinds[0][0]
 		layer := (*[ChunkArea]Block)(c.blocks[:ChunkArea])
 		for i := range layer {
 			layer[i] = k0
@@ -281,33 +311,65 @@ func (c *Chunk) FillColumns(cols *Columns) {
 		return
 	}
 	var topsT [ChunkArea]uint8 // solid tops, [x][z], for rowZ
-	for z := range ChunkSize {
-		for x := range ChunkSize {
-			topsT[x<<ChunkBits|z] = cols.Ends[ColumnRuns-1][z<<ChunkBits|x]
+	var lowT, highT [ChunkSize]uint8
+	for x := range ChunkSize {
+		lo, hi := uint8(ChunkSize), uint8(0)
+		for z := range ChunkSize {
+			t := cols.Ends[lastRun][z<<ChunkBits|x]
+			topsT[x<<ChunkBits|z] = t
+			lo, hi = min(lo, t), max(hi, t)
 		}
+		lowT[x], highT[x] = lo, hi
 	}
 	for y := int(base); y < int(top); y++ {
-		sub := uint64(y+1) * byteOnes
-		for z := range ChunkSize {
-			row := z << ChunkBits
-			var solid uint32
-			for k8 := 0; k8 < ChunkSize; k8 += 8 {
-				at := row + k8
-				var w uint64
-				for k := ColumnRuns - 1; k >= 0; k-- { // the lowest run ending above y wins
-					in := ((le64(cols.Ends[k][at:at+8]) | byteHigh) - sub) & byteHigh
-					m := in >> 7 * 0xff // 0xff where y < the run's end
-					w = w&^m | le64(cols.Kinds[k][at:at+8])&m
-					if k == ColumnRuns-1 {
-						solid |= uint32(in>>7*byteGather>>56) << k8
-					}
-				}
-				putLE64(c.blocks[y<<(2*ChunkBits)|at:], w)
+		layer := c.blocks[y<<(2*ChunkBits) : (y+1)<<(2*ChunkBits)]
+		for r := range ChunkSize {
+			c.rowX[y<<ChunkBits|r] = c.fillRow(cols, layer, &rowLo, &rowHi, r, y)
+			switch { // rowZ: row x of the layer, bit z
+			case int(lowT[r]) > y:
+				c.rowZ[y<<ChunkBits|r] = fullRow
+			case int(highT[r]) > y:
+				c.rowZ[y<<ChunkBits|r] = above(&topsT, r, y)
 			}
-			c.rowX[y<<ChunkBits|z] = solid
-			c.rowZ[y<<ChunkBits|z] = above(&topsT, z, y)
 		}
 	}
+}
+
+// fillRow writes row z of layer y (32 blocks, eight per word) and returns
+// its occupancy (bit x). A row wholly inside one run is a copy of that
+// run's kinds; otherwise each byte takes the kind of the lowest run whose
+// end lies above y.
+func (c *Chunk) fillRow(cols *Columns, layer []Block, rowLo, rowHi *[ColumnRuns][ChunkSize]uint8, z, y int) uint32 {
+	row := z << ChunkBits
+	for k := range ColumnRuns {
+		start := 0
+		if k > 0 {
+			start = int(rowHi[k-1][z])
+		}
+		if start <= y && y < int(rowLo[k][z]) {
+			copy(layer[row:row+ChunkSize], cols.Kinds[k][row:row+ChunkSize])
+			return fullRow
+		}
+	}
+	if y >= int(rowHi[ColumnRuns-1][z]) {
+		return 0 // all air
+	}
+	sub := uint64(y+1) * byteOnes
+	var solid uint32
+	for k8 := 0; k8 < ChunkSize; k8 += 8 {
+		at := row + k8
+		var w uint64
+		for k := ColumnRuns - 1; k >= 0; k-- { // the lowest run ending above y wins
+			in := ((le64(cols.Ends[k][at:at+8]) | byteHigh) - sub) & byteHigh
+			m := in | (in - in>>7) // 0xff where y < the run's end
+			w = w&^m | le64(cols.Kinds[k][at:at+8])&m
+			if k == ColumnRuns-1 {
+				solid |= uint32(in>>7*byteGather>>56) << k8
+			}
+		}
+		putLE64(layer[at:at+8], w)
+	}
+	return solid
 }
 
 // SWAR constants: one in each byte, each byte's high bit, and the
