@@ -5,7 +5,10 @@
 // these types.
 package voxel
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Chunk geometry. A chunk is 32³ blocks of 1 m; 32 is chosen so that one
 // row of blocks is exactly one uint32 bitmask, which the mesher relies on.
@@ -246,18 +249,22 @@ func (c *Chunk) FillColumns(cols *Columns) {
 	)
 	for k := range ColumnRuns {
 		ends, kinds := &cols.Ends[k], &cols.Kinds[k]
-		var diff Block
+		var diff uint64
 		sum := 0
+		k0 := uint64(kinds[0]) * byteOnes
 		for z := range ChunkSize {
-			lo, hi := uint8(ChunkSize), uint8(0)
+			row := z << ChunkBits
+			var seen uint64 // bit e: some column of the row ends at e
 			for x := range ChunkSize {
-				i := z<<ChunkBits | x
-				e := ends[i]
-				lo, hi = min(lo, e), max(hi, e)
-				sum += int(e)
-				diff |= kinds[i] ^ kinds[0]
+				seen |= 1 << (ends[row|x] & 63)
 			}
-			rowLo[k][z], rowHi[k][z] = lo, hi
+			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen)), uint8(63-bits.LeadingZeros64(seen))
+			for x := 0; x < ChunkSize; x += 8 {
+				e := le64(ends[row|x : row|x+8])
+				pairs := e&0x00ff00ff00ff00ff + e>>8&0x00ff00ff00ff00ff // four sums ≤ 64
+				sum += int(pairs * 0x0001000100010001 >> 48)
+				diff |= le64(kinds[row|x:row|x+8]) ^ k0
+			}
 		}
 		sums[k], uniform[k] = sum, diff == 0
 	}
