@@ -254,10 +254,12 @@ func (c *Chunk) FillColumns(cols *Columns) {
 		k0 := uint64(kinds[0]) * byteOnes
 		for z := range ChunkSize {
 			row := z << ChunkBits
-			var seen uint64 // bit e: some column of the row ends at e
-			for x := range ChunkSize {
-				seen |= 1 << (ends[row|x] & 63)
+			var seen, seen2 uint64 // bit e: some column of the row ends at e
+			for x := 0; x < ChunkSize; x += 2 {
+				seen |= bitAt[ends[row|x]&63]
+				seen2 |= bitAt[ends[row|x+1]&63]
 			}
+			seen |= seen2
 			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen)), uint8(63-bits.LeadingZeros64(seen))
 			for x := 0; x < ChunkSize; x += 8 {
 				e := le64(ends[row|x : row|x+8])
@@ -379,6 +381,14 @@ func (c *Chunk) fillRow(cols *Columns, layer []Block, rowLo, rowHi *[ColumnRuns]
 	return solid
 }
 
+// bitAt[i] is 1<<i (a load is cheaper than a variable shift on amd64 v1).
+var bitAt = func() (t [64]uint64) {
+	for i := range t {
+		t[i] = 1 << i
+	}
+	return t
+}()
+
 // SWAR constants: one in each byte, each byte's high bit, and the
 // multiplier that gathers bit 0 of byte i into bit 56+i (no carries).
 const (
@@ -418,8 +428,13 @@ func putLE64(b []Block, v uint64) {
 
 // Fill sets every block to b.
 func (c *Chunk) Fill(b Block) {
-	for i := range c.blocks {
-		c.blocks[i] = b
+	// One layer by bytes, the rest copied (memmove) from it.
+	layer := (*[ChunkArea]Block)(c.blocks[:ChunkArea])
+	for i := range layer {
+		layer[i] = b
+	}
+	for y := 1; y < ChunkSize; y++ {
+		copy(c.blocks[y*ChunkArea:(y+1)*ChunkArea], layer[:])
 	}
 	c.counts = [numBlockIDs]uint16{}
 	row := uint32(0)

@@ -23,7 +23,7 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 	var e, d [gridMax]float64
 	for j := range nz {
 		row := out[j*nx : j*nx+nx]
-		lake.row(j, nx, &e)
+		lake.row(j, &e)
 		land := false
 		for i := range nx {
 			e[i] = e[i]/lake.norm + lakeBias
@@ -37,7 +37,7 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 				}
 				detailReady = true
 			}
-			detail.row(j, nx, &d)
+			detail.row(j, &d)
 		}
 		for i := range nx {
 			h := e[i] * landRelief
@@ -164,17 +164,16 @@ func lattice(cs []float64, cell *[gridMax]int, fade *[gridMax]float64) (int64, i
 	return first, int(top) + 2, true
 }
 
-// row sets sum[i] to fbm's sum (before normalising) at grid point (i, j):
+// row sets sum[i] to fbm's sum (before normalising) at grid point (i, j)
+// (cells are below latticeMax-1, as lattice checked):
 // per octave, valueNoise's blend along Z of the two lattice rows' blends
 // along X, accumulated in octave order exactly as fbm does.
-func (f *field) row(j, n int, sum *[gridMax]float64) {
-	for i := range n {
-		sum[i] = 0
-	}
+func (f *field) row(j int, sum *[gridMax]float64) {
+	*sum = [gridMax]float64{}
 	for o := range f.octaves {
-		c, tz, amp := f.zcell[o][j], f.zfade[o][j], f.amp[o]
+		c, tz, amp := min(f.zcell[o][j], latticeMax-2), f.zfade[o][j], f.amp[o]
 		lo, hi := &f.blend[o][c], &f.blend[o][c+1]
-		for i := range n {
+		for i := range sum { // all of them: columns past the grid are ignored
 			a, b := lo[i], hi[i]
 			sum[i] += amp * (a + (b-a)*tz)
 		}

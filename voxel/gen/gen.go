@@ -72,11 +72,11 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 	return c
 }
 
-// columns is the per-chunk precomputation: the terrain top (first air
-// block, world Y) of each column and whether a road covers it.
+// columns is the per-chunk precomputation: per column whether it is lake
+// and whether a road covers it, and the lowest and highest terrain top
+// (first air block, world Y).
 type columns struct {
-	top    [voxel.ChunkArea]int64 // index z<<5|x
-	water  [voxel.ChunkArea]bool
+	water  [voxel.ChunkArea]bool // index z<<5|x
 	road   [voxel.ChunkArea]bool
 	lo, hi int64 // min and max top
 }
@@ -104,12 +104,13 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	var hs [voxel.ChunkArea]float64
 	g.w.HeightGrid(xs[:], zs[:], hs[:])
 	var col columns
-	col.lo, col.hi = math.MaxInt64, math.MinInt64
+	lo, hi := hs[0], hs[0]
 	for i, h := range hs {
-		t := int64(math.Floor(h))
-		col.top[i], col.water[i] = t, h < world.WaterLevel
-		col.lo, col.hi = min(col.lo, t), max(col.hi, t)
+		col.water[i] = h < world.WaterLevel
+		lo, hi = min(lo, h), max(hi, h)
 	}
+	// floor is monotonic, so the extreme tops are the extreme heights'.
+	col.lo, col.hi = int64(math.Floor(lo)), int64(math.Floor(hi))
 	// Nothing but air: above every column top and above the water.
 	if y0 >= col.hi && y0 >= waterTop {
 		return
@@ -123,24 +124,26 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	if col.hi > y0 && col.lo-2 < y1 {
 		g.markRoads(&col, ox, oz)
 	}
-	local := func(y int64) uint8 { return uint8(min(max(y-y0, 0), size)) }
 	var runs voxel.Columns
-	for i := range voxel.ChunkArea {
-		t := col.top[i]
+	for i, h := range hs {
+		t := int64(math.Floor(h)) - y0 // local top: the first air block
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
 		case col.road[i] && !col.water[i]:
 			topBlock = voxel.Gravel
-		case t <= beachTop:
+		case t+y0 <= beachTop:
 			topBlock, under = voxel.Sand, voxel.Sand
 		}
-		runs.Ends[0][i], runs.Kinds[0][i] = local(t-1-dirtDepth), voxel.Stone
-		runs.Ends[1][i], runs.Kinds[1][i] = local(t-1), under
-		runs.Ends[2][i], runs.Kinds[2][i] = local(t), topBlock
-		runs.Ends[3][i], runs.Kinds[3][i] = local(max(t, waterTop)), voxel.Water
+		runs.Ends[0][i], runs.Kinds[0][i] = clampLocal(t-1-dirtDepth), voxel.Stone
+		runs.Ends[1][i], runs.Kinds[1][i] = clampLocal(t-1), under
+		runs.Ends[2][i], runs.Kinds[2][i] = clampLocal(t), topBlock
+		runs.Ends[3][i], runs.Kinds[3][i] = clampLocal(max(t, waterTop-y0)), voxel.Water
 	}
 	c.FillColumns(&runs)
 }
+
+// clampLocal clamps a chunk-local height to the chunk.
+func clampLocal(y int64) uint8 { return uint8(min(max(y, 0), size)) }
 
 // markRoads flags the columns within a road's half width of its centre
 // line (their top stays at floor(h), see the package comment).
