@@ -41,7 +41,11 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 		}
 		for i := range nx {
 			h := e[i] * landRelief
-			if e[i] > 0.02 {
+			switch {
+			case e[i] > rampSure:
+				// smoothstep is exactly 1 here and x*1 is x: skip its division
+				h += detailRelief * (d[i] / detail.norm)
+			case e[i] > 0.02:
 				h += detailRelief * (d[i] / detail.norm) * smoothRamp(e[i])
 			}
 			if h < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
@@ -65,6 +69,10 @@ func smoothRamp(e float64) float64 {
 }
 
 var rampLo, rampHi = 0.02, 0.12
+
+// rampSure is a little above rampHi: beyond it (e-rampLo)/(rampHi-rampLo)
+// rounds to at least 1 (it is ≥ 1.001 before rounding), so smoothstep is 1.
+const rampSure = 0.1201
 
 // heightPoints is the plain fallback.
 func (w World) heightPoints(xs, zs []float64, out []float64) {

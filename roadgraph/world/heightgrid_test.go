@@ -77,3 +77,21 @@ func BenchmarkHeightGrid(b *testing.B) {
 		}
 	})
 }
+
+func TestSmoothRampIsOneBeyondRampSure(t *testing.T) {
+	for e := rampSure; e < rampSure+1e-3; e = math.Nextafter(e, 1) + 1e-7 {
+		require.Equal(t, 1.0, smoothstep(0.02, 0.12, e))
+	}
+	// and the grid agrees with Height on the ramp itself: shore grids
+	w := New(7)
+	grids := 0
+	for x := -3000.0; x < 3000 && grids < 30; x += 97 {
+		for z := -3000.0; z < 3000 && grids < 30; z += 89 {
+			if h := w.Height(x, z); h > 0.5 && h < 6 {
+				requireGridExact(t, w, chunkAxis(math.Floor(x/32)*32), chunkAxis(math.Floor(z/32)*32))
+				grids++
+			}
+		}
+	}
+	require.Equal(t, 30, grids, "enough shore grids")
+}
