@@ -2,7 +2,9 @@ package world
 
 import "math"
 
-// HeightGrid is Height over a small grid of nearby points, bit for bit:
+// HeightGrid is Height over a small grid of nearby points, bit for bit (and
+// like Height with every product rounded before it is added, noise.go says
+// why):
 // out[j*len(xs)+i] = w.Height(xs[i], zs[j]), for ascending xs and zs. It
 // performs exactly Height's floating-point operations in the same order per
 // point, but shares what points have in common: each octave's lattice
@@ -40,13 +42,13 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 			detail.row(j, &d)
 		}
 		for i := range nx {
-			h := e[i] * landRelief
+			h := float64(e[i] * landRelief)
 			switch {
 			case e[i] > rampSure:
 				// smoothstep is exactly 1 here and x*1 is x: skip its division
-				h += detailRelief * (d[i] / detail.norm)
+				h += float64(detailRelief * (d[i] / detail.norm))
 			case e[i] > 0.02:
-				h += detailRelief * (d[i] / detail.norm) * smoothRamp(e[i])
+				h += float64(detailRelief * (d[i] / detail.norm) * smoothRamp(e[i]))
 			}
 			if h < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
 				h = lakeFloor
@@ -134,17 +136,17 @@ func (f *field) prepare(seed uint64, salt int64, octaves int, xs, zs []float64, 
 			b := &f.blend[o][r]
 			for i := range xs {
 				v0, v1 := v[xcell[i]], v[xcell[i]+1]
-				b[i] = v0 + (v1-v0)*xfade[i]
+				b[i] = v0 + float64((v1-v0)*xfade[i])
 			}
 		}
 		f.amp[o] = amp
 		norm += amp
 		amp *= 0.5
 		for i := range xs {
-			cx[i] = cx[i]*2.03 + 17.1
+			cx[i] = float64(cx[i]*2.03) + 17.1
 		}
 		for j := range zs {
-			cz[j] = cz[j]*2.03 - 9.7
+			cz[j] = float64(cz[j]*2.03) - 9.7
 		}
 	}
 	f.norm = norm
@@ -166,7 +168,7 @@ func lattice(cs []float64, cell *[gridMax]int, fade *[gridMax]float64) (int64, i
 		}
 		t := c - fl
 		cell[i] = int(d)
-		fade[i] = t * t * t * (t*(t*6-15) + 10)
+		fade[i] = t * t * t * (float64(t*(t*6-15)) + 10)
 		top = max(top, d)
 	}
 	return first, int(top) + 2, true
@@ -183,7 +185,7 @@ func (f *field) row(j int, sum *[gridMax]float64) {
 		lo, hi := &f.blend[o][c], &f.blend[o][c+1]
 		for i := range sum { // all of them: columns past the grid are ignored
 			a, b := lo[i], hi[i]
-			sum[i] += amp * (a + (b-a)*tz)
+			sum[i] += float64(amp * (a + float64((b-a)*tz)))
 		}
 	}
 }
