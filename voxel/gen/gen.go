@@ -197,7 +197,10 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 }
 
 // rasterise marks columns whose centre lies within hw of the polyline.
+// Columns already marked are not tested again (marking is an OR over
+// segments, so the order and skipped tests do not matter).
 func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
+	hw2 := hw * hw
 	for k := 1; k < len(nodes); k++ {
 		a, b := nodes[k-1], nodes[k]
 		minX := int(math.Floor(math.Min(a.X, b.X) - hw - x0))
@@ -210,18 +213,34 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 		ab := b.Sub(a)
 		l2 := ab.Dot(ab)
 		for z := max(minZ, 0); z <= min(maxZ, size-1); z++ {
+			row := (*[size]bool)(col.road[z<<voxel.ChunkBits:])
 			for x := max(minX, 0); x <= min(maxX, size-1); x++ {
+				if row[x] {
+					continue
+				}
 				p := world.Vec2{X: x0 + float64(x) + 0.5, Z: z0 + float64(z) + 0.5}
 				t := 0.0
 				if l2 > 0 {
-					t = math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
+					t = clamp01(p.Sub(a).Dot(ab) / l2)
 				}
-				if p.Dist2(a.Add(ab.Scale(t))) <= hw*hw {
-					col.road[z<<voxel.ChunkBits|x] = true
+				if p.Dist2(a.Add(ab.Scale(t))) <= hw2 {
+					row[x] = true
 				}
 			}
 		}
 	}
+}
+
+// clamp01 is math.Max(0, math.Min(1, v)) for v not NaN, without the two
+// calls (and, like Max, +0 for -0).
+func clamp01(v float64) float64 {
+	switch {
+	case v >= 1:
+		return 1
+	case v > 0:
+		return v
+	}
+	return 0
 }
 
 // OverlaySource supplies a chunk's edit overlay (voxel/store implements it).

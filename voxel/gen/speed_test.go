@@ -30,11 +30,17 @@ func benchPlaces(g *Generator) []struct {
 } {
 	lake := findColumn(g, func(h float64) bool { return h < -4 })
 	beach := findColumn(g, func(h float64) bool { return h > 0.2 && h < 1 })
+	// inland, the ground's top in the middle of its chunk
+	hills := findColumn(g, func(h float64) bool { return h > 8 && math.Mod(h, 32) > 12 && math.Mod(h, 32) < 20 })
+	road := roadJunction(nil, g)
 	return []struct {
 		name string
 		p    voxel.ChunkPos
 	}{
-		{"surface", surfaceChunk(g, 300, 200)},
+		{"surface", surfaceChunk(g, 300, 200)}, // the top block at the chunk's top layer
+		{"hills", surfaceChunk(g, hills.X, hills.Z)},
+		{"road", surfaceChunk(g, road.X, road.Z)}, // a junction: roads across
+		{"road-above", surfaceChunk(g, road.X, road.Z).Add(0, 1, 0)},
 		{"lake", surfaceChunk(g, lake.X, lake.Z)},
 		{"beach", surfaceChunk(g, beach.X, beach.Z)},
 		{"sky", voxel.ChunkPos{X: 9, Y: 40, Z: 6}},
