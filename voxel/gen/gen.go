@@ -19,6 +19,7 @@ package gen
 
 import (
 	"math"
+	"sync"
 
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
@@ -56,11 +57,66 @@ const (
 	reliefMargin = 24
 )
 
-// Generator produces chunks for one seed.
-type Generator struct{ w world.World }
+// Generator produces chunks for one seed. It is safe for concurrent use.
+type Generator struct {
+	w world.World
+	// edges memoises the road edges chunks have looked at: neighbouring
+	// chunks along a road share its edges, and an edge's junctions and
+	// centre line cost about 10 µs. Entries are pure functions of the seed
+	// and the edge, so the memo never changes a chunk.
+	mu    sync.Mutex
+	edges map[uint64]*edgeInfo
+}
+
+// edgeInfo is what markRoads needs of one lattice edge.
+type edgeInfo struct {
+	ok     bool // the lattice holds the edge
+	spec   world.EdgeSpec
+	pa, pb world.Vec2
+	nodes  []world.Vec2 // the centre line; nil until a chunk needs it
+}
+
+// maxEdges bounds the memo (about 2 KiB an edge); when full it starts over.
+const maxEdges = 1024
 
 // New returns the generator for seed.
-func New(seed uint64) *Generator { return &Generator{w: world.New(seed)} }
+func New(seed uint64) *Generator {
+	return &Generator{w: world.New(seed), edges: make(map[uint64]*edgeInfo)}
+}
+
+// edge returns the memoised facts about the edge leaving cell a in
+// direction d, with its centre line if withNodes.
+func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
+	id := world.EdgeID(a, d)
+	g.mu.Lock()
+	info := g.edges[id]
+	g.mu.Unlock()
+	if info != nil && (info.nodes != nil || !withNodes || !info.ok) {
+		return info
+	}
+	if info == nil {
+		info = &edgeInfo{}
+		if e, ok := g.w.Edge(id); ok { // false too where cell a holds no junction
+			info.ok, info.spec = true, e
+			info.pa, _ = g.w.Junction(e.A)
+			info.pb, _ = g.w.Junction(e.B)
+		}
+	} else {
+		c := *info // stored entries are never written again
+		info = &c
+	}
+	if withNodes && info.ok {
+		var buf [world.MaxSegments + 1]world.Vec2
+		info.nodes = append([]world.Vec2(nil), g.w.EdgeNodes(info.spec, buf[:0])...)
+	}
+	g.mu.Lock()
+	if len(g.edges) >= maxEdges {
+		clear(g.edges)
+	}
+	g.edges[id] = info
+	g.mu.Unlock()
+	return info
+}
 
 // Seed is the world seed.
 func (g *Generator) Seed() uint64 { return g.w.Seed }
@@ -161,7 +217,6 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 		return i1*world.CellSize+m >= x0 && i0*world.CellSize-m <= x1 &&
 			j1*world.CellSize+m >= z0 && j0*world.CellSize-m <= z1
 	}
-	var buf [world.MaxSegments + 1]world.Vec2
 	for i := lo.I - maxSpan; i <= hi.I; i++ {
 		for j := lo.J; j <= hi.J; j++ {
 			fi, fj := float64(i), float64(j)
@@ -169,28 +224,24 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 				world.DirX: reach(fi, fi+maxSpan, fj, fj),
 				world.DirZ: reach(fi, fi, fj, fj+1),
 			}
-			if !dirs[world.DirX] && !dirs[world.DirZ] {
-				continue
-			}
 			a := world.Cell{I: i, J: j}
-			if _, ok := g.w.Junction(a); !ok {
-				continue
-			}
-			for _, d := range [...]world.Dir{world.DirX, world.DirZ} {
-				if !dirs[d] {
+			for d, near := range dirs {
+				if !near {
 					continue
 				}
-				e, ok := g.w.Edge(world.EdgeID(a, d))
-				if !ok {
+				info := g.edge(a, world.Dir(d), false)
+				if !info.ok {
 					continue
 				}
-				pa, _ := g.w.Junction(e.A)
-				pb, _ := g.w.Junction(e.B)
+				pa, pb := info.pa, info.pb
 				if math.Max(pa.X, pb.X)+roadSearch < x0 || math.Min(pa.X, pb.X)-roadSearch > x1 ||
 					math.Max(pa.Z, pb.Z)+roadSearch < z0 || math.Min(pa.Z, pb.Z)-roadSearch > z1 {
 					continue
 				}
-				rasterise(col, g.w.EdgeNodes(e, buf[:0]), e.HalfWidth(), x0, z0)
+				if info.nodes == nil {
+					info = g.edge(a, world.Dir(d), true)
+				}
+				rasterise(col, info.nodes, info.spec.HalfWidth(), x0, z0)
 			}
 		}
 	}
