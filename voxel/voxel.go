@@ -247,28 +247,33 @@ func (c *Chunk) FillColumns(cols *Columns) {
 		uniform      [ColumnRuns]bool
 		rowLo, rowHi [ColumnRuns][ChunkSize]uint8
 	)
+	var diff [ColumnRuns]uint64
+	var k0 [ColumnRuns]uint64
 	for k := range ColumnRuns {
-		ends, kinds := &cols.Ends[k], &cols.Kinds[k]
-		var diff uint64
-		sum := 0
-		k0 := uint64(kinds[0]) * byteOnes
-		for z := range ChunkSize {
-			row := z << ChunkBits
-			var seen, seen2 uint64 // bit e: some column of the row ends at e
-			for x := 0; x < ChunkSize; x += 2 {
-				seen |= bitAt[ends[row|x]&63]
-				seen2 |= bitAt[ends[row|x+1]&63]
-			}
-			seen |= seen2
-			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen)), uint8(63-bits.LeadingZeros64(seen))
+		k0[k] = uint64(cols.Kinds[k][0]) * byteOnes
+	}
+	for z := range ChunkSize {
+		row := z << ChunkBits
+		var seen [ColumnRuns]uint64 // bit e: some column of the row ends at e
+		_ = [1]struct{}{}[ColumnRuns-4] // the loop below is written for four runs
+		for x := range ChunkSize {
+			seen[0] |= bitAt[cols.Ends[0][row|x]&63]
+			seen[1] |= bitAt[cols.Ends[1][row|x]&63]
+			seen[2] |= bitAt[cols.Ends[2][row|x]&63]
+			seen[3] |= bitAt[cols.Ends[3][row|x]&63]
+		}
+		for k := range ColumnRuns {
+			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen[k])), uint8(63-bits.LeadingZeros64(seen[k]))
 			for x := 0; x < ChunkSize; x += 8 {
-				e := le64(ends[row|x : row|x+8])
+				e := le64(cols.Ends[k][row|x : row|x+8])
 				pairs := e&0x00ff00ff00ff00ff + e>>8&0x00ff00ff00ff00ff // four sums ≤ 64
-				sum += int(pairs * 0x0001000100010001 >> 48)
-				diff |= le64(kinds[row|x:row|x+8]) ^ k0
+				sums[k] += int(pairs * 0x0001000100010001 >> 48)
+				diff[k] |= le64(cols.Kinds[k][row|x:row|x+8]) ^ k0[k]
 			}
 		}
-		sums[k], uniform[k] = sum, diff == 0
+	}
+	for k := range ColumnRuns {
+		uniform[k] = diff[k] == 0
 	}
 	// Counts: each run's length added to its kind, in one sum when the run
 	// is of one kind (kinds are counted once at the end).

@@ -26,12 +26,14 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 	for j := range nz {
 		row := out[j*nx : j*nx+nx]
 		lake.row(j, &e)
-		land := false
+		top := math.Inf(-1)
 		for i := range nx {
 			e[i] = e[i]/lake.norm + lakeBias
-			land = land || e[i] > 0.02
+			if e[i] > top {
+				top = e[i]
+			}
 		}
-		if land {
+		if top > 0.02 { // some point of the row is land: detail needed
 			if !detailReady {
 				if !detail.prepare(w.Seed, saltDetail, detailOctaves, xs, zs, detailScale) {
 					w.heightPoints(xs, zs, out)

@@ -163,7 +163,12 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	lo, hi := hs[0], hs[0]
 	for i, h := range hs {
 		col.water[i] = h < world.WaterLevel
-		lo, hi = min(lo, h), max(hi, h)
+		if h < lo { // plain comparisons: heights are never NaN or -0 questions
+			lo = h
+		}
+		if h > hi {
+			hi = h
+		}
 	}
 	// floor is monotonic, so the extreme tops are the extreme heights'.
 	col.lo, col.hi = int64(math.Floor(lo)), int64(math.Floor(hi))
