@@ -254,7 +254,7 @@ func (c *Chunk) FillColumns(cols *Columns) {
 	}
 	for z := range ChunkSize {
 		row := z << ChunkBits
-		var seen [ColumnRuns]uint64 // bit e: some column of the row ends at e
+		var seen [ColumnRuns]uint64     // bit e: some column of the row ends at e
 		_ = [1]struct{}{}[ColumnRuns-4] // the loop below is written for four runs
 		for x := range ChunkSize {
 			seen[0] |= bitAt[cols.Ends[0][row|x]&63]

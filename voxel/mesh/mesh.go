@@ -8,18 +8,18 @@
 // ±Y, the next z row for ±Z, the next x row of rowZ for ±X, or the
 // neighbour chunk's boundary row; an absent neighbour is air). No bit
 // transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. The pass
-// also records which planes hold any face, so the merge visits only those
-// and, within them, only the rows of non-empty layers.
+// also records, per plane, which rows hold faces, so the merges visit only
+// planes with faces and, within them, only those rows.
 //
 // Each plane is then merged greedily, in a fixed order (face, plane, row V,
 // U): the lowest set bit starts a run widened along U while bits are set
 // and the block kind is equal, then grown along V while the next row holds
-// the same span of the same kind. Kind runs come from a per-row bitmask of
-// kind changes (eight blocks compared per 64-bit word where the row is
-// contiguous in memory), not from byte-by-byte comparisons; single-kind
-// chunks skip kinds altogether. Quads are written in place into the output,
-// which grows at most once per row. Faces are merged by (block, signed
-// face), so opposite coplanar faces never merge.
+// the same span of the same kind. Kinds are compared only over a run's
+// faces (the next block first, then eight blocks per 64-bit word where the
+// row is contiguous in memory); single-kind chunks skip kinds altogether.
+// Quads are packed inline into a fixed per-plane array, appended to the
+// output once per plane. Faces are merged by (block, signed face), so
+// opposite coplanar faces never merge.
 package mesh
 
 import (
@@ -129,16 +129,9 @@ type Mesh struct {
 // Bytes is the mesh's payload size.
 func (m *Mesh) Bytes() int { return len(m.Quads) * QuadBytes }
 
-// Field shifts and the masks that keep variable shift counts in range
-// (a masked count compiles to a bare shift, without the fix-up Go adds for
-// counts ≥ the width).
-const (
-	shiftCount = 63
-	kindBits   = 8
-	// sentinel: a kind change just past the row's last block, so a run's
-	// kind length is always found.
-	sentinel = uint64(1) << size
-)
+// shiftCount masks variable shift counts: a masked count compiles to a bare
+// shift, without the fix-up Go adds for counts ≥ the width.
+const shiftCount = 63
 
 // dir is one signed face direction: where its plane, U and V coordinates
 // go in the quad, and their strides in the block array.
