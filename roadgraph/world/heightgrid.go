@@ -26,14 +26,14 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 	for j := range nz {
 		row := out[j*nx : j*nx+nx]
 		lake.row(j, &e)
-		top := math.Inf(-1)
+		land := false // some point of the row needs the detail field
 		for i := range nx {
 			e[i] = e[i]/lake.norm + lakeBias
-			if e[i] > top {
-				top = e[i]
+			if e[i] > 0.02 {
+				land = true
 			}
 		}
-		if top > 0.02 { // some point of the row is land: detail needed
+		if land {
 			if !detailReady {
 				if !detail.prepare(w.Seed, saltDetail, detailOctaves, xs, zs, detailScale) {
 					w.heightPoints(xs, zs, out)
