@@ -252,24 +252,29 @@ func (c *Chunk) FillColumns(cols *Columns) {
 	for k := range ColumnRuns {
 		k0[k] = uint64(cols.Kinds[k][0]) * byteOnes
 	}
+	_ = [1]struct{}{}[ColumnRuns-4] // the loop below is written for four runs
 	for z := range ChunkSize {
 		row := z << ChunkBits
-		var seen [ColumnRuns]uint64     // bit e: some column of the row ends at e
-		_ = [1]struct{}{}[ColumnRuns-4] // the loop below is written for four runs
+		// bit e: some column of the row ends at e (scalars, so they stay
+		// in registers)
+		var seen0, seen1, seen2, seen3 uint64
 		for x := range ChunkSize {
-			seen[0] |= bitAt[cols.Ends[0][row|x]&63]
-			seen[1] |= bitAt[cols.Ends[1][row|x]&63]
-			seen[2] |= bitAt[cols.Ends[2][row|x]&63]
-			seen[3] |= bitAt[cols.Ends[3][row|x]&63]
+			seen0 |= bitAt[cols.Ends[0][row|x]&63]
+			seen1 |= bitAt[cols.Ends[1][row|x]&63]
+			seen2 |= bitAt[cols.Ends[2][row|x]&63]
+			seen3 |= bitAt[cols.Ends[3][row|x]&63]
 		}
-		for k := range ColumnRuns {
-			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen[k])), uint8(63-bits.LeadingZeros64(seen[k]))
+		for k, seen := range [ColumnRuns]uint64{seen0, seen1, seen2, seen3} {
+			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen)), uint8(63-bits.LeadingZeros64(seen))
+			sum, d := 0, uint64(0)
 			for x := 0; x < ChunkSize; x += 8 {
 				e := le64(cols.Ends[k][row|x : row|x+8])
 				pairs := e&0x00ff00ff00ff00ff + e>>8&0x00ff00ff00ff00ff // four sums ≤ 64
-				sums[k] += int(pairs * 0x0001000100010001 >> 48)
-				diff[k] |= le64(cols.Kinds[k][row|x:row|x+8]) ^ k0[k]
+				sum += int(pairs * 0x0001000100010001 >> 48)
+				d |= le64(cols.Kinds[k][row|x:row|x+8]) ^ k0[k]
 			}
+			sums[k] += sum
+			diff[k] |= d
 		}
 	}
 	for k := range ColumnRuns {
@@ -292,7 +297,7 @@ func (c *Chunk) FillColumns(cols *Columns) {
 		}
 		prev = sums[k]
 	}
-	for _, n := range c.counts {
+	for _, n := range &c.counts {
 		if n != 0 {
 			c.kinds++
 			c.solid += int32(n)

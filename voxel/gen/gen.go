@@ -161,7 +161,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	g.w.HeightGrid(xs[:], zs[:], hs[:])
 	var col columns
 	lo, hi := hs[0], hs[0]
-	for i, h := range hs {
+	for i, h := range &hs { // by pointer: ranging over the array would copy it
 		col.water[i] = h < world.WaterLevel
 		if h < lo { // plain comparisons: heights are never NaN or -0 questions
 			lo = h
@@ -186,7 +186,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		g.markRoads(&col, ox, oz)
 	}
 	var runs voxel.Columns
-	for i, h := range hs {
+	for i, h := range &hs { // by pointer: ranging over the array would copy it
 		t := int64(math.Floor(h)) - y0 // local top: the first air block
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {

@@ -319,7 +319,7 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 func (s *scratch) findPlanes() {
 	for f := range s.live {
 		var m uint32
-		for p, l := range s.live[f] {
+		for p, l := range &s.live[f] {
 			m |= nonZero(l) << p
 		}
 		s.planes[f] = m
