@@ -17,9 +17,5 @@ func NewCityBuilder(w world.World, maxVerts int) Builder {
 }
 
 func (c cityBuilder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (Output, bool) {
-	r, ok := c.b.Build(g, it, origin)
-	return Output{
-		Verts: r.Verts, Count: r.Count, Bounds: r.Bounds, Trees: r.Trees,
-		Obstacles: r.Obstacles, Simplified: r.Simplified,
-	}, ok
+	return c.b.Build(g, it, origin)
 }

@@ -67,8 +67,8 @@ type message struct {
 // payload is the recyclable memory of one result.
 type payload struct {
 	verts []float32
-	trees []Tree
-	obst  []slots.Bounds
+	trees []slots.Tree
+	obst  []slots.Obstacle
 }
 
 type workerEntry struct {
@@ -92,6 +92,7 @@ type Pool struct {
 	failed   string // why the pool stopped; "" while healthy
 	closed   bool
 	returned []Request // in-flight requests handed back on failure
+	pace     pace
 }
 
 // NewPool starts cfg.Workers goroutines. now starts the readiness clock.
@@ -169,7 +170,10 @@ func (p *Pool) handle(id int, b Builder, mirror *roadgraph.Graph, j job) {
 		}
 		return
 	}
-	p.out <- message{res: p.build(id, b, mirror, j.req)}
+	t0 := time.Now()
+	res := p.build(id, b, mirror, j.req)
+	res.Took = time.Since(t0)
+	p.out <- message{res: res}
 }
 
 // safely runs f, turning a panic into a failure report.
@@ -199,15 +203,10 @@ func (p *Pool) build(id int, b Builder, g *roadgraph.Graph, req Request) Result 
 	if cap(pl.verts) < n {
 		pl.verts = make([]float32, n, n+n/4)
 	}
-	return Result{
-		Request: req, Worker: id,
-		Verts:      append(pl.verts[:0], out.Verts[:n]...),
-		Count:      out.Count,
-		Bounds:     out.Bounds,
-		Trees:      append(pl.trees[:0], out.Trees...),
-		Obstacles:  append(pl.obst[:0], out.Obstacles...),
-		Simplified: out.Simplified,
-	}
+	out.Verts = append(pl.verts[:0], out.Verts[:n]...)
+	out.Trees = append(pl.trees[:0], out.Trees...)
+	out.Obstacles = append(pl.obst[:0], out.Obstacles...)
+	return Result{Request: req, Worker: id, Output: out}
 }
 
 // Healthy reports whether the pool still takes requests.
@@ -255,14 +254,19 @@ func (p *Pool) Dispatch(g *roadgraph.Graph, req Request) bool {
 		default:
 		}
 	}
+	req.Sent = p.pace.now
 	best.inFlight = append(best.inFlight, req)
 	best.in <- job{req: req}
 	return true
 }
 
 // Poll returns the next finished result without blocking. After a failure
-// it returns nothing more: the in-flight requests are in Returned.
+// it returns nothing more: the in-flight requests are in Returned. Paced,
+// it returns only results that are due (see Pace).
 func (p *Pool) Poll() (Result, bool) {
+	if p.pace.on {
+		return p.pollPaced()
+	}
 	for p.failed == "" {
 		var m message
 		select {
@@ -270,24 +274,37 @@ func (p *Pool) Poll() (Result, bool) {
 		default:
 			return Result{}, false
 		}
-		w := p.workers[m.res.Worker]
-		if m.kind == msgReady {
-			w.ready, p.anyReady = true, true
-			continue
+		if r, ok := p.take(m); ok {
+			p.finish(r)
+			return r, true
 		}
-		if m.res.Failed {
-			p.fail(m.res.Err)
-			return Result{}, false
-		}
-		for i, r := range w.inFlight {
-			if r.ID == m.res.ID {
-				w.inFlight = append(w.inFlight[:i], w.inFlight[i+1:]...)
-				break
-			}
-		}
-		return m.res, true
 	}
 	return Result{}, false
+}
+
+// take handles one message from a worker and reports whether it is a
+// result (readiness and failures are handled here).
+func (p *Pool) take(m message) (Result, bool) {
+	if m.kind == msgReady {
+		p.workers[m.res.Worker].ready, p.anyReady = true, true
+		return Result{}, false
+	}
+	if m.res.Failed {
+		p.fail(m.res.Err)
+		return Result{}, false
+	}
+	return m.res, p.failed == ""
+}
+
+// finish removes an answered request from its worker's in-flight list.
+func (p *Pool) finish(r Result) {
+	w := p.workers[r.Worker]
+	for i, q := range w.inFlight {
+		if q.ID == r.ID {
+			w.inFlight = append(w.inFlight[:i], w.inFlight[i+1:]...)
+			return
+		}
+	}
 }
 
 // CheckReady fails the pool when no worker has reported ready within
@@ -301,6 +318,7 @@ func (p *Pool) CheckReady(now time.Time) {
 // fail stops the pool and hands every in-flight request back.
 func (p *Pool) fail(why string) {
 	p.failed = why
+	p.pace.held = p.pace.held[:0]
 	for _, w := range p.workers {
 		p.returned = append(p.returned, w.inFlight...)
 		w.inFlight = w.inFlight[:0]

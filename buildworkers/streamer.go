@@ -121,7 +121,7 @@ type Streamer struct {
 	nextID   uint64
 	latest   []uint64 // per slot: the newest request id in flight (0 = none)
 	mainQ    []Request
-	trees    [][]Tree
+	trees    [][]slots.Tree
 	origins  [][3]float64 // per slot: the origin its vertices are relative to
 	origin   [3]float64
 	bornSeen uint64
@@ -153,14 +153,14 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 		cfg: cfg, world: w, graph: roadgraph.New(w), walk: wk, table: table,
 		log:     cfg.Log,
 		latest:  make([]uint64, cfg.Slots.Slots),
-		trees:   make([][]Tree, cfg.Slots.Slots),
+		trees:   make([][]slots.Tree, cfg.Slots.Slots),
 		origins: make([][3]float64, cfg.Slots.Slots),
 		mainQ:   make([]Request, 0, cfg.Slots.Slots),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	backing := make([]Tree, cfg.Slots.Slots*treesPerSlot)
+	backing := make([]slots.Tree, cfg.Slots.Slots*treesPerSlot)
 	for i := range s.trees {
 		s.trees[i] = backing[i*treesPerSlot : i*treesPerSlot : (i+1)*treesPerSlot]
 	}
@@ -192,7 +192,7 @@ func (s *Streamer) Visible() []walker.Item { return s.items }
 
 // Trees returns slot s's tree instances (relative to SlotOrigin(s)). They
 // are meaningful only while the slot's vertex count is non-zero.
-func (s *Streamer) Trees(slot int32) []Tree { return s.trees[slot] }
+func (s *Streamer) Trees(slot int32) []slots.Tree { return s.trees[slot] }
 
 // SlotOrigin is the origin slot's vertices are relative to.
 func (s *Streamer) SlotOrigin(slot int32) [3]float64 { return s.origins[slot] }
@@ -252,6 +252,7 @@ func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 		s.graph.EvictFar(car, s.cfg.EvictKeep)
 	}
 	if s.pool != nil {
+		s.pool.setNow(now)
 		s.pool.CheckReady(now)
 		s.drain(budget)
 		if !s.pool.Healthy() {
@@ -259,6 +260,23 @@ func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 		}
 	}
 	s.push()
+}
+
+// Pace makes a run faster than real time see the workers' results when a
+// player would (see pace): now passed to Update is then game time, and the
+// caller calls AwaitWorkers between frames.
+func (s *Streamer) Pace() {
+	if s.pool != nil {
+		s.pool.Pace()
+	}
+}
+
+// AwaitWorkers blocks until every build in flight is answered (paced runs
+// only; otherwise it returns at once).
+func (s *Streamer) AwaitWorkers() {
+	if s.pool != nil {
+		s.pool.Await()
+	}
 }
 
 func (s *Streamer) refreshVisible(car, heading world.Vec2) {
@@ -314,10 +332,7 @@ func (s *Streamer) drain(budget int) {
 		}
 		s.stats.WorkerBuilds++
 		budget -= r.Count * slots.BytesPerVertex
-		s.apply(r.Request, Output{
-			Verts: r.Verts, Count: r.Count, Bounds: r.Bounds, Trees: r.Trees,
-			Obstacles: r.Obstacles, Simplified: r.Simplified,
-		})
+		s.apply(r.Request, r.Output)
 		s.pool.Recycle(&r)
 	}
 }

@@ -81,7 +81,7 @@ func (b *fakeBuilder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float6
 	}
 	bounds := slots.Bounds{Min: [3]float64{p.X, 0, p.Z}, Max: [3]float64{p.X, float64(n), p.Z}}
 	return Output{Verts: b.scratch, Count: n, Bounds: bounds, Simplified: b.simple,
-		Trees: []Tree{{Pos: [3]float32{1, 2, 3}}}, Obstacles: []slots.Bounds{bounds}}, true
+		Trees: []slots.Tree{{Pos: [3]float32{1, 2, 3}}}, Obstacles: []slots.Obstacle{slots.BoxObstacle([2]float64{p.X, p.Z}, 0, 1, 1, 0, float64(n), slots.ObstacleBuilding)}}, true
 }
 
 type harness struct {

@@ -6,9 +6,10 @@
 package buildworkers
 
 import (
+	"time"
+
 	"citydrive/buildworkers/citygen"
 	"citydrive/roadgraph"
-	"citydrive/slots"
 	"citydrive/walker"
 )
 
@@ -20,19 +21,10 @@ type Builder interface {
 	Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (Output, bool)
 }
 
-// Output is one built item. Verts, Trees and Obstacles may point into the
-// builder's scratch: valid until its next Build.
-type Output struct {
-	Verts      []float32 // Count vertices, slots.FloatsPerVertex floats each
-	Count      int
-	Bounds     slots.Bounds   // world metres
-	Trees      []Tree         // instanced by the renderer
-	Obstacles  []slots.Bounds // collision boxes, world metres
-	Simplified bool           // detail was dropped to fit the slot
-}
-
-// Tree is one tree instance: position relative to the item's origin.
-type Tree = citygen.Tree
+// Output is one built item, as the city builder makes it (the one
+// definition of a built item). Verts, Trees and Obstacles may point into
+// the builder's scratch: valid until its next Build.
+type Output = citygen.Result
 
 // Request asks for item geometry for a slot under a given claim.
 type Request struct {
@@ -41,22 +33,19 @@ type Request struct {
 	Claim  uint32
 	Item   walker.Item
 	Origin [3]float64
+	Sent   time.Time // game time of the dispatch (read when paced)
 }
 
-// Result is a worker's answer. Verts is a compact copy the receiver owns
-// until it hands it back with Pool.Recycle.
+// Result is a worker's answer. Its Output is a compact copy the receiver
+// owns until it hands it back with Pool.Recycle.
 type Result struct {
 	Request
-	Worker     int
-	Missing    bool // the worker's mirror does not hold the item
-	Failed     bool // the builder panicked (Err says why)
-	Err        string
-	Verts      []float32
-	Count      int
-	Bounds     slots.Bounds
-	Trees      []Tree
-	Obstacles  []slots.Bounds
-	Simplified bool
+	Worker  int
+	Missing bool // the worker's mirror does not hold the item
+	Failed  bool // the builder panicked (Err says why)
+	Err     string
+	Took    time.Duration // the worker's wall time for this build
+	Output
 }
 
 // BuilderFunc adapts a function to Builder.

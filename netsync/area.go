@@ -1,72 +1,111 @@
 package netsync
 
-import "slices"
+import (
+	"citydrive/voxel"
+	"citydrive/voxel/plan"
+)
 
-// cylinder returns the chunks of the streaming cylinder around centre: the
-// disc dx²+dz² ≤ r² extruded to |dy| ≤ r/2, ordered near-first
-// (horizontal distance² + 4 × vertical distance², ties by Y, Z, X).
-func cylinder(centre ChunkPos, r int32, dst []ChunkPos) []ChunkPos {
-	dst = dst[:0]
-	h := r / 2
-	for dy := -h; dy <= h; dy++ {
-		for dz := -r; dz <= r; dz++ {
-			for dx := -r; dx <= r; dx++ {
-				if dx*dx+dz*dz <= r*r {
-					dst = append(dst, ChunkPos{X: centre.X + dx, Y: centre.Y + dy, Z: centre.Z + dz})
-				}
-			}
+// area is one client's subscription as the server tracks it: the cylinder
+// it is served, the chunks delivered to it and those still to deliver.
+type area struct {
+	subscribed bool
+	centre     voxel.ChunkPos
+	radius     int32                       // served: the asked radius clamped to the server's maximum
+	desired    map[voxel.ChunkPos]struct{} // the served cylinder
+	spare      map[voxel.ChunkPos]struct{} // the next desired set, reused
+	sent       map[voxel.ChunkPos]struct{} // delivered and still in the area
+	pending    []voxel.ChunkPos            // in the cylinder, not delivered, near-first
+	cylinder   []voxel.ChunkPos            // scratch
+}
+
+// areaChange is what one Subscribe changed: chunks the client now wants
+// (near-first) and no longer wants, for the union; and the delivered chunks
+// that need a ChunkDrop. Its slices are reused by the next subscribe.
+type areaChange struct {
+	entered, left, drops []voxel.ChunkPos
+}
+
+func newArea() *area {
+	return &area{desired: map[voxel.ChunkPos]struct{}{}, spare: map[voxel.ChunkPos]struct{}{},
+		sent: map[voxel.ChunkPos]struct{}{}}
+}
+
+// subscribe replaces the area with the cylinder of radius asked (clamped
+// to maxRadius) around centre and reports what changed; ch is reset and
+// refilled. It reports false, changing nothing, when the subscription is
+// the one already served.
+//
+// Drop rule (protocol 2): a delivered chunk that leaves the cylinder of
+// the client's own Subscribe (centre and radius as sent) is evicted by the
+// client itself, so it is only forgotten here. Only a chunk the client
+// cannot work out, one still inside what it asked for but outside what the
+// server serves, needs a ChunkDrop.
+func (a *area) subscribe(centre voxel.ChunkPos, asked, maxRadius uint32, ch *areaChange) bool {
+	ch.entered, ch.left, ch.drops = ch.entered[:0], ch.left[:0], ch.drops[:0]
+	r := int32(min(asked, maxRadius))
+	if a.subscribed && a.centre == centre && a.radius == r {
+		return false
+	}
+	a.subscribed, a.centre, a.radius = true, centre, r
+	a.cylinder = plan.NearFirst(centre, plan.Cylinder(centre, r, a.cylinder[:0]))
+	next := a.spare
+	clear(next)
+	for _, p := range a.cylinder {
+		next[p] = struct{}{}
+	}
+	for p := range a.desired {
+		if _, ok := next[p]; !ok {
+			ch.left = append(ch.left, p)
 		}
 	}
-	sortNearFirst(centre, dst)
-	return dst
-}
-
-func nearKey(c, p ChunkPos) int64 {
-	dx, dy, dz := int64(p.X-c.X), int64(p.Y-c.Y), int64(p.Z-c.Z)
-	return dx*dx + dz*dz + 4*dy*dy
-}
-
-func sortNearFirst(c ChunkPos, ps []ChunkPos) {
-	slices.SortFunc(ps, func(a, b ChunkPos) int {
-		if ka, kb := nearKey(c, a), nearKey(c, b); ka != kb {
-			return cmp64(ka, kb)
+	for _, p := range a.cylinder {
+		if _, ok := a.desired[p]; !ok {
+			ch.entered = append(ch.entered, p)
 		}
-		if a.Y != b.Y {
-			return cmp64(int64(a.Y), int64(b.Y))
-		}
-		if a.Z != b.Z {
-			return cmp64(int64(a.Z), int64(b.Z))
-		}
-		return cmp64(int64(a.X), int64(b.X))
-	})
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
-	return 0
-}
-
-// inCylinder reports whether p lies in the cylinder of radius r around c.
-func inCylinder(c ChunkPos, r int32, p ChunkPos) bool {
-	dx, dy, dz := int64(p.X-c.X), int64(p.Y-c.Y), int64(p.Z-c.Z)
-	return dx*dx+dz*dz <= int64(r)*int64(r) && dy >= -int64(r/2) && dy <= int64(r/2)
-}
-
-// chunkOf returns the chunk holding a car position in centimetres.
-func chunkOf(x, y, z int32) ChunkPos {
-	const cm = 32 * 100
-	return ChunkPos{X: floorDiv(x, cm), Y: floorDiv(y, cm), Z: floorDiv(z, cm)}
-}
-
-func floorDiv(a, b int32) int32 {
-	q := a / b
-	if (a%b != 0) && (a < 0) {
-		q--
+	a.desired, a.spare = next, a.desired
+	for p := range a.sent {
+		if _, ok := a.desired[p]; ok {
+			continue
+		}
+		delete(a.sent, p)
+		if plan.InCylinder(centre, int32(asked), p) {
+			ch.drops = append(ch.drops, p)
+		}
 	}
-	return q
+	a.pending = a.pending[:0]
+	for _, p := range a.cylinder {
+		if _, ok := a.sent[p]; !ok {
+			a.pending = append(a.pending, p)
+		}
+	}
+	return true
+}
+
+// delivered records that p was sent to the client.
+func (a *area) delivered(p voxel.ChunkPos) { a.sent[p] = struct{}{} }
+
+// holds reports whether the client has chunk p: delivered and still in
+// its area. Edits are admitted and broadcast only for such chunks.
+func (a *area) holds(p voxel.ChunkPos) bool {
+	_, ok := a.sent[p]
+	return ok
+}
+
+// covers reports whether p lies in the served cylinder (car relay).
+func (a *area) covers(p voxel.ChunkPos) bool {
+	return a.subscribed && plan.InCylinder(a.centre, a.radius, p)
+}
+
+// leave empties the area (the client left), appending every chunk it
+// wanted to left for the union.
+func (a *area) leave(left []voxel.ChunkPos) []voxel.ChunkPos {
+	for p := range a.desired {
+		left = append(left, p)
+	}
+	clear(a.desired)
+	clear(a.sent)
+	a.pending = a.pending[:0]
+	a.subscribed = false
+	return left
 }

@@ -13,6 +13,7 @@ import (
 
 	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
+	"citydrive/voxel"
 )
 
 // ClientConfig configures Dial.
@@ -23,9 +24,9 @@ type ClientConfig struct {
 	Generator   uint32 // terrain generator version
 	Protocol    uint32 // protocol version to offer; 0 means wire.ProtocolVersion
 
-	Centre   ChunkPos // initial subscription
-	Radius   uint32   // initial subscription radius; clamped to the server's maximum
-	MaxBlock uint8    // largest valid block id (255)
+	Centre   voxel.ChunkPos // initial subscription
+	Radius   uint32         // initial subscription radius; clamped to the server's maximum
+	MaxBlock voxel.Block    // largest valid block id (wire.DefaultLimits.MaxBlock)
 
 	InboundQueue  int // decoded server messages buffered (8192)
 	OutboundQueue int // frames queued towards the server (256)
@@ -70,7 +71,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		cfg.Protocol = wire.ProtocolVersion
 	}
 	if cfg.MaxBlock == 0 {
-		cfg.MaxBlock = 255
+		cfg.MaxBlock = wire.DefaultLimits.MaxBlock
 	}
 	if cfg.InboundQueue <= 0 {
 		cfg.InboundQueue = 8192
@@ -338,14 +339,14 @@ func (c *Client) queue(m wire.Message) error {
 
 // Subscribe replaces the client's area: radius chunks around centre,
 // clamped to the server's maximum.
-func (c *Client) Subscribe(centre ChunkPos, radius uint32) error {
+func (c *Client) Subscribe(centre voxel.ChunkPos, radius uint32) error {
 	return c.queue(&wire.Subscribe{Centre: centre, Radius: min(radius, c.welcome.MaxRadius)})
 }
 
 // RequestEdit asks the server to set one block; the answer is an EditAck
 // or EditReject with the returned sequence number.
-func (c *Client) RequestEdit(pos ChunkPos, index uint16, block uint8) (uint32, error) {
-	if index >= wire.ChunkVolume || block > c.cfg.MaxBlock {
+func (c *Client) RequestEdit(pos voxel.ChunkPos, index uint16, block voxel.Block) (uint32, error) {
+	if index >= voxel.ChunkVolume || block > c.cfg.MaxBlock {
 		return 0, fmt.Errorf("netsync: edit out of range (index %d, block %d)", index, block)
 	}
 	seq := c.seq.Add(1)

@@ -86,8 +86,8 @@ func newMetrics(s *Server) *metrics {
 	}
 	m.delivered[kindDefault] = m.deliveredVec.WithLabelValues("default")
 	m.delivered[kindEdits] = m.deliveredVec.WithLabelValues("edits")
-	for _, r := range []string{"area", "reach", "rate", "world"} {
-		m.editsRejected.WithLabelValues(r)
+	for r := admitted + 1; r < numRejections; r++ {
+		m.editsRejected.WithLabelValues(r.label())
 	}
 	return m
 }

@@ -16,6 +16,7 @@ import (
 
 	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
+	"citydrive/voxel"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,16 +39,15 @@ type testServer struct {
 func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
 	t.Helper()
 	events := make(chan Event, 256)
-	cfg := ServerConfig{
-		DataDir: t.TempDir(), Seed: 42, Generator: 3, World: NewMemoryWorld(),
-		MaxRadius: 4, TickHz: 100, MaxBlock: 200, Logger: quietLog(),
-		Reach: -1, // reach is tested in reach_test.go with real car snapshots
-		Observer: func(e Event) {
-			select {
-			case events <- e:
-			default:
-			}
-		},
+	cfg := DefaultServerConfig()
+	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, 3, NewMemoryWorld()
+	cfg.MaxRadius, cfg.TickHz, cfg.MaxBlock, cfg.Logger = 4, 100, 200, quietLog()
+	cfg.Reach = 0 // off: these clients send no cars (admission_test.go checks reach)
+	cfg.Observer = func(e Event) {
+		select {
+		case events <- e:
+		default:
+		}
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -119,8 +119,8 @@ func waitEvent(t *testing.T, s *testServer, kind EventKind, match func(Event) bo
 
 func TestHandshakeAndChunkDelivery(t *testing.T) {
 	s := startServer(t, nil)
-	edited := ChunkPos{X: 1}
-	require.NoError(t, s.world.ApplyEdit(0, edited, 100, 7))
+	edited := voxel.ChunkPos{X: 1}
+	require.NoError(t, s.world.(*MemoryWorld).Apply(voxel.BlockEdit{Pos: edited, Index: 100, Block: 7}))
 	c := dial(t, s.clientConfig())
 	w := c.Welcome()
 	assert.Equal(t, wire.Welcome{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3, Player: c.Player(), MaxRadius: 4, TickHz: 100}, w)
@@ -130,10 +130,10 @@ func TestHandshakeAndChunkDelivery(t *testing.T) {
 
 	// Radius 1 at the origin: the centre and its four neighbours, centre
 	// first; the edited one carries its edits.
-	got := map[ChunkPos]wire.Message{}
+	got := map[voxel.ChunkPos]wire.Message{}
 	first := next(t, c)
 	require.IsType(t, &wire.ChunkDefaults{}, first)
-	assert.Equal(t, ChunkPos{}, first.(*wire.ChunkDefaults).Pos[0], "nearest first")
+	assert.Equal(t, voxel.ChunkPos{}, first.(*wire.ChunkDefaults).Pos[0], "nearest first")
 	for _, p := range first.(*wire.ChunkDefaults).Pos {
 		got[p] = first
 	}
@@ -150,23 +150,23 @@ func TestHandshakeAndChunkDelivery(t *testing.T) {
 			t.Fatalf("unexpected %v", m.Kind())
 		}
 	}
-	assert.Equal(t, &wire.ChunkEdits{Pos: edited, Edits: []Edit{{Index: 100, Block: 7}}}, got[edited])
+	assert.Equal(t, &wire.ChunkEdits{Pos: edited, Edits: []voxel.Edit{{Index: 100, Block: 7}}}, got[edited])
 	assert.Len(t, got, 5)
 
 	// Moving away delivers what entered; what left the client's own
 	// cylinder gets no ChunkDrop (the client evicts it itself).
-	require.NoError(t, c.Subscribe(ChunkPos{X: 10}, 1))
+	require.NoError(t, c.Subscribe(voxel.ChunkPos{X: 10}, 1))
 	m := next(t, c)
 	require.IsType(t, &wire.ChunkDefaults{}, m, "no ChunkDrop before the new area")
 	d := m.(*wire.ChunkDefaults)
-	assert.Equal(t, ChunkPos{X: 10}, d.Base)
-	assert.Equal(t, ChunkPos{X: 10}, d.Pos[0])
+	assert.Equal(t, voxel.ChunkPos{X: 10}, d.Base)
+	assert.Equal(t, voxel.ChunkPos{X: 10}, d.Pos[0])
 	assert.Len(t, d.Pos, 5, "one message for the whole new area")
 }
 
 // firstDefault asserts that the next message is a ChunkDefaults and
 // returns its first (nearest) position.
-func firstDefault(t *testing.T, c *Client) ChunkPos {
+func firstDefault(t *testing.T, c *Client) voxel.ChunkPos {
 	t.Helper()
 	m := next(t, c)
 	d, ok := m.(*wire.ChunkDefaults)
@@ -178,7 +178,7 @@ func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
 	s := startServer(t, nil)
 	a := dial(t, s.clientConfig())
 	b := dial(t, s.clientConfig())
-	origin := ChunkPos{}
+	origin := voxel.ChunkPos{}
 	for _, c := range []*Client{a, b} {
 		assert.Equal(t, origin, firstDefault(t, c))
 	}
@@ -191,10 +191,10 @@ func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
 
 	// A client joining later gets the chunk with the edit in it.
 	c := dial(t, s.clientConfig())
-	assert.Equal(t, &wire.ChunkEdits{Pos: origin, Edits: []Edit{{Index: 1234, Block: 9}}}, next(t, c))
+	assert.Equal(t, &wire.ChunkEdits{Pos: origin, Edits: []voxel.Edit{{Index: 1234, Block: 9}}}, next(t, c))
 
 	// An edit outside the area is rejected with a reason.
-	seq, err = a.RequestEdit(ChunkPos{X: 50}, 1, 1)
+	seq, err = a.RequestEdit(voxel.ChunkPos{X: 50}, 1, 1)
 	require.NoError(t, err)
 	rej := nextOf[*wire.EditReject](t, a)
 	assert.Equal(t, seq, rej.Seq)
@@ -204,9 +204,9 @@ func TestEditsReachOtherClientsAfterTheChunk(t *testing.T) {
 func TestEditRateLimit(t *testing.T) {
 	s := startServer(t, func(c *ServerConfig) { c.EditsPerSecond = 2 })
 	a := dial(t, s.clientConfig())
-	assert.Equal(t, ChunkPos{}, firstDefault(t, a))
+	assert.Equal(t, voxel.ChunkPos{}, firstDefault(t, a))
 	for i := range 5 {
-		_, err := a.RequestEdit(ChunkPos{}, uint16(i), 1)
+		_, err := a.RequestEdit(voxel.ChunkPos{}, uint16(i), 1)
 		require.NoError(t, err)
 	}
 	acks, rejects := 0, 0
@@ -264,11 +264,13 @@ func TestWrongFingerprintRejected(t *testing.T) {
 
 func TestServerIdentitySurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	s1, err := NewServer(ServerConfig{DataDir: dir, World: NewMemoryWorld(), Logger: quietLog()})
+	cfg := DefaultServerConfig()
+	cfg.DataDir, cfg.World, cfg.Logger = dir, NewMemoryWorld(), quietLog()
+	s1, err := NewServer(cfg)
 	require.NoError(t, err)
 	fp := s1.Fingerprint()
 	require.NoError(t, s1.Close())
-	s2, err := NewServer(ServerConfig{DataDir: dir, World: NewMemoryWorld(), Logger: quietLog()})
+	s2, err := NewServer(cfg)
 	require.NoError(t, err)
 	assert.Equal(t, fp, s2.Fingerprint())
 	require.NoError(t, s2.Close())
@@ -279,7 +281,7 @@ func TestCarRelay(t *testing.T) {
 	a := dial(t, s.clientConfig())
 	b := dial(t, s.clientConfig())
 	far := s.clientConfig()
-	far.Centre = ChunkPos{X: 1000}
+	far.Centre = voxel.ChunkPos{X: 1000}
 	c := dial(t, far)
 	// Cars are sent every frame, as the game does; datagrams may be lost.
 	frame := time.NewTicker(5 * time.Millisecond)
@@ -373,7 +375,7 @@ func frame(t *testing.T, m wire.Message) []byte {
 func TestHostileClientsAreCutOffOthersCarryOn(t *testing.T) {
 	s := startServer(t, nil)
 	good := dial(t, s.clientConfig())
-	assert.Equal(t, ChunkPos{}, firstDefault(t, good))
+	assert.Equal(t, voxel.ChunkPos{}, firstDefault(t, good))
 
 	var before, after runtimeMem
 	before.read()
@@ -443,23 +445,26 @@ func TestHostileClientsAreCutOffOthersCarryOn(t *testing.T) {
 	t.Logf("heap before %d KiB, after %d KiB", before.heap>>10, after.heap>>10)
 
 	// The well-behaved client never noticed.
-	seq, err := good.RequestEdit(ChunkPos{}, 5, 5)
+	seq, err := good.RequestEdit(voxel.ChunkPos{}, 5, 5)
 	require.NoError(t, err)
 	assert.Equal(t, &wire.EditAck{Seq: seq}, nextOf[*wire.EditAck](t, good))
 	assert.NoError(t, good.Err())
 }
 
 // bigWorld makes every chunk heavily edited, so deliveries are large.
-type bigWorld struct{ edits []Edit }
+type bigWorld struct{ edits voxel.Overlay }
 
-func (w *bigWorld) Reconcile(map[ChunkPos]struct{})                 {}
-func (w *bigWorld) Chunk(ChunkPos) ([]Edit, bool)                   { return w.edits, true }
-func (w *bigWorld) ApplyEdit(uint32, ChunkPos, uint16, uint8) error { return errors.New("read-only") }
+func (w *bigWorld) UnionChanged(_, _ []voxel.ChunkPos)                  {}
+func (w *bigWorld) Chunk(voxel.ChunkPos) (voxel.Overlay, bool)          { return w.edits, true }
+func (w *bigWorld) CommittedEdits(func(uint64, voxel.BlockEdit, error)) {}
+func (w *bigWorld) SubmitEdit(uint64, voxel.BlockEdit) error {
+	return errors.New("read-only")
+}
 
 func TestNonReadingClientIsCutOff(t *testing.T) {
 	w := &bigWorld{}
 	for i := range 4000 {
-		w.edits = append(w.edits, Edit{Index: uint16(i * 8), Block: 1})
+		w.edits = append(w.edits, voxel.Edit{Index: uint16(i * 8), Block: 1})
 	}
 	s := startServer(t, func(c *ServerConfig) {
 		c.World = w

@@ -42,21 +42,3 @@ func TestCarSlotLatestOnly(t *testing.T) {
 	_, ok = s.take(got)
 	assert.False(t, ok, "taken once")
 }
-
-func TestCylinder(t *testing.T) {
-	c := ChunkPos{X: 5, Y: -2, Z: 7}
-	ps := cylinder(c, 4, nil)
-	assert.Equal(t, c, ps[0], "centre first")
-	seen := map[ChunkPos]bool{}
-	for i, p := range ps {
-		assert.True(t, inCylinder(c, 4, p))
-		assert.False(t, seen[p])
-		seen[p] = true
-		if i > 0 {
-			assert.LessOrEqual(t, nearKey(c, ps[i-1]), nearKey(c, p), "near-first")
-		}
-	}
-	assert.Len(t, ps, 49*5) // 49 columns within r=4, |dy| <= 2
-	assert.Equal(t, ChunkPos{X: -1, Y: -1, Z: 0}, chunkOf(-1, -1, 3199))
-	assert.Equal(t, ChunkPos{X: 1, Y: 0, Z: -2}, chunkOf(3200, 0, -3201))
-}

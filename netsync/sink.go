@@ -1,6 +1,10 @@
 package netsync
 
-import "citydrive/netsync/wire"
+import (
+	"citydrive/netsync/wire"
+
+	"citydrive/voxel"
+)
 
 // ClientSink is what the client's world (voxel residency, meshing) receives
 // from the server, in stream order. Methods are called on the caller's
@@ -8,17 +12,17 @@ import "citydrive/netsync/wire"
 type ClientSink interface {
 	// ChunkDefault: pos was never edited; generate it from the seed.
 	// Called once per position of a ChunkDefaults message.
-	ChunkDefault(pos ChunkPos)
+	ChunkDefault(pos voxel.ChunkPos)
 	// ChunkEdits: generate pos, then apply edits (sorted by index). The
 	// slice belongs to the sink.
-	ChunkEdits(pos ChunkPos, edits []Edit)
+	ChunkEdits(pos voxel.ChunkPos, edits voxel.Overlay)
 	// ChunkDrop: the server stopped tracking pos for this client although
 	// pos is still inside the cylinder of the client's latest Subscribe.
 	// Chunks that leave that cylinder get no ChunkDrop: the client evicts
 	// them itself.
-	ChunkDrop(pos ChunkPos)
+	ChunkDrop(pos voxel.ChunkPos)
 	// EditBroadcast: a block of a chunk the client holds changed.
-	EditBroadcast(pos ChunkPos, index uint16, block uint8)
+	EditBroadcast(pos voxel.ChunkPos, index uint16, block voxel.Block)
 	// EditResult answers RequestEdit seq; reason is empty when applied.
 	EditResult(seq uint32, applied bool, reason string)
 }

@@ -8,16 +8,17 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"citydrive/netsync/wire"
+	"citydrive/voxel"
 )
 
 type recordingSink struct{ calls []string }
 
-func (r *recordingSink) ChunkDefault(p ChunkPos) { r.calls = append(r.calls, line("default", p)) }
-func (r *recordingSink) ChunkEdits(p ChunkPos, e []Edit) {
+func (r *recordingSink) ChunkDefault(p voxel.ChunkPos) { r.calls = append(r.calls, line("default", p)) }
+func (r *recordingSink) ChunkEdits(p voxel.ChunkPos, e voxel.Overlay) {
 	r.calls = append(r.calls, line("edits", p, e))
 }
-func (r *recordingSink) ChunkDrop(p ChunkPos) { r.calls = append(r.calls, line("drop", p)) }
-func (r *recordingSink) EditBroadcast(p ChunkPos, i uint16, b uint8) {
+func (r *recordingSink) ChunkDrop(p voxel.ChunkPos) { r.calls = append(r.calls, line("drop", p)) }
+func (r *recordingSink) EditBroadcast(p voxel.ChunkPos, i uint16, b voxel.Block) {
 	r.calls = append(r.calls, line("edit", p, i, b))
 }
 func (r *recordingSink) EditResult(s uint32, ok bool, reason string) {
@@ -26,19 +27,19 @@ func (r *recordingSink) EditResult(s uint32, ok bool, reason string) {
 
 func TestDrainDispatchesInOrderWithoutBlocking(t *testing.T) {
 	c := &Client{in: make(chan wire.Message, 8)}
-	p := ChunkPos{X: 1}
+	p := voxel.ChunkPos{X: 1}
 	for _, m := range []wire.Message{
-		&wire.ChunkDefaults{Base: p, Pos: []ChunkPos{p, {X: 2}}}, &wire.EditBroadcast{Pos: p, Index: 3, Block: 4},
+		&wire.ChunkDefaults{Base: p, Pos: []voxel.ChunkPos{p, {X: 2}}}, &wire.EditBroadcast{Pos: p, Index: 3, Block: 4},
 		&wire.EditAck{Seq: 9}, &wire.EditReject{Seq: 10, Reason: "no"},
-		&wire.ChunkEdits{Pos: p, Edits: []Edit{{Index: 1, Block: 2}}}, &wire.ChunkDrop{Pos: p},
+		&wire.ChunkEdits{Pos: p, Edits: []voxel.Edit{{Index: 1, Block: 2}}}, &wire.ChunkDrop{Pos: p},
 	} {
 		c.in <- m
 	}
 	var s recordingSink
 	assert.Equal(t, 4, c.Drain(&s, 4))
 	assert.Equal(t, 2, c.Drain(&s, 10), "returns when empty")
-	assert.Equal(t, []string{"default {1 0 0}", "default {2 0 0}", "edit {1 0 0} 3 4", "result 9 true", "result 10 false no",
-		"edits {1 0 0} [{1 2}]", "drop {1 0 0}"}, s.calls)
+	assert.Equal(t, []string{"default (1,0,0)", "default (2,0,0)", "edit (1,0,0) 3 sand", "result 9 true", "result 10 false no",
+		"edits (1,0,0) [{1 dirt}]", "drop (1,0,0)"}, s.calls)
 }
 
 func line(a ...any) string { return strings.TrimSpace(fmt.Sprintln(a...)) }

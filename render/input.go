@@ -19,15 +19,13 @@ const (
 	KeyLeft      = glfw.KeyLeft
 	KeyRight     = glfw.KeyRight
 	KeySpace     = glfw.KeySpace
+	KeyBackspace = glfw.KeyBackspace
 	KeyEscape    = glfw.KeyEscape
 	KeyH         = glfw.KeyH
 	KeyC         = glfw.KeyC
 	KeyR         = glfw.KeyR
 	KeyP         = glfw.KeyP
 	KeyF1        = glfw.KeyF1
-	KeyF2        = glfw.KeyF2
-	KeyF3        = glfw.KeyF3
-	KeyF4        = glfw.KeyF4
 	KeyF12       = glfw.KeyF12
 	Key1         = glfw.Key1
 	Key2         = glfw.Key2
@@ -48,6 +46,3 @@ func (r *Renderer) Down(k Key) bool { return r.win.GetKey(k) == glfw.Press }
 // Pressed reports whether a key went down since the previous Present
 // (edge-triggered: toggles, screenshots).
 func (r *Renderer) Pressed(k Key) bool { return r.keys[k] }
-
-// Time is GLFW's monotonic clock in seconds.
-func Time() float64 { return glfw.GetTime() }

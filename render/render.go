@@ -46,15 +46,14 @@ func init() {
 
 // Re-exported pure types, so callers need only import render.
 type (
-	Frame        = scene.Frame
-	Camera       = scene.Camera
-	Group        = scene.Group
-	SlotDraw     = scene.SlotDraw
-	TreeInstance = scene.TreeInstance
-	Weather      = scene.Weather
-	DebugFlags   = scene.DebugFlags
-	Palette      = scene.Palette
-	Profile      = scale.Profile
+	Frame      = scene.Frame
+	Camera     = scene.Camera
+	Group      = scene.Group
+	SlotDraw   = scene.SlotDraw
+	Weather    = scene.Weather
+	DebugFlags = scene.DebugFlags
+	Palette    = scene.Palette
+	Profile    = scale.Profile
 )
 
 // Re-exported constants.
@@ -381,12 +380,6 @@ func (r *Renderer) RenderScale() float64 {
 
 // ShouldClose reports whether the user asked to close the window.
 func (r *Renderer) ShouldClose() bool { return r.win.ShouldClose() }
-
-// SetTitle sets the window title.
-func (r *Renderer) SetTitle(s string) { r.win.SetTitle(s) }
-
-// FramebufferSize is the window's framebuffer size in pixels.
-func (r *Renderer) FramebufferSize() (int, int) { return r.win.GetFramebufferSize() }
 
 // Present swaps buffers, polls events, applies the profile's frame cap and
 // feeds the render-scale controller. Call it once per frame after Draw

@@ -219,7 +219,7 @@ func city(t *testing.T, r *Renderer, origin mgl64.Vec3) Group {
 	road := mgl32.Vec3{slots.PaletteRed(slots.PaletteRoad), 0, 0}
 	var g Group
 	g.Origin = origin
-	add := func(slot int, v []float32, trees []TreeInstance) {
+	add := func(slot int, v []float32, trees []slots.Tree) {
 		var err error
 		onMain(func() { err = r.Upload(slot, v, len(v)/slots.FloatsPerVertex) })
 		require.NoError(t, err)
@@ -238,7 +238,7 @@ func city(t *testing.T, r *Renderer, origin mgl64.Vec3) Group {
 	// Grass on both sides.
 	v = quad(nil, mgl32.Vec3{-200, -0.05, 0}, mgl32.Vec3{-4, -0.05, 0}, mgl32.Vec3{-4, -0.05, -400}, mgl32.Vec3{-200, -0.05, -400}, up, mgl32.Vec3{0.3, 0.5, 0.2}, slots.MaterialDefault)
 	v = quad(v, mgl32.Vec3{4, -0.05, 0}, mgl32.Vec3{200, -0.05, 0}, mgl32.Vec3{200, -0.05, -400}, mgl32.Vec3{4, -0.05, -400}, up, mgl32.Vec3{0.3, 0.5, 0.2}, slots.MaterialDefault)
-	add(1, v, []TreeInstance{{Position: mgl32.Vec3{-8, 0, -30}, Scale: 1, Variant: 0.2}, {Position: mgl32.Vec3{9, 0, -45}, Scale: 1.3, Variant: 0.7}})
+	add(1, v, []slots.Tree{{Pos: [3]float32{-8, 0, -30}, Scale: 1, Variant: 0.2}, {Pos: [3]float32{9, 0, -45}, Scale: 1.3, Variant: 0.7}})
 	// Buildings.
 	v = nil
 	for i := 0; i < 8; i++ {

@@ -8,14 +8,8 @@ import (
 	"citydrive/slots"
 )
 
-// SlotSink is what the slot table calls to put a slot's vertices on the GPU
-// (Renderer implements it).
-type SlotSink interface {
-	Upload(slot int, verts []float32, count int) error
-	Clear(slot int)
-}
-
-var _ SlotSink = (*Renderer)(nil)
+// The Renderer is the slot table's vertex buffer in the game.
+var _ slots.Sink = (*Renderer)(nil)
 
 // Upload writes the first count vertices of verts into slot's range of the
 // vertex buffer (only the used part, with one glBufferSubData). A count
@@ -52,14 +46,6 @@ func (r *Renderer) Clear(slot int) {
 	}
 	r.slotCounts[slot] = 0
 	r.shadow.dirty = true
-}
-
-// SlotCount is the vertex count the sink last set for a slot.
-func (r *Renderer) SlotCount(slot int) int {
-	if slot < 0 || slot >= len(r.slotCounts) {
-		return 0
-	}
-	return r.slotCounts[slot]
 }
 
 // Capacity reports the buffer layout: slots, vertices per slot, dynamic

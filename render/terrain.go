@@ -39,6 +39,10 @@ var _ meshpool.MeshSink = (*Terrain)(nil)
 // Terrain returns the renderer's terrain store (the mesh pool's sink).
 func (r *Renderer) Terrain() *Terrain { return r.terrain }
 
+// MeshSink is Terrain as the mesh pool's interface, so a caller can hold a
+// renderer and a headless stand-in behind one interface.
+func (r *Renderer) MeshSink() meshpool.MeshSink { return r.terrain }
+
 func (r *Renderer) setupTerrain() error {
 	n, per := r.opt.TerrainChunks, r.opt.TerrainQuadsPerChunk
 	var maxTexels int32

@@ -96,7 +96,7 @@ type Table struct {
 	claim []uint32 // bumped on every claim: a stale result names an old one
 	seq   []uint32 // bumped on every upload
 	bound []Bounds
-	obst  [][]Bounds // collision boxes per slot, dropped on release
+	obst  [][]Obstacle // collision shapes per slot, dropped on release
 	slot  map[int64]int32
 	free  []int32
 	pend  []Pending
@@ -128,7 +128,7 @@ func New(cfg Config, sink Sink) (*Table, error) {
 		claim: make([]uint32, cfg.Slots),
 		seq:   make([]uint32, cfg.Slots),
 		bound: make([]Bounds, cfg.Slots),
-		obst:  make([][]Bounds, cfg.Slots),
+		obst:  make([][]Obstacle, cfg.Slots),
 		slot:  make(map[int64]int32, cfg.Slots),
 		free:  make([]int32, 0, cfg.Slots),
 		pend:  make([]Pending, 0, cfg.Slots),
@@ -140,7 +140,7 @@ func New(cfg Config, sink Sink) (*Table, error) {
 	}
 	// One backing array for every slot's obstacles: steady-state uploads
 	// append within capacity.
-	backing := make([]Bounds, cfg.Slots*obstaclesPerSlot)
+	backing := make([]Obstacle, cfg.Slots*obstaclesPerSlot)
 	for s := range t.obst {
 		t.obst[s] = backing[s*obstaclesPerSlot : s*obstaclesPerSlot : (s+1)*obstaclesPerSlot]
 	}
@@ -311,16 +311,16 @@ func (t *Table) Upload(s int32, key int64, verts []float32, count int, b Bounds)
 	return nil
 }
 
-// SetObstacles replaces slot s's collision boxes (copied) if it still holds
-// key.
-func (t *Table) SetObstacles(s int32, key int64, boxes []Bounds) {
+// SetObstacles replaces slot s's collision shapes (copied) if it still
+// holds key.
+func (t *Table) SetObstacles(s int32, key int64, boxes []Obstacle) {
 	if t.keys[s] == key {
 		t.obst[s] = append(t.obst[s][:0], boxes...)
 	}
 }
 
-// Obstacles returns slot s's collision boxes. Do not modify.
-func (t *Table) Obstacles(s int32) []Bounds { return t.obst[s] }
+// Obstacles returns slot s's collision shapes. Do not modify.
+func (t *Table) Obstacles(s int32) []Obstacle { return t.obst[s] }
 
 // UploadSeq changes every time slot s receives geometry.
 func (t *Table) UploadSeq(s int32) uint32 { return t.seq[s] }

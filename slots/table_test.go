@@ -1,6 +1,7 @@
 package slots
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -295,9 +296,32 @@ func TestObstaclesDroppedOnRelease(t *testing.T) {
 	tab, _ := newTable(t, 2, 36)
 	tab.Sync([]walker.Item{item(128, 0)})
 	s, _ := tab.SlotOf(128)
-	tab.SetObstacles(s, 128, []Bounds{box(1, 1), box(2, 2)})
-	tab.SetObstacles(s, 999, []Bounds{box(5, 5)}) // not this slot's item: ignored
-	assert.Len(t, tab.Obstacles(s), 2)
+	car := BoxObstacle([2]float64{1, 1}, 0.3, 2.1, 0.9, 0, 1.5, ObstacleParkedCar)
+	tab.SetObstacles(s, 128, []Obstacle{car, BoxObstacle([2]float64{2, 2}, 0, 1, 1, 0, 9, ObstacleBuilding)})
+	tab.SetObstacles(s, 999, []Obstacle{car}) // not this slot's item: ignored
+	require.Len(t, tab.Obstacles(s), 2)
+	assert.Equal(t, car, tab.Obstacles(s)[0], "copied as given")
 	tab.Sync(nil)
 	assert.Empty(t, tab.Obstacles(s))
+}
+
+func TestSetObstaclesDoesNotAllocate(t *testing.T) {
+	tab, _ := newTable(t, 2, 36)
+	tab.Sync([]walker.Item{item(128, 0)})
+	s, _ := tab.SlotOf(128)
+	obst := make([]Obstacle, 40)
+	assert.Zero(t, testing.AllocsPerRun(10, func() { tab.SetObstacles(s, 128, obst) }), "preallocated per-slot storage")
+}
+
+func TestObstacleExtentFollowsItsHeading(t *testing.T) {
+	// A 4.2 × 1.8 m car along a street 10° off the X axis.
+	heading := 10 * math.Pi / 180
+	o := BoxObstacle([2]float64{0, 0}, heading, 2.1, 0.9, 0, 1.5, ObstacleParkedCar)
+	across := [2]float64{-math.Sin(heading), math.Cos(heading)}
+	assert.InDelta(t, 0.9, o.Extent(across), 1e-9, "across its street it is as wide as drawn")
+	assert.InDelta(t, 2.1, o.Extent(o.Axis), 1e-9)
+	// Along the world's Z axis it reaches further: the old axis-aligned box.
+	assert.InDelta(t, 2.1*math.Sin(heading)+0.9*math.Cos(heading), o.Extent([2]float64{0, 1}), 1e-9)
+	assert.InDelta(t, math.Hypot(2.1, 0.9), o.Radius(), 1e-9)
+	assert.Equal(t, "parked car", o.Kind.String())
 }

@@ -108,3 +108,12 @@ func Touched(p ChunkPos, idx int, dst []ChunkPos) []ChunkPos {
 	}
 	return dst
 }
+
+// BlockEdit is one block edit placed in the world: the chunk, the local
+// index in it (see Index) and the block it now holds. It is what travels
+// from a player's request through the server to the store.
+type BlockEdit struct {
+	Pos   ChunkPos
+	Index uint16
+	Block Block
+}

@@ -1,12 +1,13 @@
 // Package voxel holds the shared vocabulary of the voxel terrain: blocks,
 // chunk positions, the 32³ chunk with its occupancy bitmasks, faces, and the
-// sparse edit overlay. The generator, residency, lifecycle, mesher, mesh
-// pool and store live in nested packages, each with one job, and all speak
-// these types.
+// sparse edit overlay. The generator, planner, residency, mesher, mesh
+// pool, store, the server's authority and the client's ground live in
+// nested packages, each with one job, and all speak these types.
 package voxel
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -77,6 +78,12 @@ func (p ChunkPos) Origin() (x, y, z int64) {
 func ChunkOf(x, y, z int64) (ChunkPos, int) {
 	p := ChunkPos{int32(x >> ChunkBits), int32(y >> ChunkBits), int32(z >> ChunkBits)}
 	return p, Index(int(x&chunkMask), int(y&chunkMask), int(z&chunkMask))
+}
+
+// ChunkAt is the chunk holding world position (x, y, z) in metres.
+func ChunkAt(x, y, z float64) ChunkPos {
+	p, _ := ChunkOf(int64(math.Floor(x)), int64(math.Floor(y)), int64(math.Floor(z)))
+	return p
 }
 
 // Face is one of the six signed axis directions: a block face, or the

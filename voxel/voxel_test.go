@@ -133,3 +133,19 @@ func TestFillColumnsMatchesFillColumn(t *testing.T) {
 		require.Equal(rt, want, got)
 	})
 }
+
+func TestChunkAtFloorsMetres(t *testing.T) {
+	cases := []struct {
+		x, y, z float64
+		want    ChunkPos
+	}{
+		{0, 0, 0, ChunkPos{}},
+		{31.99, 0, 0, ChunkPos{}},
+		{32, 0, 0, ChunkPos{X: 1}},
+		{-0.01, -0.01, 31.99, ChunkPos{X: -1, Y: -1}},
+		{-32, 64.5, -32.01, ChunkPos{X: -1, Y: 2, Z: -2}},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, ChunkAt(tc.x, tc.y, tc.z), "%v,%v,%v", tc.x, tc.y, tc.z)
+	}
+}

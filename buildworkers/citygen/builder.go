@@ -7,47 +7,23 @@
 package citygen
 
 import (
-	"math"
-
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/walker"
 )
 
-// Tree is one tree instance for the renderer: position relative to the
-// build origin, a scale and a variant in [0,1). The layout matches
-// buildworkers.Tree so values convert directly.
-type Tree struct {
-	Pos     [3]float32
-	Scale   float32
-	Variant float32
-}
-
 // Result is one built item. Verts, Trees and Obstacles alias the builder's
 // scratch: they are valid until the builder's next Build; copy what you keep.
 type Result struct {
-	Verts      []float32      // Count vertices, slots.FloatsPerVertex floats each
-	Count      int            // vertices; always ≤ the builder's maxVerts
-	Bounds     slots.Bounds   // world metres, contains every vertex
-	Trees      []Tree         // instances, relative to the origin
-	Obstacles  []slots.Bounds // collision boxes, world metres
-	Simplified bool           // detail was dropped so the item fits its slot
-	Level      int            // detail level used (0 = full; see docs/geometry.md)
+	Verts      []float32        // Count vertices, slots.FloatsPerVertex floats each
+	Count      int              // vertices; always ≤ the builder's maxVerts
+	Bounds     slots.Bounds     // world metres, contains every vertex
+	Trees      []slots.Tree     // instances, relative to the origin
+	Obstacles  []slots.Obstacle // collision shapes, world metres
+	Simplified bool             // detail was dropped so the item fits its slot
+	Level      int              // detail level used (0 = full; see docs/geometry.md)
 }
-
-// Lamp flags carried in the street frame's third float
-// (halfWidth + flags*slots.LampFlagScale).
-const (
-	LampLeft     = slots.LampLeft     // lamps stand on the left kerb every LampSpacing m of "along"
-	LampRight    = slots.LampRight    // ... and on the right kerb
-	LampJunction = slots.LampJunction // a junction with traffic lights (lit from the centre)
-	LampBridge   = slots.LampBridge   // the segment is on a bridge deck (lamps on the rails)
-)
-
-// LampSpacing is the distance between lamps along a road; a lamp stands at
-// every multiple of it (distance from the edge's A end), away from junctions.
-const LampSpacing = slots.LampSpacing
 
 // Detail levels, tried in order until an item fits its slot.
 const (
@@ -68,8 +44,8 @@ type Builder struct {
 	w        world.World
 	maxVerts int
 	wr       writer
-	trees    []Tree
-	obst     []slots.Bounds
+	trees    []slots.Tree
+	obst     []slots.Obstacle
 	level    int
 
 	// per-build state
@@ -86,8 +62,8 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	b := &Builder{w: w, maxVerts: maxVerts}
 	b.wr.buf = make([]float32, limit*slots.FloatsPerVertex)
 	b.wr.limit = limit
-	b.trees = make([]Tree, 0, 256)
-	b.obst = make([]slots.Bounds, 0, 256)
+	b.trees = make([]slots.Tree, 0, 256)
+	b.obst = make([]slots.Obstacle, 0, 256)
 	return b
 }
 
@@ -154,22 +130,24 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 // tree records a tree instance at world (x, y, z).
 func (b *Builder) tree(p vec3, scale, variant float64) {
 	o := b.wr.origin
-	b.trees = append(b.trees, Tree{
+	b.trees = append(b.trees, slots.Tree{
 		Pos:     [3]float32{float32(p.x - o.x), float32(p.y - o.y), float32(p.z - o.z)},
 		Scale:   float32(scale),
 		Variant: float32(variant),
 	})
 }
 
-// obstacle records the world bounds of a box in frame f.
-func (b *Builder) obstacle(f *frame, u0, u1, y0, y1, v0, v1 float64) {
-	bb := slots.Bounds{Min: [3]float64{math.Inf(1), y0, math.Inf(1)}, Max: [3]float64{math.Inf(-1), y1, math.Inf(-1)}}
-	for _, uv := range [4][2]float64{{u0, v0}, {u1, v0}, {u0, v1}, {u1, v1}} {
-		p := f.xz(uv[0], uv[1])
-		bb.Min[0], bb.Max[0] = math.Min(bb.Min[0], p.X), math.Max(bb.Max[0], p.X)
-		bb.Min[2], bb.Max[2] = math.Min(bb.Min[2], p.Z), math.Max(bb.Max[2], p.Z)
-	}
-	b.obst = append(b.obst, bb)
+// obstacle records the box [u0,u1]×[y0,y1]×[v0,v1] of frame f as an
+// oriented collision box of the given kind, turned as it is drawn.
+func (b *Builder) obstacle(f *frame, u0, u1, y0, y1, v0, v1 float64, kind slots.ObstacleKind) {
+	c := f.xz((u0+u1)/2, (v0+v1)/2)
+	b.obst = append(b.obst, slots.Obstacle{
+		Centre: [2]float64{c.X, c.Z},
+		Axis:   [2]float64{f.a.X, f.a.Z},
+		Half:   [2]float64{(u1 - u0) / 2, (v1 - v0) / 2},
+		Y0:     y0, Y1: y1,
+		Kind: kind,
+	})
 }
 
 // hash is the builder's seeded randomness.

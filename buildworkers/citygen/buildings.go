@@ -263,7 +263,7 @@ func (b *Builder) tower(l *lot) {
 	}
 	top := topM.top()
 	if l.own((u0 + u1) / 2) {
-		b.obstacle(f, u0, u1, y0, top, v0, v1)
+		b.obstacle(f, u0, u1, y0, top, v0, v1, slots.ObstacleBuilding)
 		// entrance canopy and plaza trees
 		if b.level <= levelMerged {
 			uc := (u0 + u1) / 2
@@ -361,7 +361,7 @@ func (b *Builder) midrise(l *lot) {
 		}
 	}
 	if l.own((u0 + u1) / 2) {
-		b.obstacle(f, u0, u1, y0, top, v0, v1)
+		b.obstacle(f, u0, u1, y0, top, v0, v1, slots.ObstacleBuilding)
 	}
 	b.yard(l, v1+1.5)
 }
@@ -409,7 +409,7 @@ func (b *Builder) car(f *frame, u, v, y, r float64) {
 		w.box(f, u-0.9, u+0.9, y, y+0.6, vv-0.3, vv+0.3, facesOpen)
 	}
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, u-0.9, u+0.9, y, y+1.5, v-2.1, v+2.1)
+	b.obstacle(f, u-0.9, u+0.9, y, y+1.5, v-2.1, v+2.1, slots.ObstacleParkedCar)
 }
 
 func (b *Builder) house(l *lot) {
@@ -492,7 +492,7 @@ func (b *Builder) house(l *lot) {
 	}
 	uc := (u0 + u1) / 2
 	if l.own(uc) && lvl < levelRoadOnly {
-		b.obstacle(f, u0, u1, y0, top+rise, v0, v1)
+		b.obstacle(f, u0, u1, y0, top+rise, v0, v1, slots.ObstacleBuilding)
 		// door, step and path
 		w.rgb(0.35, 0.22, 0.14)
 		w.faceV(f, uc-0.5, uc+0.5, y0+0.3, y0+2.3, v0-0.03, true)
@@ -802,6 +802,6 @@ func (b *Builder) field(l *lot) {
 		w.box(f, barnU+11, barnU+14, y-0.3, y+10, 13, 16, facesSides)
 		w.rgb(0.4, 0.42, 0.45)
 		w.gable(f, barnU+10.8, barnU+14.2, 12.8, 16.2, y+10, 1.5, true)
-		b.obstacle(f, barnU, barnU+14, y, y+10, 10, 22)
+		b.obstacle(f, barnU, barnU+14, y, y+10, 10, 22, slots.ObstacleBuilding)
 	}
 }

@@ -33,8 +33,8 @@ func drive(t testing.TB, seed uint64) (*roadgraph.Graph, []walker.Item, [3]float
 
 type built struct {
 	verts  []float32
-	trees  []Tree
-	obst   []slots.Bounds
+	trees  []slots.Tree
+	obst   []slots.Obstacle
 	bounds slots.Bounds
 	simple bool
 }

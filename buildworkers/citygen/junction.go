@@ -39,11 +39,11 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 	}
 	J := j.Pos
 	y := b.w.Height(J.X, J.Z)
-	r := junctionRadius(j, world.StreetHalfWidth)
+	r := b.junctionRadius(j)
 	lights := na >= 3
 	flags := 0
 	if lights {
-		flags = LampJunction
+		flags = slots.LampJunction
 	}
 	w := &b.wr
 	w.mode = frameJunction
@@ -142,6 +142,7 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 					p := in[k].Add(out[k].Sub(in[k]).Scale(0.15))
 					fr := frame{o: p, a: world.Vec2{X: 1}, d: world.Vec2{Z: 1}}
 					w.box(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, facesOpen)
+					b.obstacle(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, slots.ObstacleFurniture)
 				}
 			}
 		}
@@ -198,5 +199,5 @@ func (b *Builder) trafficLight(f *frame, y, reach float64, phase int) {
 		w.faceU(f, reach-0.13, reach+0.13, yk-0.3, yk, 0.21, false)
 	}
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, -0.14, 0.14, y, y+h, -0.14, 0.14)
+	b.obstacle(f, -0.14, 0.14, y, y+h, -0.14, 0.14, slots.ObstacleFurniture)
 }

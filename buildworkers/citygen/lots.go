@@ -87,7 +87,7 @@ func (b *Builder) lotClear(s *seg, j *roadgraph.Junction, atA bool, sg float64) 
 	if !atA {
 		side = roadgraph.Left(s.e.Tangent(s.n)).Scale(sg)
 	}
-	clear := junctionRadius(j, s.hw)
+	clear := b.junctionRadius(j)
 	for _, o := range j.Arms {
 		if o == s.e {
 			continue

@@ -10,16 +10,13 @@ import (
 
 // Road cross-section, metres.
 const (
-	walkWidth  = 3.0  // kerb face to the lot front
-	kerbHeight = 0.15 // sidewalk above the carriageway
+	walkWidth  = world.WalkWidth
+	kerbHeight = world.KerbHeight
 	kerbWidth  = 0.25
 	shoulder   = 0.8 // shoulder strip inside the kerb
 	stripeW    = 0.15
 	dashPeriod = 6.0 // dashed lines: 3 m paint, 3 m gap
-	deckClear  = 3.2 // bridge deck above the water
-	deckSlope  = 0.1 // ramp gradient towards a bridge
 	deckDepth  = 1.2 // deck slab thickness
-	rampWindow = 7   // nodes searched for water on either side
 )
 
 // Dry tints for palette surfaces (G and B only; red carries the index).
@@ -62,44 +59,18 @@ func (s *seg) at(f, c float64) world.Vec2 {
 func (s *seg) y(f float64) float64 { return s.y0 + (s.y1-s.y0)*f }
 
 // junctionRadius is how far from a junction's centre its own surface
-// reaches along every arm; segments clip their road there.
-func junctionRadius(j *roadgraph.Junction, fallback float64) float64 {
-	hw := fallback
-	for _, a := range j.Arms {
-		hw = math.Max(hw, a.HalfWidth)
-	}
-	return hw + walkWidth + 1
+// reaches along every arm; segments clip their road there. It comes from
+// the lattice (every arm, loaded or not), so it matches world.Surface.
+func (b *Builder) junctionRadius(j *roadgraph.Junction) float64 {
+	return b.w.JunctionRadiusAt(world.JunctionCell(j.ID))
 }
 
-// roadHeights fills s.y0, s.y1 (and terrain h0, h1): the road follows the
-// terrain, lifted onto a deck over water with ramps on either side; the
-// lift fades to nothing at the edge's ends so junctions meet the terrain.
+// roadHeights fills s.y0, s.y1 (and terrain h0, h1) by the world's road
+// rule (world.SegmentHeights): the same numbers the car stands on.
 func (b *Builder) roadHeights(s *seg) {
-	lo, hi := max(0, s.i-rampWindow), min(s.n, s.i+1+rampWindow)
-	var hs [2*rampWindow + 2]float64
-	for k := lo; k <= hi; k++ {
-		p := s.e.Nodes[k]
-		hs[k-lo] = b.w.Height(p.X, p.Z)
-	}
-	yAt := func(k int) float64 {
-		h := hs[k-lo]
-		best := math.Inf(1)
-		for m := lo; m <= hi; m++ {
-			if hs[m-lo] < world.WaterLevel+0.2 {
-				best = math.Min(best, math.Abs(float64(m-k))*s.L)
-			}
-		}
-		if math.IsInf(best, 1) {
-			return h
-		}
-		lift := deckClear - deckSlope*best
-		taper := math.Min(1, float64(min(k, s.n-k))*s.L/10)
-		return math.Max(h, world.WaterLevel+lift*taper)
-	}
-	s.h0, s.h1 = hs[s.i-lo], hs[s.i+1-lo]
-	s.y0, s.y1 = yAt(s.i), yAt(s.i+1)
-	s.water = s.h0 < world.WaterLevel+0.2 || s.h1 < world.WaterLevel+0.2
-	s.deck = s.water || s.y0 > s.h0+0.6 || s.y1 > s.h1+0.6
+	s.y0, s.y1, s.h0, s.h1 = b.w.SegmentHeights(s.e.Nodes, s.i, s.rA, s.rB)
+	s.water = s.h0 < world.WaterLevel+world.WetMargin || s.h1 < world.WaterLevel+world.WetMargin
+	s.deck = world.IsDeck(s.y0, s.y1, s.h0, s.h1)
 }
 
 func (b *Builder) buildSegment(e *roadgraph.Edge, i int) {
@@ -111,7 +82,7 @@ func (b *Builder) buildSegment(e *roadgraph.Edge, i int) {
 	s.p0, s.p1 = e.Nodes[i], e.Nodes[i+1]
 	s.t = s.p1.Sub(s.p0).Norm()
 	s.n0, s.n1 = roadgraph.Left(e.Tangent(i)), roadgraph.Left(e.Tangent(i+1))
-	s.rA, s.rB = junctionRadius(e.A, s.hw), junctionRadius(e.B, s.hw)
+	s.rA, s.rB = b.junctionRadius(e.A), b.junctionRadius(e.B)
 	s.sLo, s.sHi = float64(i)*s.L, float64(i+1)*s.L
 	mid := e.Nodes[s.n/2]
 	s.hint = b.w.District(mid.X, mid.Z)
@@ -121,14 +92,14 @@ func (b *Builder) buildSegment(e *roadgraph.Edge, i int) {
 	avenue := s.hw >= world.AvenueHalfWidth
 	switch {
 	case avenue || s.water:
-		s.lamps = LampLeft | LampRight
+		s.lamps = slots.LampLeft | slots.LampRight
 	case b.hash(saltTree, int64(e.ID), 7, 0) < 0.5:
-		s.lamps = LampLeft
+		s.lamps = slots.LampLeft
 	default:
-		s.lamps = LampRight
+		s.lamps = slots.LampRight
 	}
 	if s.deck {
-		s.lamps |= LampBridge
+		s.lamps |= slots.LampBridge
 	}
 
 	w := &b.wr
@@ -251,14 +222,14 @@ func (b *Builder) dashes(s *seg, f0, f1, c, dy float64) {
 	}
 }
 
-// lamps places street lamps at multiples of LampSpacing along the edge.
+// lamps places street lamps at multiples of slots.LampSpacing along the edge.
 func (b *Builder) lamps(s *seg) {
 	lo := math.Max(s.sLo, s.rA+2)
 	hi := math.Min(s.sHi, s.total-s.rB-2)
-	for k := math.Ceil(lo / LampSpacing); k*LampSpacing < hi; k++ {
-		f := (k*LampSpacing - s.sLo) / s.L
+	for k := math.Ceil(lo / slots.LampSpacing); k*slots.LampSpacing < hi; k++ {
+		f := (k*slots.LampSpacing - s.sLo) / s.L
 		for _, sg := range [2]float64{1, -1} {
-			if sg > 0 && s.lamps&LampLeft == 0 || sg < 0 && s.lamps&LampRight == 0 {
+			if sg > 0 && s.lamps&slots.LampLeft == 0 || sg < 0 && s.lamps&slots.LampRight == 0 {
 				continue
 			}
 			c := sg * (s.hw + 0.7)
@@ -290,7 +261,7 @@ func (b *Builder) streetLamp(f *frame, y, reach float64) {
 	p := func(u, v float64) vec3 { return f.p(u, y+top-0.41, v) }
 	w.quadN(p(-0.18, reach-0.15), p(0.18, reach-0.15), p(0.18, reach+0.55), p(-0.18, reach+0.55), vec3{0, -1, 0})
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, -0.12, 0.12, y, y+top, -0.12, 0.12)
+	b.obstacle(f, -0.12, 0.12, y, y+top, -0.12, 0.12, slots.ObstacleFurniture)
 }
 
 // water lays the lake surface across the whole lot band of a segment over
@@ -378,8 +349,8 @@ func (b *Builder) bridge(s *seg, f0, f1 float64) {
 				}
 			}
 		}
-		lo := math.Min(ya, yb)
-		b.obstacle(&fr, 0, l, lo, lo+1.1, -0.1, 0.1)
+		// the rail slopes with a ramp: its box spans both ends' heights
+		b.obstacle(&fr, 0, l, math.Min(ya, yb), math.Max(ya, yb)+1.1, -0.1, 0.1, slots.ObstacleRail)
 	}
 	// a pier under every fifth node over the water
 	if s.i%5 == 0 && s.h0 < world.WaterLevel {

@@ -58,7 +58,7 @@ func (b *Builder) bench(f *frame, y float64) {
 	w.rgb(0.45, 0.3, 0.18)
 	w.box(f, -0.9, 0.9, y+0.42, y+0.48, 0.25, 0.8, facesOpen|faceBottom)
 	w.box(f, -0.9, 0.9, y+0.55, y+0.95, 0.75, 0.82, facesOpen)
-	b.obstacle(f, -0.9, 0.9, y, y+0.95, 0.25, 0.82)
+	b.obstacle(f, -0.9, 0.9, y, y+0.95, 0.25, 0.82, slots.ObstacleFurniture)
 }
 
 func (b *Builder) bin(f *frame, y float64) {
@@ -68,6 +68,7 @@ func (b *Builder) bin(f *frame, y float64) {
 	w.box(f, -0.25, 0.25, y, y+0.85, 0.1, 0.6, facesOpen)
 	w.rgb(0.1, 0.1, 0.1)
 	w.box(f, -0.28, 0.28, y+0.85, y+0.92, 0.07, 0.63, facesOpen)
+	b.obstacle(f, -0.28, 0.28, y, y+0.92, 0.07, 0.63, slots.ObstacleFurniture)
 }
 
 func (b *Builder) bollards(f *frame, y float64) {
@@ -78,6 +79,7 @@ func (b *Builder) bollards(f *frame, y float64) {
 		w.box(f, u-0.08, u+0.08, y, y+0.8, -0.08, 0.08, facesOpen)
 		w.rgb(0.9, 0.9, 0.9)
 		w.box(f, u-0.09, u+0.09, y+0.62, y+0.7, -0.09, 0.09, facesSides)
+		b.obstacle(f, u-0.09, u+0.09, y, y+0.8, -0.09, 0.09, slots.ObstacleFurniture)
 	}
 }
 
@@ -88,7 +90,7 @@ func (b *Builder) hydrant(f *frame, y float64) {
 	w.box(f, -0.14, 0.14, y, y+0.6, 0.06, 0.34, facesOpen)
 	w.box(f, -0.24, 0.24, y+0.35, y+0.45, 0.15, 0.25, facesOpen|faceBottom)
 	w.box(f, -0.09, 0.09, y+0.6, y+0.72, 0.11, 0.29, facesOpen)
-	b.obstacle(f, -0.2, 0.2, y, y+0.72, 0.06, 0.34)
+	b.obstacle(f, -0.2, 0.2, y, y+0.72, 0.06, 0.34, slots.ObstacleFurniture)
 }
 
 // busShelter: posts, a roof, a back pane and a bench, facing the road.
@@ -107,5 +109,5 @@ func (b *Builder) busShelter(f *frame, y float64) {
 	w.mat = slots.MaterialDefault
 	w.rgb(0.45, 0.3, 0.18)
 	w.box(f, -1.4, 1.4, y+0.45, y+0.52, 1.0, 1.4, facesOpen|faceBottom)
-	b.obstacle(f, -2, 2, y, y+2.62, 0.2, 1.6)
+	b.obstacle(f, -2, 2, y, y+2.62, 0.2, 1.6, slots.ObstacleFurniture)
 }

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/bots"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync/transport"
+	"citydrive/voxel/ground"
 )
 
 // runBots is `citydrive bots`: headless players against a server.
@@ -26,9 +26,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	fp := fs.String("server-fingerprint", "", "the server's certificate fingerprint, as it logs at start (required)")
 	n := fs.Int("n", 10, "number of bots")
 	duration := fs.Duration("duration", 60*time.Second, "how long the bots drive")
-	seed := fs.Uint64("seed", 412, "world seed (the server's)")
+	seed := fs.Uint64("seed", defaultSeed, "world seed (the server's)")
 	speed := fs.Float64("speed", 30, "driving speed in m/s")
-	radius := fs.Uint("radius", uint(terrain.DefaultRadius), "subscription radius in chunks, as the game subscribes (0: the server's maximum)")
+	radius := fs.Uint("radius", uint(ground.DefaultRadius), "subscription radius in chunks, as the game subscribes (0: the server's maximum)")
 	editEvery := fs.Duration("edit-every", 10*time.Second, "mean time between one bot's edits (0: no edits)")
 	spread := fs.Float64("spread", 1500, "metres between the bots' starting points")
 	teleport := fs.Duration("teleport-at", 0, "teleport every bot 20 km once, this long into the run, and measure the burst (0: never)")

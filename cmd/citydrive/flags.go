@@ -9,6 +9,10 @@ import (
 	"citydrive/roadgraph/world"
 )
 
+// defaultSeed is every command's -seed default, so that a server, its
+// players, the bots and the tools agree on the world out of the box.
+const defaultSeed = 412
+
 // pointFlag is an "x,z" world position in metres.
 type pointFlag struct {
 	p   world.Vec2

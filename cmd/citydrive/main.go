@@ -24,6 +24,7 @@ func commands() []command {
 		{"client", "join a server: -addr HOST:PORT -server-fingerprint FP", runClient},
 		{"shot", "drive with the autopilot for a while and write one frame as PNG", runShot},
 		{"bench", "headless streaming benchmark (no window)", runBench},
+		{"soak", "the real game loop headless, faster than real time: how the drive holds up", runSoak},
 		{"map", "draw a top-down picture of the road graph (no GL)", runMap},
 		{"server", "dedicated multiplayer server (QUIC)", runServer},
 		{"bots", "headless players against a server: bytes/s per player, server tick p99", runBots},

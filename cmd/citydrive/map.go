@@ -19,7 +19,7 @@ import (
 func runMap(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("citydrive map", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 412, "world seed")
+	seed := fs.Uint64("seed", defaultSeed, "world seed")
 	out := fs.String("o", "map.png", "output PNG file")
 	var at pointFlag
 	fs.Var(&at, "at", "car position `x,z` in metres (default: a road near the origin)")

@@ -12,12 +12,12 @@ import (
 
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/render/scale"
 	"citydrive/voxel/gen"
+	"citydrive/voxel/ground"
 	"citydrive/voxel/store"
 )
 
@@ -89,7 +89,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	duration := fs.Duration("duration", 0, "quit after this much driving (0: play until the window closes)")
 	shots := fs.String("shots", "", "write a screenshot into this directory every -shot-every")
 	shotEvery := fs.Duration("shot-every", 10*time.Second, "interval between -shots screenshots (driving time)")
-	radius := fs.Int("terrain-radius", terrain.DefaultRadius, "voxel chunks (32 m) streamed around the car")
+	radius := fs.Int("terrain-radius", ground.DefaultRadius, "voxel chunks (32 m) streamed around the car")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file")
 	var addr, fingerprint, data *string
 	if remote {
@@ -105,7 +105,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		} else {
 			fmt.Fprintf(fs.Output(), "usage: citydrive [flags]\n\nSolo play: a server goroutine on loopback, joined over QUIC.\n")
 		}
-		fmt.Fprintf(fs.Output(), "Drive: W/S or arrows throttle and brake, A/D steer, P autopilot, R weather,\nC top view, H HUD, E dig / Q build a block ahead, F1 time of day, F12 screenshot,\nCtrl+1/2/3 debug views, Esc quit.\n\n")
+		fmt.Fprintf(fs.Output(), "Drive: W/S or arrows throttle and brake, A/D steer, Backspace back on the road, P autopilot, R weather,\nC top view, H HUD, E dig / Q build a block ahead, F1 time of day, F12 screenshot,\nCtrl+1/2/3 debug views, Esc quit.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -240,15 +240,13 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	// Simulated time: the streamer's clocks and the car advance in fixed
 	// steps; frames are not drawn until the end.
-	now := time.Now()
 	for f := 0; f < int(after.Seconds()*60); f++ {
-		now = now.Add(time.Second / 60)
-		s.Simulate(1.0/60, now)
+		s.Update(1.0 / 60)
 	}
 	// Let the world catch up with the car before the picture: the car
 	// stands still while the workers finish (bounded in wall time).
 	for deadline := time.Now().Add(20 * time.Second); !s.Streamer().Ready() && time.Now().Before(deadline); {
-		s.Simulate(0, time.Now())
+		s.Update(0)
 		time.Sleep(time.Millisecond)
 	}
 	s.SetTopView(*view == "top")

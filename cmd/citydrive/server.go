@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/voxel/store"
 )
@@ -24,12 +25,13 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", ":4242", "UDP `address` to listen on (QUIC)")
 	defDir, _ := store.DefaultDir()
 	data := fs.String("data", defDir, "data `directory`: the server identity (certificate) and every world's edits (worlds/<seed>/)")
-	seed := fs.Uint64("seed", 412, "world seed: players must start with the same -seed")
-	tickHz := fs.Int("tick-hz", 30, "server ticks per second")
-	maxRadius := fs.Uint("max-radius", 8, "largest subscription radius in chunks (1..64)")
-	deliveries := fs.Int("deliveries", 32, "chunk deliveries per client per tick")
-	budget := fs.Duration("delivery-budget", 3*time.Millisecond, "wall time one tick may spend delivering chunks to all clients (0: count only)")
-	reach := fs.Float64("reach", 48, "how far from their car (metres) players may edit blocks (0: anywhere in their area)")
+	seed := fs.Uint64("seed", defaultSeed, "world seed: players must start with the same -seed")
+	def := netsync.DefaultServerConfig()
+	tickHz := fs.Int("tick-hz", def.TickHz, "server ticks per second")
+	maxRadius := fs.Uint("max-radius", uint(def.MaxRadius), fmt.Sprintf("largest subscription radius in chunks (1..%d)", wire.AbsMaxRadius))
+	deliveries := fs.Int("deliveries", def.DeliveriesPerTick, "edited-chunk deliveries per client per tick")
+	budget := fs.Duration("delivery-budget", def.DeliveryBudget, "wall time one tick may spend delivering chunks to all clients (0: count only)")
+	reach := fs.Float64("reach", def.Reach, "how far from their car (metres) players may edit blocks (0: anywhere in their area)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
 	verbose := fs.Bool("v", false, "debug logging")
 	fs.Usage = func() {
@@ -68,18 +70,13 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	b, r := *budget, *reach
-	if b == 0 {
-		b = -1
-	}
-	if r == 0 {
-		r = -1
-	}
+	tuning := def.Tuning
+	tuning.TickHz, tuning.MaxRadius, tuning.DeliveriesPerTick = *tickHz, uint32(*maxRadius), *deliveries
+	tuning.DeliveryBudget, tuning.Reach = *budget, *reach
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h, err := host.Start(ctx, host.Options{
-		Addr: *addr, DataDir: *data, Seed: *seed, TickHz: *tickHz, MaxRadius: uint32(*maxRadius),
-		Deliveries: *deliveries, DeliveryBudget: b, Reach: r, MetricsAddr: *metricsAddr, Logger: log,
+		Addr: *addr, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
 	})
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ func defaultWorkers() int { return max(1, runtime.NumCPU()-1) }
 func addStreamFlags(fs *flag.FlagSet) *streamFlags {
 	d := buildworkers.DefaultConfig()
 	return &streamFlags{
-		seed:           fs.Uint64("seed", 412, "world seed: the same seed is the same city for every player"),
+		seed:           fs.Uint64("seed", defaultSeed, "world seed: the same seed is the same city for every player"),
 		slots:          fs.Int("slots", slots.DefaultSlots, "slots in the vertex buffer (and the walk's item cap)"),
 		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (60 bytes each)"),
 		workers:        fs.Int("workers", defaultWorkers(), "build worker goroutines (0: the main goroutine builds)"),

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"citydrive/voxel"
 )
 
 // deltaSize is the packed size of one ChunkDefaults position: dx, dy, dz as
@@ -29,15 +31,15 @@ const MaxChunkDefaults = 1 << 16
 // MaxChunkDefaults entries is malformed. Repeats are allowed (harmless: the
 // receiver announces a chunk once).
 type ChunkDefaults struct {
-	Base ChunkPos
-	Pos  []ChunkPos
+	Base voxel.ChunkPos
+	Pos  []voxel.ChunkPos
 }
 
 func (*ChunkDefaults) Kind() Kind      { return KindChunkDefaults }
 func (*ChunkDefaults) fieldCount() int { return 4 }
 
 // fitsDelta reports whether p-base is encodable as three signed bytes.
-func fitsDelta(base, p ChunkPos) bool {
+func fitsDelta(base, p voxel.ChunkPos) bool {
 	ok := func(a, b int32) bool {
 		d := int64(a) - int64(b)
 		return d >= math.MinInt8 && d <= math.MaxInt8
@@ -90,7 +92,7 @@ func (m *ChunkDefaults) decodeFields(r *reader) (err error) {
 	rh := int64(min(r.lim.MaxRadius, math.MaxInt8))
 	rv := rh / 2
 	n := len(raw) / deltaSize
-	m.Pos = make([]ChunkPos, n)
+	m.Pos = make([]voxel.ChunkPos, n)
 	for i := range n {
 		b := raw[i*deltaSize:]
 		dx, dy, dz := int64(int8(b[0])), int64(int8(b[1])), int64(int8(b[2]))
@@ -102,7 +104,7 @@ func (m *ChunkDefaults) decodeFields(r *reader) (err error) {
 			z < math.MinInt32 || z > math.MaxInt32 {
 			return malformed("positions[%d]: base + offset overflows int32", i)
 		}
-		m.Pos[i] = ChunkPos{X: int32(x), Y: int32(y), Z: int32(z)}
+		m.Pos[i] = voxel.ChunkPos{X: int32(x), Y: int32(y), Z: int32(z)}
 	}
 	return nil
 }

@@ -1,11 +1,15 @@
 package wire
 
-import "github.com/vmihailenco/msgpack/v5"
+import (
+	"github.com/vmihailenco/msgpack/v5"
+
+	"citydrive/voxel"
+)
 
 // ChunkDrop says chunk Pos left the client's area; the server will send no
 // more edits for it until it is delivered again.
 type ChunkDrop struct {
-	Pos ChunkPos
+	Pos voxel.ChunkPos
 }
 
 func (*ChunkDrop) Kind() Kind      { return KindChunkDrop }

@@ -6,13 +6,15 @@ import (
 	"fmt"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"citydrive/voxel"
 )
 
 // editSize is the packed size of one Edit: big-endian index, then block.
 const editSize = 3
 
 // MaxChunkEdits is the most edits a chunk can carry (every block edited).
-const MaxChunkEdits = ChunkVolume
+const MaxChunkEdits = voxel.ChunkVolume
 
 // ChunkEdits delivers an edited chunk as its sparse overlay: the client
 // generates the chunk from the seed and then applies Edits. Edits are sorted
@@ -21,8 +23,8 @@ const MaxChunkEdits = ChunkVolume
 //
 // On the wire the edits are one msgpack bin of 3 bytes per edit.
 type ChunkEdits struct {
-	Pos   ChunkPos
-	Edits []Edit
+	Pos   voxel.ChunkPos
+	Edits []voxel.Edit
 }
 
 func (*ChunkEdits) Kind() Kind      { return KindChunkEdits }
@@ -49,7 +51,7 @@ func (m *ChunkEdits) encodeFields(e *msgpack.Encoder) error {
 	var b [editSize]byte
 	for _, ed := range m.Edits {
 		binary.BigEndian.PutUint16(b[:], ed.Index)
-		b[2] = ed.Block
+		b[2] = byte(ed.Block)
 		if _, err := e.Writer().Write(b[:]); err != nil {
 			return err
 		}
@@ -71,22 +73,22 @@ func (m *ChunkEdits) decodeFields(r *reader) (err error) {
 		return malformed("edits: length %d is not a positive multiple of %d", len(raw), editSize)
 	}
 	n := len(raw) / editSize
-	m.Edits = make([]Edit, n)
+	m.Edits = make([]voxel.Edit, n)
 	prev := -1
 	for i := range n {
 		b := raw[i*editSize:]
 		idx := int(binary.BigEndian.Uint16(b))
-		if idx >= ChunkVolume {
+		if idx >= voxel.ChunkVolume {
 			return malformed("edits[%d]: index %d out of range", i, idx)
 		}
 		if idx <= prev {
 			return malformed("edits[%d]: index %d not increasing", i, idx)
 		}
-		if b[2] > r.lim.MaxBlock {
+		if voxel.Block(b[2]) > r.lim.MaxBlock {
 			return malformed("edits[%d]: block %d above %d", i, b[2], r.lim.MaxBlock)
 		}
 		prev = idx
-		m.Edits[i] = Edit{Index: uint16(idx), Block: b[2]}
+		m.Edits[i] = voxel.Edit{Index: uint16(idx), Block: voxel.Block(b[2])}
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
+
+	"citydrive/voxel"
 )
 
 // Kind tags a framed message. The numbers are part of the wire format.
@@ -255,8 +257,8 @@ func (r *reader) i32(field string) (int32, error) {
 	return int32(v), err
 }
 
-func (r *reader) pos() (ChunkPos, error) {
-	var p ChunkPos
+func (r *reader) pos() (voxel.ChunkPos, error) {
+	var p voxel.ChunkPos
 	var err error
 	if p.X, err = r.i32("pos.x"); err != nil {
 		return p, err
@@ -269,13 +271,13 @@ func (r *reader) pos() (ChunkPos, error) {
 }
 
 func (r *reader) index() (uint16, error) {
-	v, err := r.uint("index", ChunkVolume-1)
+	v, err := r.uint("index", voxel.ChunkVolume-1)
 	return uint16(v), err
 }
 
-func (r *reader) block() (uint8, error) {
+func (r *reader) block() (voxel.Block, error) {
 	v, err := r.uint("block", uint64(r.lim.MaxBlock))
-	return uint8(v), err
+	return voxel.Block(v), err
 }
 
 // raw reads a str (wantStr) or bin header, checks its length against max
@@ -372,7 +374,7 @@ type sliceWriter struct{ b []byte }
 func (w *sliceWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
 func (w *sliceWriter) WriteByte(c byte) error      { w.b = append(w.b, c); return nil }
 
-func encodePos(e *msgpack.Encoder, p ChunkPos) error {
+func encodePos(e *msgpack.Encoder, p voxel.ChunkPos) error {
 	if err := e.EncodeInt(int64(p.X)); err != nil {
 		return err
 	}
@@ -394,7 +396,7 @@ func encodeReason(e *msgpack.Encoder, s string) error {
 }
 
 func checkIndex(i uint16) error {
-	if i >= ChunkVolume {
+	if i >= voxel.ChunkVolume {
 		return fmt.Errorf("block index %d out of range", i)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"citydrive/voxel"
 )
 
 var testLimits = Limits{MaxRadius: 16, MaxBlock: 200}
@@ -16,14 +18,14 @@ var testLimits = Limits{MaxRadius: 16, MaxBlock: 200}
 // samples holds one representative of every message kind, with realistic
 // values (positions a few hundred chunks from the origin).
 func samples() []Message {
-	pos := ChunkPos{X: -312, Y: 2, Z: 1047}
+	pos := voxel.ChunkPos{X: -312, Y: 2, Z: 1047}
 	return []Message{
 		&Hello{Protocol: ProtocolVersion, Seed: 0x9e3779b97f4a7c15, Generator: 3},
 		&Welcome{Protocol: ProtocolVersion, Seed: 0x9e3779b97f4a7c15, Generator: 3, Player: 17, MaxRadius: 12, TickHz: 30},
 		&Refuse{Reason: "world seed differs: the server runs seed 42, this client 7; start the client with -seed 42"},
 		&Subscribe{Centre: pos, Radius: 8},
-		&ChunkDefaults{Base: pos, Pos: []ChunkPos{pos, {X: -320, Y: 1, Z: 1047}, {X: -296, Y: 6, Z: 1031}}},
-		&ChunkEdits{Pos: pos, Edits: []Edit{{Index: 5, Block: 1}, {Index: 4000, Block: 7}, {Index: 32767, Block: 200}}},
+		&ChunkDefaults{Base: pos, Pos: []voxel.ChunkPos{pos, {X: -320, Y: 1, Z: 1047}, {X: -296, Y: 6, Z: 1031}}},
+		&ChunkEdits{Pos: pos, Edits: []voxel.Edit{{Index: 5, Block: 1}, {Index: 4000, Block: 7}, {Index: 32767, Block: 200}}},
 		&ChunkDrop{Pos: pos},
 		&EditRequest{Seq: 70000, Pos: pos, Index: 31000, Block: 9},
 		&EditAck{Seq: 70000},
@@ -62,7 +64,7 @@ func TestMessageSizes(t *testing.T) {
 		}
 	}
 	// Worst cases: every field at its widest valid value.
-	far := ChunkPos{X: -2_000_000_000, Y: -2_000_000_000, Z: 2_000_000_000}
+	far := voxel.ChunkPos{X: -2_000_000_000, Y: -2_000_000_000, Z: 2_000_000_000}
 	long := strings.Repeat("x", MaxReasonLen)
 	worst := map[Kind]struct {
 		m    Message
@@ -72,7 +74,7 @@ func TestMessageSizes(t *testing.T) {
 		KindWelcome:       {&Welcome{Protocol: 1 << 31, Seed: 1 << 63, Generator: 1 << 31, Player: 1 << 31, MaxRadius: AbsMaxRadius, TickHz: MaxTickHz}, 30},
 		KindRefuse:        {&Refuse{Reason: long}, 517},
 		KindSubscribe:     {&Subscribe{Centre: far, Radius: AbsMaxRadius}, 18},
-		KindChunkDefaults: {&ChunkDefaults{Base: far, Pos: []ChunkPos{far}}, 22},
+		KindChunkDefaults: {&ChunkDefaults{Base: far, Pos: []voxel.ChunkPos{far}}, 22},
 		KindChunkDrop:     {&ChunkDrop{Pos: far}, 17},
 		KindEditRequest:   {&EditRequest{Seq: 1 << 31, Pos: far, Index: 32767, Block: 255}, 27},
 		KindEditAck:       {&EditAck{Seq: 1 << 31}, 7},
@@ -85,15 +87,15 @@ func TestMessageSizes(t *testing.T) {
 		t.Logf("%-14s %3d bytes (worst case)", k, len(b))
 		assert.Equal(t, w.size, len(b), k.String())
 	}
-	one, err := Encode(&ChunkEdits{Pos: ChunkPos{}, Edits: []Edit{{1, 1}}})
+	one, err := Encode(&ChunkEdits{Pos: voxel.ChunkPos{}, Edits: []voxel.Edit{{Index: 1, Block: 1}}})
 	require.NoError(t, err)
-	all := make([]Edit, MaxChunkEdits)
+	all := make([]voxel.Edit, MaxChunkEdits)
 	for i := range all {
-		all[i] = Edit{Index: uint16(i), Block: 1}
+		all[i] = voxel.Edit{Index: uint16(i), Block: 1}
 	}
 	full, err := Encode(&ChunkEdits{Edits: all})
 	require.NoError(t, err)
-	def, err := Encode(&ChunkDefaults{Base: ChunkPos{X: -312, Y: 2, Z: 1047}, Pos: []ChunkPos{{X: -312, Y: 2, Z: 1047}}})
+	def, err := Encode(&ChunkDefaults{Base: voxel.ChunkPos{X: -312, Y: 2, Z: 1047}, Pos: []voxel.ChunkPos{{X: -312, Y: 2, Z: 1047}}})
 	require.NoError(t, err)
 	t.Logf("ChunkDefaults  %3d bytes + 3 per chunk (%d chunks per message at most)", len(def)-3, MaxChunkDefaults)
 	t.Logf("ChunkEdits     %3d bytes + 3 per edit; fully edited chunk %d bytes (cap %d)", len(one)-3, len(full), ChunkCap)
@@ -106,12 +108,12 @@ func TestMessageSizes(t *testing.T) {
 func TestEncodeRejectsInvalid(t *testing.T) {
 	for _, m := range []Message{
 		&ChunkEdits{},
-		&ChunkEdits{Edits: []Edit{{Index: 3}, {Index: 3}}},
-		&ChunkEdits{Edits: []Edit{{Index: ChunkVolume}}},
-		&EditRequest{Index: ChunkVolume},
+		&ChunkEdits{Edits: []voxel.Edit{{Index: 3}, {Index: 3}}},
+		&ChunkEdits{Edits: []voxel.Edit{{Index: voxel.ChunkVolume}}},
+		&EditRequest{Index: voxel.ChunkVolume},
 		&ChunkDefaults{},
-		&ChunkDefaults{Pos: []ChunkPos{{X: 128}}},
-		&ChunkDefaults{Pos: make([]ChunkPos, MaxChunkDefaults+1)},
+		&ChunkDefaults{Pos: []voxel.ChunkPos{{X: 128}}},
+		&ChunkDefaults{Pos: make([]voxel.ChunkPos, MaxChunkDefaults+1)},
 		&EditBroadcast{Index: 40000},
 	} {
 		_, err := Encode(m)
@@ -235,7 +237,7 @@ func TestLengthBombsAllocateLittle(t *testing.T) {
 // reflection).
 func TestValidDecodeAllocations(t *testing.T) {
 	dec := NewDecoder(testLimits)
-	b, err := Encode(&EditBroadcast{Pos: ChunkPos{1, 2, 3}, Index: 7, Block: 1})
+	b, err := Encode(&EditBroadcast{Pos: voxel.ChunkPos{X: 1, Y: 2, Z: 3}, Index: 7, Block: 1})
 	require.NoError(t, err)
 	allocs := testing.AllocsPerRun(100, func() { _, _ = dec.Decode(b) })
 	assert.LessOrEqual(t, allocs, 1.0)
@@ -244,7 +246,7 @@ func TestValidDecodeAllocations(t *testing.T) {
 func TestEncoderReusesBuffer(t *testing.T) {
 	enc := NewEncoder()
 	buf := make([]byte, 0, 256)
-	m := &EditBroadcast{Pos: ChunkPos{1, 2, 3}, Index: 7, Block: 1}
+	m := &EditBroadcast{Pos: voxel.ChunkPos{X: 1, Y: 2, Z: 3}, Index: 7, Block: 1}
 	allocs := testing.AllocsPerRun(100, func() {
 		var err error
 		buf, err = enc.AppendFrame(buf[:0], m, ControlCap)

@@ -7,16 +7,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"citydrive/voxel"
 )
 
 // cylinder lists the chunks of a subscription around base.
-func cylinder(base ChunkPos, r int32) map[ChunkPos]bool {
-	set := map[ChunkPos]bool{}
+func cylinder(base voxel.ChunkPos, r int32) map[voxel.ChunkPos]bool {
+	set := map[voxel.ChunkPos]bool{}
 	for dy := -r / 2; dy <= r/2; dy++ {
 		for dz := -r; dz <= r; dz++ {
 			for dx := -r; dx <= r; dx++ {
 				if dx*dx+dz*dz <= r*r {
-					set[ChunkPos{X: base.X + dx, Y: base.Y + dy, Z: base.Z + dz}] = true
+					set[voxel.ChunkPos{X: base.X + dx, Y: base.Y + dy, Z: base.Z + dz}] = true
 				}
 			}
 		}
@@ -40,10 +42,10 @@ func flated(t *testing.T, raw []byte) int {
 // compressing starts to pay; only a whole new area (join, teleport) is
 // bigger, once.
 func TestChunkDefaultsSizesAndCompression(t *testing.T) {
-	base := ChunkPos{X: 1234, Z: -987}
+	base := voxel.ChunkPos{X: 1234, Z: -987}
 	for _, r := range []int32{4, 8} {
-		old, now := cylinder(base, r), cylinder(ChunkPos{X: base.X + 1, Z: base.Z}, r)
-		slab := &ChunkDefaults{Base: ChunkPos{X: base.X + 1, Z: base.Z}}
+		old, now := cylinder(base, r), cylinder(voxel.ChunkPos{X: base.X + 1, Z: base.Z}, r)
+		slab := &ChunkDefaults{Base: voxel.ChunkPos{X: base.X + 1, Z: base.Z}}
 		area := &ChunkDefaults{Base: base}
 		for p := range now {
 			if !old[p] {

@@ -13,16 +13,19 @@
 // is broken or malicious; the connection should be closed.
 package wire
 
+import "citydrive/voxel"
+
 // ProtocolVersion is the version of this wire format. It is carried in the
 // ALPN name ("citydrive/<version>") and in Hello/Welcome. Version 2 replaced
 // the per-chunk ChunkDefault (kind 11) with the batched ChunkDefaults (kind
 // 14) and stopped sending ChunkDrop for chunks the client evicts itself.
 const ProtocolVersion uint32 = 2
 
+// Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
+// blocks and edits are package voxel's types: the wire carries the voxel
+// vocabulary and never redefines it.
+
 const (
-	// ChunkVolume is the number of blocks in a 32³ chunk; a local block
-	// index is in [0, ChunkVolume).
-	ChunkVolume = 32 * 32 * 32
 	// MaxReasonLen bounds the human-readable reason in Refuse/EditReject.
 	MaxReasonLen = 512
 	// AbsMaxRadius is the largest subscription radius (in chunks) any server
@@ -38,17 +41,8 @@ type Limits struct {
 	// MaxRadius is the largest Subscribe radius accepted (chunks).
 	MaxRadius uint32
 	// MaxBlock is the largest valid block id; block ids are in [0, MaxBlock].
-	MaxBlock uint8
+	MaxBlock voxel.Block
 }
 
 // DefaultLimits accepts any radius a server may announce and any block id.
 var DefaultLimits = Limits{MaxRadius: AbsMaxRadius, MaxBlock: 255}
-
-// ChunkPos is a chunk coordinate (chunk units, not blocks).
-type ChunkPos struct{ X, Y, Z int32 }
-
-// Edit is one block of a chunk's sparse edit overlay.
-type Edit struct {
-	Index uint16 // local block index, < ChunkVolume
-	Block uint8  // block id
-}

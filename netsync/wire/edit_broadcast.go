@@ -1,14 +1,18 @@
 package wire
 
-import "github.com/vmihailenco/msgpack/v5"
+import (
+	"github.com/vmihailenco/msgpack/v5"
+
+	"citydrive/voxel"
+)
 
 // EditBroadcast tells every client that holds chunk Pos that one of its
 // blocks changed. It rides the chunk stream, so it never overtakes the
 // chunk delivery it applies to.
 type EditBroadcast struct {
-	Pos   ChunkPos
+	Pos   voxel.ChunkPos
 	Index uint16
-	Block uint8
+	Block voxel.Block
 }
 
 func (*EditBroadcast) Kind() Kind      { return KindEditBroadcast }

@@ -1,14 +1,18 @@
 package wire
 
-import "github.com/vmihailenco/msgpack/v5"
+import (
+	"github.com/vmihailenco/msgpack/v5"
+
+	"citydrive/voxel"
+)
 
 // EditRequest asks the server to set one block. Seq is chosen by the client
 // and echoed in the EditAck or EditReject.
 type EditRequest struct {
 	Seq   uint32
-	Pos   ChunkPos
-	Index uint16 // < ChunkVolume
-	Block uint8  // <= Limits.MaxBlock
+	Pos   voxel.ChunkPos
+	Index uint16      // < ChunkVolume
+	Block voxel.Block // <= Limits.MaxBlock
 }
 
 func (*EditRequest) Kind() Kind      { return KindEditRequest }

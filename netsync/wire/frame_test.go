@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"testing"
 
@@ -54,15 +55,21 @@ func TestFrameTooLargeRefusedBeforeReading(t *testing.T) {
 	for _, declared := range []uint32{ControlCap + 1, 1 << 31, 0xffffffff} {
 		in := binary.BigEndian.AppendUint32(nil, declared)
 		in = append(in, bytes.Repeat([]byte{0xaa}, 1000)...)
-		cr := &countingReader{r: bytes.NewReader(in)}
-		fr := NewFrameReader(cr, ControlCap)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err := fr.Next()
-		runtime.ReadMemStats(&after)
-		require.ErrorIs(t, err, ErrFrameTooLarge)
-		assert.Equal(t, HeaderSize, cr.n, "only the header was read")
-		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4096))
+		// TotalAlloc is process-wide, so the runtime's own allocations can
+		// land in one window; the least of a few is the reader's cost.
+		least := uint64(math.MaxUint64)
+		for range 5 {
+			cr := &countingReader{r: bytes.NewReader(in)}
+			fr := NewFrameReader(cr, ControlCap)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := fr.Next()
+			runtime.ReadMemStats(&after)
+			require.ErrorIs(t, err, ErrFrameTooLarge)
+			assert.Equal(t, HeaderSize, cr.n, "only the header was read")
+			least = min(least, after.TotalAlloc-before.TotalAlloc)
+		}
+		assert.Less(t, least, uint64(4096))
 	}
 }
 

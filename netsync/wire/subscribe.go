@@ -1,12 +1,16 @@
 package wire
 
-import "github.com/vmihailenco/msgpack/v5"
+import (
+	"github.com/vmihailenco/msgpack/v5"
+
+	"citydrive/voxel"
+)
 
 // Subscribe tells the server which chunks the client wants: the cylinder of
 // Radius chunks around Centre. The client sends it whenever its centre chunk
 // changes; each Subscribe replaces the previous one.
 type Subscribe struct {
-	Centre ChunkPos
+	Centre voxel.ChunkPos
 	Radius uint32 // chunks, at most the server's Welcome.MaxRadius
 }
 

@@ -117,7 +117,7 @@ func AppendTrees(dst []float32, slots []SlotDraw, counts []int, offset mgl64.Vec
 			if sc <= 0 {
 				sc = 1
 			}
-			p := t.Position.Add(rel)
+			p := mgl32.Vec3(t.Pos).Add(rel)
 			if f != nil {
 				c := mgl64.Vec3{float64(p[0]), float64(p[1]) + TreeCentreHeight*float64(sc), float64(p[2])}
 				if !f.IntersectsSphere(c, TreeRadius*float64(sc)) {

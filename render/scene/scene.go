@@ -8,21 +8,14 @@ package scene
 import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
+
+	"citydrive/slots"
 )
 
 // MaxGroups is how many origin groups one frame may carry: normally one,
 // two for the frames right after the slot table re-bases its origin (old
 // slots still relative to the old origin, new ones to the new).
 const MaxGroups = 2
-
-// TreeInstance is one instanced tree: the base of its trunk relative to its
-// group's origin, a size factor (1 = a tree about 9 m tall) and a variant in
-// [0,1) that picks crown colour and shape.
-type TreeInstance struct {
-	Position mgl32.Vec3
-	Scale    float32
-	Variant  float32
-}
 
 // SlotDraw is one slot to draw: its index in the vertex buffer, how many
 // vertices it holds, its bounding box relative to its group's origin, the
@@ -32,7 +25,7 @@ type SlotDraw struct {
 	Slot     int
 	Count    int
 	Min, Max mgl32.Vec3
-	Trees    []TreeInstance
+	Trees    []slots.Tree // relative to the group's origin
 	Age      float32
 }
 

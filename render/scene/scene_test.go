@@ -131,9 +131,9 @@ func TestAppendTrees(t *testing.T) {
 	cam := Camera{}
 	f := frustum.FromViewProj(cam.ViewProj(1))
 	in := []SlotDraw{
-		{Slot: 0, Count: 3, Trees: []TreeInstance{{Position: mgl32.Vec3{0, 0, -20}, Scale: 1, Variant: 0.5}, {Position: mgl32.Vec3{0, 0, 30}, Scale: 1}}},
-		{Slot: 1, Count: 0, Trees: []TreeInstance{{Position: mgl32.Vec3{0, 0, -20}}}}, // cleared slot: no trees
-		{Slot: 2, Count: 3, Trees: []TreeInstance{{Position: mgl32.Vec3{1, 0, -25}}}},
+		{Slot: 0, Count: 3, Trees: []slots.Tree{{Pos: [3]float32{0, 0, -20}, Scale: 1, Variant: 0.5}, {Pos: [3]float32{0, 0, 30}, Scale: 1}}},
+		{Slot: 1, Count: 0, Trees: []slots.Tree{{Pos: [3]float32{0, 0, -20}}}}, // cleared slot: no trees
+		{Slot: 2, Count: 3, Trees: []slots.Tree{{Pos: [3]float32{1, 0, -25}}}},
 	}
 	out, dropped := AppendTrees(nil, in, nil, mgl64.Vec3{0, -2, 0}, &f, 100)
 	assert.Equal(t, []float32{0, -2, -20, 1, 0.5, 1, -2, -25, 1, 0}, out)

@@ -20,7 +20,11 @@ type cachedJunction struct {
 const cacheCells = 4096
 
 // NewCache returns an empty cache for w.
-func NewCache(w World) *Cache { return &Cache{w: w, m: make(map[Cell]cachedJunction, cacheCells)} }
+func NewCache(w World) *Cache { return newCache(w, cacheCells) }
+
+func newCache(w World, cells int) *Cache {
+	return &Cache{w: w, m: make(map[Cell]cachedJunction, cells)}
+}
 
 // World is the world behind the cache.
 func (c *Cache) World() World { return c.w }
@@ -39,7 +43,7 @@ func (c *Cache) Junction(cell Cell) (Vec2, bool) {
 }
 
 // Arms is World.Arms through the cache.
-func (c *Cache) Arms(cell Cell, dst []EdgeSpec) []EdgeSpec { return c.w.arms(c, cell, dst) }
+func (c *Cache) Arms(cell Cell, dst []EdgeSpec) []EdgeSpec { return arms(c.w, c, cell, dst) }
 
 // EdgeNodes is World.EdgeNodes through the cache.
-func (c *Cache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return c.w.edgeNodes(c, e, dst) }
+func (c *Cache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return edgeNodes(c.w, c, e, dst) }

@@ -108,13 +108,16 @@ func (w World) Junction(c Cell) (Vec2, bool) {
 }
 
 // junctionSource answers where junctions are: the World itself, or a
-// Cache in front of it.
+// Cache in front of it. The functions below take it as a type parameter,
+// not an interface, so passing the World (a plain value) does not box it
+// on the heap: the builders and the car's surface queries must not
+// allocate.
 type junctionSource interface {
 	Junction(c Cell) (Vec2, bool)
 }
 
 // edgeX finds the +X edge leaving a junction in cell a, if any.
-func (w World) edgeX(src junctionSource, a Cell) (EdgeSpec, bool) {
+func edgeX[S junctionSource](w World, src S, a Cell) (EdgeSpec, bool) {
 	for k := int32(1); k <= MaxSpanCells; k++ {
 		b := Cell{a.I + k, a.J}
 		if _, ok := src.Junction(b); ok {
@@ -129,7 +132,7 @@ func (w World) edgeX(src junctionSource, a Cell) (EdgeSpec, bool) {
 
 // edgeZ finds the +Z edge leaving a junction in cell a, if any. Z edges
 // never skip a cell, so they never cross a long X span without a junction.
-func (w World) edgeZ(src junctionSource, a Cell) (EdgeSpec, bool) {
+func edgeZ[S junctionSource](w World, src S, a Cell) (EdgeSpec, bool) {
 	b := Cell{a.I, a.J + 1}
 	if _, ok := src.Junction(b); !ok {
 		return EdgeSpec{}, false
@@ -143,28 +146,28 @@ func (w World) edgeZ(src junctionSource, a Cell) (EdgeSpec, bool) {
 // Arms appends to dst the edges that meet at the junction in cell c, in a
 // fixed order (+X, +Z, -X, -Z). It returns dst unchanged if c holds no
 // junction.
-func (w World) Arms(c Cell, dst []EdgeSpec) []EdgeSpec { return w.arms(w, c, dst) }
+func (w World) Arms(c Cell, dst []EdgeSpec) []EdgeSpec { return arms(w, w, c, dst) }
 
-func (w World) arms(src junctionSource, c Cell, dst []EdgeSpec) []EdgeSpec {
+func arms[S junctionSource](w World, src S, c Cell, dst []EdgeSpec) []EdgeSpec {
 	if _, ok := src.Junction(c); !ok {
 		return dst
 	}
-	if e, ok := w.edgeX(src, c); ok {
+	if e, ok := edgeX(w, src, c); ok {
 		dst = append(dst, e)
 	}
-	if e, ok := w.edgeZ(src, c); ok {
+	if e, ok := edgeZ(w, src, c); ok {
 		dst = append(dst, e)
 	}
 	for k := int32(1); k <= MaxSpanCells; k++ {
 		a := Cell{c.I - k, c.J}
 		if _, ok := src.Junction(a); ok {
-			if e, ok := w.edgeX(src, a); ok && e.B == c {
+			if e, ok := edgeX(w, src, a); ok && e.B == c {
 				dst = append(dst, e)
 			}
 			break
 		}
 	}
-	if e, ok := w.edgeZ(src, Cell{c.I, c.J - 1}); ok {
+	if e, ok := edgeZ(w, src, Cell{c.I, c.J - 1}); ok {
 		if _, ok := src.Junction(e.A); ok {
 			dst = append(dst, e)
 		}
@@ -185,9 +188,9 @@ func (w World) Edge(id uint64) (EdgeSpec, bool) {
 		return EdgeSpec{}, false
 	}
 	if d == DirX {
-		return w.edgeX(w, a)
+		return edgeX(w, w, a)
 	}
-	return w.edgeZ(w, a)
+	return edgeZ(w, w, a)
 }
 
 // IsAvenue reports whether e is a wide, straight avenue.
@@ -215,9 +218,9 @@ const curveSamples = 96
 // EdgeNodes appends the edge's centre-line polyline to dst: evenly spaced
 // nodes, one segment (at most SegmentLength long) between consecutive nodes.
 // Avenues and spans over the lake are straight; streets wander.
-func (w World) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return w.edgeNodes(w, e, dst) }
+func (w World) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 { return edgeNodes(w, w, e, dst) }
 
-func (w World) edgeNodes(src junctionSource, e EdgeSpec, dst []Vec2) []Vec2 {
+func edgeNodes[S junctionSource](w World, src S, e EdgeSpec, dst []Vec2) []Vec2 {
 	pa, _ := src.Junction(e.A)
 	pb, _ := src.Junction(e.B)
 	d := pb.Sub(pa)

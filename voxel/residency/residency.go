@@ -28,14 +28,10 @@ type result struct {
 	err error
 }
 
-// Residency owns resident chunks and the worker pool. All methods except
-// Close must be called from one goroutine (the server tick).
-//
-// It runs in one of two modes, never both on one Residency: Reconcile
-// towards a whole plan.Desired per pass (O(desired) per pass: fine for one
-// player's area), or incremental — Want and Unwant as the desired set
-// changes and Pump for the pass — where every call costs O(its own work)
-// however large the set is (a server's union of many areas).
+// Residency owns resident chunks and the worker pool: the client's ground
+// (voxel/ground) generating one player's area. All methods except Close
+// must be called from one goroutine (the frame loop). A Reconcile pass is
+// O(desired), fine for one area.
 type Residency struct {
 	resident map[voxel.ChunkPos]*voxel.Chunk
 	// inFlight: dispatched, not yet drained. The value is true when an edit
@@ -48,11 +44,6 @@ type Residency struct {
 	wg       sync.WaitGroup
 	closed   bool
 	err      error
-
-	// Incremental mode.
-	want  map[voxel.ChunkPos]struct{}
-	queue []voxel.ChunkPos // dispatch order (FIFO); may hold stale entries
-	head  int              // queue[:head] is consumed
 }
 
 // New starts workers goroutines running load.
@@ -129,118 +120,6 @@ func (r *Residency) Reconcile(desired plan.Desired) {
 			return // queue full: the rest waits for the next pass
 		}
 	}
-}
-
-// Want adds p to the desired set (incremental mode). It is queued for
-// dispatch behind everything wanted earlier; wanting a chunk twice is a
-// no-op. O(1).
-func (r *Residency) Want(p voxel.ChunkPos) {
-	if r.want == nil {
-		r.want = map[voxel.ChunkPos]struct{}{}
-	}
-	if _, ok := r.want[p]; ok {
-		return
-	}
-	r.want[p] = struct{}{}
-	r.queue = append(r.queue, p)
-}
-
-// Unwant removes p from the desired set (incremental mode): a resident
-// chunk is evicted at once, one in flight is dropped when it arrives. O(1)
-// amortised: its queue entry, if any, is skipped when reached, and the queue
-// is compacted once stale entries outnumber live ones.
-func (r *Residency) Unwant(p voxel.ChunkPos) {
-	if _, ok := r.want[p]; !ok {
-		return
-	}
-	delete(r.want, p)
-	delete(r.resident, p)
-	if live := len(r.want); len(r.queue)-r.head > 2*live+64 {
-		r.compact()
-	}
-}
-
-// compact drops consumed and stale queue entries (O(queue), amortised over
-// the Unwants that made them stale).
-func (r *Residency) compact() {
-	q := r.queue[:0]
-	for _, p := range r.queue[r.head:] {
-		if _, ok := r.want[p]; !ok {
-			continue
-		}
-		if _, ok := r.resident[p]; ok {
-			continue
-		}
-		q = append(q, p)
-	}
-	clear(r.queue[len(q):])
-	r.queue, r.head = q, 0
-}
-
-// Wanted is the size of the desired set in incremental mode.
-func (r *Residency) Wanted() int { return len(r.want) }
-
-// Queued is how many wanted chunks wait for dispatch (an upper bound: it
-// may count entries made stale by Unwant).
-func (r *Residency) Queued() int { return len(r.queue) - r.head }
-
-// Pump runs one non-blocking incremental pass: drain finished work
-// (keeping what is still wanted and not made stale by an edit), then
-// dispatch queued wanted chunks while the job queue has room. Its cost is
-// the number of results drained plus queue entries consumed, never the
-// size of the desired set. It returns the positions that became resident
-// in this pass, appended to dst.
-func (r *Residency) Pump(dst []voxel.ChunkPos) []voxel.ChunkPos {
-	for {
-		select {
-		case res := <-r.results:
-			stale := r.inFlight[res.pos]
-			delete(r.inFlight, res.pos)
-			_, wanted := r.want[res.pos]
-			switch {
-			case res.err != nil:
-				r.err = res.err
-				if wanted { // retried later
-					r.queue = append(r.queue, res.pos)
-				}
-			case stale:
-				if wanted {
-					r.queue = append(r.queue, res.pos)
-				}
-			case wanted:
-				r.resident[res.pos] = res.c
-				dst = append(dst, res.pos)
-			}
-			continue
-		default:
-		}
-		break
-	}
-	for r.head < len(r.queue) {
-		p := r.queue[r.head]
-		if _, ok := r.want[p]; !ok {
-			r.head++
-			continue
-		}
-		if _, ok := r.resident[p]; ok {
-			r.head++
-			continue
-		}
-		if _, ok := r.inFlight[p]; ok {
-			r.head++ // its result decides (requeued if stale)
-			continue
-		}
-		select {
-		case r.jobs <- p:
-			r.inFlight[p] = false
-			r.head++
-		default:
-			return dst // queue full: the rest waits for the next pass
-		}
-	}
-	clear(r.queue)
-	r.queue, r.head = r.queue[:0], 0
-	return dst
 }
 
 // Chunk returns a resident chunk. It is an immutable snapshot: never

@@ -193,27 +193,8 @@ func Key(p voxel.ChunkPos) [keySize]byte {
 
 // Apply records that block idx of chunk p is now b. It returns after the
 // edit is committed to disk.
-func (s *Store) Apply(p voxel.ChunkPos, idx int, b voxel.Block) error {
-	if idx < 0 || idx >= voxel.ChunkVolume || !b.Valid() {
-		return fmt.Errorf("%w: index %d block %d", ErrBadEdit, idx, b)
-	}
-	k := Key(p)
-	return s.db.Update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketEdits)
-		o, err := voxel.DecodeOverlay(bk.Get(k[:]))
-		if err != nil {
-			return fmt.Errorf("%w: chunk %v: %v", ErrCorrupt, p, err)
-		}
-		o = o.With(uint16(idx), b)
-		return bk.Put(k[:], o.AppendEncode(make([]byte, 0, len(o)*3)))
-	})
-}
-
-// Edit is one block edit for ApplyBatch.
-type Edit struct {
-	Pos   voxel.ChunkPos
-	Index int
-	Block voxel.Block
+func (s *Store) Apply(p voxel.ChunkPos, idx uint16, b voxel.Block) error {
+	return s.ApplyBatch([]voxel.BlockEdit{{Pos: p, Index: idx, Block: b}})
 }
 
 // ApplyBatch records several edits in one bbolt transaction: one commit,
@@ -222,9 +203,9 @@ type Edit struct {
 // edit fails the whole batch with ErrBadEdit before anything is written.
 // It returns only after the commit, so a caller may acknowledge every edit
 // of the batch once it returned nil.
-func (s *Store) ApplyBatch(edits []Edit) error {
+func (s *Store) ApplyBatch(edits []voxel.BlockEdit) error {
 	for _, e := range edits {
-		if e.Index < 0 || e.Index >= voxel.ChunkVolume || !e.Block.Valid() {
+		if int(e.Index) >= voxel.ChunkVolume || !e.Block.Valid() {
 			return fmt.Errorf("%w: chunk %v index %d block %d", ErrBadEdit, e.Pos, e.Index, e.Block)
 		}
 	}
@@ -246,7 +227,7 @@ func (s *Store) ApplyBatch(edits []Edit) error {
 				}
 				order = append(order, e.Pos)
 			}
-			merged[e.Pos] = o.With(uint16(e.Index), e.Block)
+			merged[e.Pos] = o.With(e.Index, e.Block)
 		}
 		for _, p := range order {
 			o := merged[p]

@@ -39,8 +39,8 @@ func TestMain(m *testing.M) {
 }
 
 // crashEdit is edit i of run: a unique (chunk, index) per (run, i).
-func crashEdit(run, i int) (voxel.ChunkPos, int, voxel.Block) {
-	return voxel.ChunkPos{X: int32(run), Y: -1, Z: int32(i % 5)}, i, voxel.Block(1 + (run+i)%int(voxel.NumBlocks-1))
+func crashEdit(run, i int) (voxel.ChunkPos, uint16, voxel.Block) {
+	return voxel.ChunkPos{X: int32(run), Y: -1, Z: int32(i % 5)}, uint16(i), voxel.Block(1 + (run+i)%int(voxel.NumBlocks-1))
 }
 
 func child(dir string, run int) int {
@@ -54,10 +54,10 @@ func child(dir string, run int) int {
 		// acknowledged together, only after its commit.
 		for i := 0; i < voxel.ChunkVolume; {
 			n := 1 + i%7
-			batch := make([]Edit, 0, n)
+			batch := make([]voxel.BlockEdit, 0, n)
 			for j := i; j < min(i+n, voxel.ChunkVolume); j++ {
 				p, idx, b := crashEdit(run, j)
-				batch = append(batch, Edit{Pos: p, Index: idx, Block: b})
+				batch = append(batch, voxel.BlockEdit{Pos: p, Index: idx, Block: b})
 			}
 			if err := s.ApplyBatch(batch); err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -252,7 +252,7 @@ func TestApplyBatchOneTransactionAllOrNothing(t *testing.T) {
 	a, b := voxel.ChunkPos{X: 1}, voxel.ChunkPos{X: -2, Y: 3, Z: -4}
 	require.NoError(t, s.Apply(a, 9, voxel.Sand))
 	require.NoError(t, s.ApplyBatch(nil))
-	require.NoError(t, s.ApplyBatch([]Edit{
+	require.NoError(t, s.ApplyBatch([]voxel.BlockEdit{
 		{Pos: a, Index: 5, Block: voxel.Stone},
 		{Pos: b, Index: 7, Block: voxel.Sand},
 		{Pos: a, Index: 5, Block: voxel.Air}, // later edit of the same block wins
@@ -267,7 +267,7 @@ func TestApplyBatchOneTransactionAllOrNothing(t *testing.T) {
 
 	// One invalid edit: nothing of the batch is written.
 	c := voxel.ChunkPos{Z: 8}
-	err = s.ApplyBatch([]Edit{{Pos: c, Index: 1, Block: voxel.Stone}, {Pos: c, Index: voxel.ChunkVolume, Block: voxel.Stone}})
+	err = s.ApplyBatch([]voxel.BlockEdit{{Pos: c, Index: 1, Block: voxel.Stone}, {Pos: c, Index: voxel.ChunkVolume, Block: voxel.Stone}})
 	require.ErrorIs(t, err, ErrBadEdit)
 	ok, err := s.Edited(c)
 	require.NoError(t, err)

@@ -11,8 +11,10 @@ import (
 	"citydrive/roadgraph/world"
 )
 
-// laneOffset keeps the car right of the centre line.
-const laneOffset = 2.5
+// laneOffset is the middle of the right-hand lane: between the centre line
+// and the cars parked on the edge stripe of a street (4.85 m out, 1.8 m
+// wide), and the inner lane of an avenue.
+const laneOffset = 2.1
 
 // Route is a position on the road graph that moves forward.
 type Route struct {
@@ -24,6 +26,9 @@ type Route struct {
 	pcg     *rand.PCG
 	rng     *rand.Rand
 	Turns   int // junctions passed
+	// the edge it came from (nil before the first turn), for looking back
+	prev        *roadgraph.Edge
+	prevForward bool
 }
 
 // New starts a route on the road nearest pos, in the direction closest to
@@ -73,32 +78,53 @@ func (r *Route) Advance(d float64) {
 	}
 }
 
-// turn picks the next edge at the junction ahead: any other arm, seeded; a
-// dead end turns back.
+// turn picks the next edge at the junction ahead, seeded: going straight
+// on is likelier than turning (as for a real driver), and a dead end
+// turns back.
 func (r *Route) turn() {
 	j := r.edge.JunctionAt(r.forward)
 	r.g.EnsureJunctionArms(j)
 	r.Turns++
-	n := 0
+	in := r.travelDir(r.edge, j, true)
+	// Arms into a dead end, or back at a hairpin sharper than the car can
+	// turn in a street, are taken only when nothing else is left.
+	awkward := func(a *roadgraph.Edge) bool {
+		return r.deadEnd(a, j) || in.Dot(r.travelDir(a, j, false)) < hairpin
+	}
+	total, open := 0.0, false
 	for _, a := range j.Arms {
-		if a != r.edge {
-			n++
+		if a != r.edge && !awkward(a) {
+			open = true
 		}
+	}
+	weight := func(a *roadgraph.Edge) float64 {
+		if a == r.edge || (open && awkward(a)) {
+			return 0
+		}
+		if in.Dot(r.travelDir(a, j, false)) > straightOn {
+			return straightWeight
+		}
+		return 1
+	}
+	for _, a := range j.Arms {
+		total += weight(a)
 	}
 	next := r.edge
-	if n > 0 {
-		k := r.rng.IntN(n)
+	if total > 0 {
+		x := r.rng.Float64() * total
 		for _, a := range j.Arms {
-			if a == r.edge {
+			w := weight(a)
+			if w == 0 {
 				continue
 			}
-			if k == 0 {
-				next = a
+			next = a
+			if x < w {
 				break
 			}
-			k--
+			x -= w
 		}
 	}
+	r.prev, r.prevForward = r.edge, r.forward
 	r.edge = next
 	r.forward = next.A == j
 	if next.A == next.B { // a loop: keep direction
@@ -111,8 +137,86 @@ func (r *Route) turn() {
 	}
 }
 
+// Turn choice: an arm within about 45° of straight on is straightWeight
+// times as likely as each of the others.
+const (
+	straightOn     = 0.7
+	straightWeight = 3.0
+	hairpin        = -0.6 // a turn of over about 127°
+)
+
+// travelDir is the direction of travel on e at junction j: arriving at j
+// (arrive) or leaving it.
+func (r *Route) travelDir(e *roadgraph.Edge, j *roadgraph.Junction, arrive bool) world.Vec2 {
+	if e.B == j {
+		d := e.Tangent(e.Segments()) // at the last node
+		if arrive {
+			return d
+		}
+		return d.Scale(-1)
+	}
+	d := e.Tangent(0)
+	if arrive {
+		return d.Scale(-1)
+	}
+	return d
+}
+
+// deadEnd reports whether arm a, left from junction from, leads to a
+// junction with no other way out.
+func (r *Route) deadEnd(a *roadgraph.Edge, from *roadgraph.Junction) bool {
+	far := a.B
+	if far == from {
+		far = a.A
+	}
+	if far == from {
+		return false // a loop
+	}
+	r.g.EnsureJunctionArms(far)
+	return len(far.Arms) < 2
+}
+
+// Track moves the route to the centre-line point nearest the car at pos
+// among the next maxTrack metres (never backwards), so the route follows
+// the car rather than dead reckoning from its speed. The centre line, not
+// the lane, because it runs on unbroken through a junction. It returns the
+// metres advanced.
+func (r *Route) Track(pos world.Vec2) float64 {
+	saved := *r.pcg
+	c := *r
+	p, _ := c.centre()
+	best, bestAt := p.Dist2(pos), 0.0
+	for d := trackStep; d <= maxTrack; d += trackStep {
+		c.Advance(trackStep)
+		p, _ = c.centre()
+		if d2 := p.Dist2(pos); d2 < best {
+			best, bestAt = d2, d
+		}
+	}
+	*r.pcg = saved
+	r.Advance(bestAt)
+	return bestAt
+}
+
+// Track's window: a car is never further ahead of its route in one physics
+// step unless it left it, and then the driver re-routes.
+const (
+	trackStep = 0.2
+	maxTrack  = 12.0
+)
+
 // Pose is the position (in the right-hand lane) and heading.
 func (r *Route) Pose() (world.Vec2, world.Vec2) {
+	p, dir := r.centre()
+	return LaneOf(p, dir), dir
+}
+
+// LaneOf is the right-hand lane position beside centre-line point p of a
+// road travelled in direction dir.
+func LaneOf(p, dir world.Vec2) world.Vec2 { return p.Sub(roadgraph.Left(dir).Scale(laneOffset)) }
+
+// centre is the position on the centre line and the heading.
+func (r *Route) centre() (world.Vec2, world.Vec2) {
 	a, b := r.edge.Nodes[r.seg], r.edge.Nodes[r.seg+1]
 	dir := b.Sub(a).Norm()
 	f := r.t / r.segLen()
@@ -120,8 +224,76 @@ func (r *Route) Pose() (world.Vec2, world.Vec2) {
 		dir = dir.Scale(-1)
 		f = 1 - f
 	}
-	p := a.Lerp(b, f)
-	return p.Sub(roadgraph.Left(dir).Scale(laneOffset)), dir
+	return a.Lerp(b, f), dir
+}
+
+// Behind appends the centre-line positions at n points step metres apart
+// behind here, nearest first, back along the way the route came (through
+// one junction at most; past that, straight on backwards).
+func (r *Route) Behind(step float64, n int, dst []world.Vec2) []world.Vec2 {
+	c := *r
+	p, dir := c.centre()
+	for i := 1; i <= n; i++ {
+		if c.retreat(step) {
+			p, dir = c.centre()
+		} else {
+			p = p.Sub(dir.Scale(step))
+		}
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+// retreat moves d metres back the way the route came; false when there is
+// no more road behind it.
+func (r *Route) retreat(d float64) bool {
+	for d > r.t {
+		d -= r.t
+		switch {
+		case r.forward && r.seg > 0:
+			r.seg--
+		case !r.forward && r.seg+1 < r.edge.Segments():
+			r.seg++
+		case r.prev != nil:
+			r.edge, r.forward, r.prev = r.prev, r.prevForward, nil
+			if r.forward {
+				r.seg = r.edge.Segments() - 1
+			} else {
+				r.seg = 0
+			}
+		default:
+			r.t = 0
+			return false
+		}
+		r.t = r.segLen()
+	}
+	r.t -= d
+	return true
+}
+
+// Centres appends the centre-line position at n points step metres
+// apart, starting here, without moving the route (turns as in Ahead).
+func (r *Route) Centres(step float64, n int, dst []world.Vec2) []world.Vec2 {
+	saved := *r.pcg
+	c := *r
+	for n > 0 {
+		// one segment at a time: its length and direction once
+		a, b := c.edge.Nodes[c.seg], c.edge.Nodes[c.seg+1]
+		if !c.forward {
+			a, b = b, a
+		}
+		l := b.Sub(a).Len()
+		dir := b.Sub(a).Scale(1 / l)
+		for ; c.t < l && n > 0; c.t += step {
+			dst = append(dst, a.Add(dir.Scale(c.t)))
+			n--
+		}
+		over := c.t - l
+		c.t = l
+		c.Advance(over + 1e-12) // into the next segment, turning as Advance does
+	}
+	*r.pcg = saved
+	return dst
 }
 
 // Ahead returns the lane position d metres further along without moving

@@ -22,12 +22,14 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/autopilot"
+	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
+	"citydrive/voxel/plan"
 )
 
 // Options configure a run.
@@ -146,37 +148,39 @@ func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route,
 	return r, nil
 }
 
-// area is the server's cylinder shape: disc dx²+dz² ≤ r², |dy| ≤ r/2.
-func area(c netsync.ChunkPos, r int32, dst map[netsync.ChunkPos]struct{}) {
+// area fills dst with the server's cylinder around c.
+func area(c voxel.ChunkPos, r int32, dst map[voxel.ChunkPos]struct{}) {
 	clear(dst)
-	for dy := -r / 2; dy <= r/2; dy++ {
-		for dz := -r; dz <= r; dz++ {
-			for dx := -r; dx <= r; dx++ {
-				if dx*dx+dz*dz <= r*r {
-					dst[netsync.ChunkPos{X: c.X + dx, Y: c.Y + dy, Z: c.Z + dz}] = struct{}{}
-				}
-			}
-		}
+	for _, p := range plan.Cylinder(c, r, nil) {
+		dst[p] = struct{}{}
 	}
 }
 
-func chunkAt(w world.World, p world.Vec2) (netsync.ChunkPos, float64) {
-	y := math.Max(w.Height(p.X, p.Z), world.WaterLevel) + 0.5
-	c, _ := voxel.ChunkOf(int64(math.Floor(p.X)), int64(math.Floor(y)), int64(math.Floor(p.Z)))
-	return netsync.ChunkPos(c), y
+// snapshot is the car state a bot at p facing dir sends, with the game's
+// heading convention.
+func snapshot(p world.Vec2, y float64, dir world.Vec2, speed float64) wire.CarSnapshot {
+	return wire.QuantiseCar(0, 0, p.X, y, p.Z, car.HeadingOf(dir), speed)
+}
+
+// chunkAt is the chunk a bot at p is in and its height: on the road
+// surface, as a player's car is (bridge decks included).
+func chunkAt(surf *world.SurfaceCache, p world.Vec2) (voxel.ChunkPos, float64) {
+	y := surf.Surface(p.X, p.Z).Y
+	return voxel.ChunkAt(p.X, y, p.Z), y
 }
 
 func drive(ctx context.Context, o Options, id int) (b Bot) {
 	b.ID = id
 	w := world.New(o.Seed)
 	g := roadgraph.New(w)
+	surf := world.NewSurfaceCache(w)
 	route, err := startPose(g, id, o.N, o.Spread, o.Seed)
 	if err != nil {
 		b.Err = err
 		return b
 	}
 	pos, _ := route.Pose()
-	centre, _ := chunkAt(w, pos)
+	centre, _ := chunkAt(surf, pos)
 	askRadius := o.Radius
 	if askRadius == 0 {
 		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
@@ -200,11 +204,11 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
-	want := map[netsync.ChunkPos]struct{}{}
-	have := map[netsync.ChunkPos]struct{}{}
+	want := map[voxel.ChunkPos]struct{}{}
+	have := map[voxel.ChunkPos]struct{}{}
 	area(centre, radius, want)
 	missing := len(want)
-	subscribe := func(ch netsync.ChunkPos) {
+	subscribe := func(ch voxel.ChunkPos) {
 		centre = ch
 		_ = c.Subscribe(ch, uint32(radius))
 		area(ch, radius, want)
@@ -277,14 +281,14 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			route.Advance(o.Speed * dt)
 			b.DistanceM += o.Speed * dt
 			p, dir := route.Pose()
-			ch, y := chunkAt(w, p)
-			c.SendCar(wire.QuantiseCar(0, 0, p.X, y, p.Z, math.Atan2(dir.Z, dir.X), o.Speed))
+			ch, y := chunkAt(surf, p)
+			c.SendCar(snapshot(p, y, dir, o.Speed))
 			if ch != centre {
 				subscribe(ch)
 			}
 			msgs = c.Poll(msgs[:0], 1<<16)
 			for _, m := range msgs {
-				var pos netsync.ChunkPos
+				var pos voxel.ChunkPos
 				switch m := m.(type) {
 				case *wire.ChunkDefaults:
 					for _, p := range m.Pos {
@@ -339,9 +343,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				bz := math.Floor(p.Z + rng.Float64()*16 - 8)
 				by := math.Floor(y + rng.Float64()*4 - 3)
 				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
-				if _, ok := have[netsync.ChunkPos(cp)]; ok {
-					blk := uint8(1 + rng.IntN(int(voxel.NumBlocks-1)))
-					_, _ = c.RequestEdit(netsync.ChunkPos(cp), uint16(idx), blk)
+				if _, ok := have[cp]; ok {
+					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
+					_, _ = c.RequestEdit(cp, uint16(idx), blk)
 				}
 			}
 			if now.After(nextEvict) {

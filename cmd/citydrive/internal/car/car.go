@@ -1,6 +1,8 @@
 // Package car is the player's car: arcade physics (throttle, brake,
-// steering, grip) on a height field, stopped by obstacle boxes, plus the
-// chase camera. Pure: positions are float64 world metres, no GL.
+// steering, grip) on the world's road surface, colliding with what the city
+// draws, plus the chase camera. Pure: positions are float64 world metres,
+// no GL; Step is a function of the car's state, the time step, the input
+// and the environment, so a fixed-rate loop replays it exactly.
 package car
 
 import (
@@ -12,45 +14,122 @@ import (
 
 // Tuning: numbers chosen to feel like a nimble hatchback.
 const (
-	Length        = 4.2
-	Width         = 1.8
-	wheelBase     = 2.6
-	maxSteer      = 0.55 // radians at the wheels, at rest
-	steerRate     = 2.5  // radians per second the wheel turns
-	engineAccel   = 7.0  // m/s² at full throttle, falling with speed
-	brakeDecel    = 14.0 // m/s²
-	reverseAccel  = 4.0
-	maxSpeed      = 58.0 // m/s, ~210 km/h
-	maxReverse    = 12.0
-	rollingDrag   = 0.25 // m/s² at any speed
-	airDrag       = 0.0016
-	grip          = 9.0 // how fast sideways slip is removed (1/s)
-	collideRadius = 1.1 // metres: the car as a circle for obstacle tests
+	Length       = 4.2
+	Width        = 1.8
+	wheelBase    = 2.6
+	maxSteer     = 0.55 // radians at the wheels, at rest
+	steerRate    = 2.5  // radians per second the wheel turns
+	engineAccel  = 7.0  // m/s² at full throttle, falling with speed
+	brakeDecel   = 14.0 // m/s²
+	reverseAccel = 4.0
+	maxSpeed     = 58.0 // m/s, ~210 km/h
+	maxReverse   = 12.0
+	rollingDrag  = 0.25 // m/s² at any speed
+	airDrag      = 0.0016
+	grip         = 9.0 // how fast sideways slip is removed (1/s)
 )
 
-// Input is one frame's controls, each in [-1, 1] (throttle/brake in [0, 1]).
+// Collision: the car is an oriented box Length × Width × BodyHeight.
+const (
+	BodyHeight = 1.5 // roof above the wheels
+	// StepHeight: a voxel block whose top is at most this far above the
+	// wheels is a kerb, driven over (the wheels stay on the road surface);
+	// anything taller, up to the roof, stops the car. It also keeps the
+	// natural ground's 1 m steps off the list, should an Env report them.
+	StepHeight = 0.5
+	// maxMove bounds one collision sub-step: well under the thinnest
+	// obstacle (a 0.16 m bollard) plus the car, so nothing is tunnelled
+	// through and contacts resolve towards the side they were met from.
+	maxMove = 0.25
+	// resolvePasses bounds the push-outs per sub-step (a corner between a
+	// wall and a parked car needs two).
+	resolvePasses = 4
+	// contactSlop is how far past the touching point a push-out goes, so
+	// the next sub-step starts clear.
+	contactSlop = 1e-4
+	// nearMargin widens the obstacle query beyond the car's bounding
+	// circle and this step's travel.
+	nearMargin = 0.5
+	// shoreProbe is the distance of the samples that find the shore's
+	// direction from the land's rise.
+	shoreProbe = 1.0
+)
+
+// Input is one step's controls, each in [-1, 1] (throttle/brake in [0, 1]).
 type Input struct {
 	Throttle float64
 	Brake    float64
 	Steer    float64 // +1 = left
 }
 
-// Ground tells the car how high the drivable surface is at (x, z).
-type Ground func(x, z float64) float64
+// Env is the world around the car as its physics sees it.
+type Env interface {
+	// Surface is the drivable surface at (x, z) (world.SurfaceCache).
+	Surface(x, z float64) world.Surface
+	// AppendObstacles appends to dst every obstacle that may lie within r
+	// of (x, z); extra ones are fine, the car tests each exactly. It must
+	// not retain dst.
+	AppendObstacles(dst []slots.Obstacle, x, z, r float64) []slots.Obstacle
+	// Solid reports whether world block (x, y, z) (spanning [x, x+1) etc.)
+	// stops the car.
+	Solid(x, y, z int64) bool
+}
+
+// Contact is a set of things the car touched in one step.
+type Contact uint8
+
+const (
+	TouchBuilding Contact = 1 << iota
+	TouchParkedCar
+	TouchFurniture
+	TouchRail
+	TouchShore // open water: the car stops at the shore
+	TouchVoxel // a solid block
+)
+
+// Has reports whether every contact in k is in c.
+func (c Contact) Has(k Contact) bool { return c&k == k }
+
+func touchOf(k slots.ObstacleKind) Contact {
+	switch k {
+	case slots.ObstacleBuilding:
+		return TouchBuilding
+	case slots.ObstacleParkedCar:
+		return TouchParkedCar
+	case slots.ObstacleRail:
+		return TouchRail
+	}
+	return TouchFurniture
+}
 
 // Car is the state of one car.
 type Car struct {
-	Pos     world.Vec2
-	Y       float64
-	Heading float64 // radians; 0 = +X, increasing towards -Z (left turn)
-	Vel     world.Vec2
-	Steer   float64 // current wheel angle
-	Blocked bool    // hit an obstacle this step
+	Pos      world.Vec2
+	Y        float64
+	Heading  float64 // radians; 0 = +X, increasing towards -Z (left turn)
+	Vel      world.Vec2
+	Steer    float64 // current wheel angle
+	Contacts Contact // what the car touched during the last step
+	Impact   float64 // m/s of velocity into contacts removed in the last step
+	// Surface is what the car stood on after the last step.
+	Surface world.Surface
+
+	near  []slots.Obstacle // scratch: obstacles near this step's path
+	solid []box            // scratch: solid blocks near this step's path
 }
 
-// New places a car at pos facing dir.
-func New(pos, dir world.Vec2, ground Ground) *Car {
-	return &Car{Pos: pos, Y: ground(pos.X, pos.Z), Heading: math.Atan2(-dir.Z, dir.X)}
+// scratchObstacles is the obstacle scratch capacity; a step near more
+// grows it once.
+const scratchObstacles = 256
+
+// New places a car at pos facing dir, standing on env's surface.
+func New(pos, dir world.Vec2, env Env) *Car {
+	s := env.Surface(pos.X, pos.Z)
+	return &Car{
+		Pos: pos, Y: s.Y, Surface: s, Heading: HeadingOf(dir),
+		near:  make([]slots.Obstacle, 0, scratchObstacles),
+		solid: make([]box, 0, scratchObstacles),
+	}
 }
 
 // Forward is the unit direction the car faces.
@@ -61,16 +140,16 @@ func (c *Car) Forward() world.Vec2 {
 // Speed is the signed speed along the car's heading.
 func (c *Car) Speed() float64 { return c.Vel.Dot(c.Forward()) }
 
-// Step advances the car by dt seconds.
-func (c *Car) Step(dt float64, in Input, ground Ground, obstacles func(yield func(slots.Bounds) bool)) {
+// Step advances the car by dt seconds: controls, then the move, sliding
+// along whatever it meets (obstacles, solid blocks, the shore).
+func (c *Car) Step(dt float64, in Input, env Env) {
 	in.Throttle = clamp(in.Throttle, 0, 1)
 	in.Brake = clamp(in.Brake, 0, 1)
 	in.Steer = clamp(in.Steer, -1, 1)
-	fwd := c.Forward()
 	speed := c.Speed()
 
 	// Steering: less lock at speed keeps it drivable.
-	target := in.Steer * maxSteer / (1 + math.Abs(speed)/18)
+	target := in.Steer * wheelLock(speed)
 	c.Steer += clamp(target-c.Steer, -steerRate*dt, steerRate*dt)
 
 	// Longitudinal forces.
@@ -96,39 +175,173 @@ func (c *Car) Step(dt float64, in Input, ground Ground, obstacles func(yield fun
 
 	// Yaw from the bicycle model.
 	c.Heading += newSpeed / wheelBase * math.Tan(c.Steer) * dt
-	fwd = c.Forward()
+	fwd := c.Forward()
 
 	// Grip: sideways slip decays, so the car carves instead of sliding.
 	side := world.Vec2{X: -fwd.Z, Z: fwd.X}
 	lateral := c.Vel.Dot(side) * math.Exp(-grip*dt)
 	c.Vel = fwd.Scale(newSpeed).Add(side.Scale(lateral))
 
-	next := c.Pos.Add(c.Vel.Scale(dt))
-	c.Blocked = false
-	if obstacles != nil {
-		for b := range obstacles {
-			if hits(b, next, c.Y) {
-				c.Blocked = true
-				break
+	c.move(dt, env)
+	c.Surface = env.Surface(c.Pos.X, c.Pos.Z)
+	c.Y = c.Surface.Y
+}
+
+// move advances the position by Vel·dt in sub-steps, resolving contacts.
+func (c *Car) move(dt float64, env Env) {
+	c.Contacts, c.Impact = 0, 0
+	travel := c.Vel.Len() * dt
+	c.gather(env, travel)
+	n := max(1, int(math.Ceil(travel/maxMove)))
+	h := dt / float64(n)
+	for range n {
+		prev := c.Pos
+		wetBefore := c.wetCorners(env, prev)
+		c.Pos = c.Pos.Add(c.Vel.Scale(h))
+		c.resolve()
+		if c.wetCorners(env, c.Pos) > wetBefore {
+			c.shore(env, prev, h, wetBefore)
+		}
+	}
+	// A push-out may leave the car touching the next thing; the final
+	// pass makes sure it ends the step clear of obstacles.
+	c.resolve()
+}
+
+// gather collects the obstacles and solid blocks the car can reach this
+// step, so the sub-steps test a short list.
+func (c *Car) gather(env Env, travel float64) {
+	reach := math.Hypot(Length/2, Width/2) + travel + nearMargin
+	c.near = env.AppendObstacles(c.near[:0], c.Pos.X, c.Pos.Z, reach)
+	// Keep what can touch the body: within reach, and neither under the
+	// car's floor nor over its roof (a deck, a lamp's arm).
+	kept := c.near[:0]
+	for _, o := range c.near {
+		dx, dz, r := o.Centre[0]-c.Pos.X, o.Centre[1]-c.Pos.Z, reach+o.Radius()
+		if dx*dx+dz*dz <= r*r && o.Y1 > c.Y+StepHeight && o.Y0 < c.Y+BodyHeight {
+			kept = append(kept, o)
+		}
+	}
+	c.near = kept
+	c.solid = c.solid[:0]
+	// Blocks that reach above a kerb's height and below the roof.
+	y0 := int64(math.Floor(c.Y + StepHeight))
+	y1 := int64(math.Ceil(c.Y+BodyHeight)) - 1
+	x0, x1 := int64(math.Floor(c.Pos.X-reach)), int64(math.Floor(c.Pos.X+reach))
+	z0, z1 := int64(math.Floor(c.Pos.Z-reach)), int64(math.Floor(c.Pos.Z+reach))
+	for x := x0; x <= x1; x++ {
+		for z := z0; z <= z1; z++ {
+			for y := y0; y <= y1; y++ {
+				if float64(y+1) <= c.Y+StepHeight {
+					continue
+				}
+				if env.Solid(x, y, z) {
+					c.solid = append(c.solid, box{
+						c: world.Vec2{X: float64(x) + 0.5, Z: float64(z) + 0.5}, u: world.Vec2{X: 1}, hu: 0.5, hv: 0.5,
+					})
+					break // one block of the column is enough to stop the car
+				}
 			}
 		}
 	}
-	if c.Blocked {
-		c.Vel = world.Vec2{}
-		return
-	}
-	c.Pos = next
-	c.Y = ground(c.Pos.X, c.Pos.Z)
 }
 
-// hits reports whether a car centred at p (at height y) overlaps box b.
-func hits(b slots.Bounds, p world.Vec2, y float64) bool {
-	if y+1.5 < b.Min[1] || y > b.Max[1] {
-		return false
+// body is the car's footprint at p.
+func (c *Car) body(p world.Vec2) box {
+	return box{c: p, u: c.Forward(), hu: Length / 2, hv: Width / 2}
+}
+
+// resolve pushes the car out of every obstacle and block it overlaps,
+// deepest first, and removes the velocity into each contact: the car
+// slides along what it meets instead of stopping dead.
+func (c *Car) resolve() {
+	for range resolvePasses {
+		me := c.body(c.Pos)
+		depth, normal, kind := 0.0, world.Vec2{}, Contact(0)
+		for i := range c.near {
+			o := &c.near[i]
+			if n, d, ok := penetration(me, obstacleBox(o)); ok && d > depth {
+				depth, normal, kind = d, n, touchOf(o.Kind)
+			}
+		}
+		for _, b := range c.solid {
+			if n, d, ok := penetration(me, b); ok && d > depth {
+				depth, normal, kind = d, n, TouchVoxel
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		c.Pos = c.Pos.Add(normal.Scale(depth + contactSlop))
+		c.slide(normal)
+		c.Contacts |= kind
 	}
-	dx := math.Max(0, math.Max(b.Min[0]-p.X, p.X-b.Max[0]))
-	dz := math.Max(0, math.Max(b.Min[2]-p.Z, p.Z-b.Max[2]))
-	return dx*dx+dz*dz < collideRadius*collideRadius
+}
+
+// slide removes the part of the velocity that runs into a contact whose
+// outward normal is n.
+func (c *Car) slide(n world.Vec2) {
+	if vn := c.Vel.Dot(n); vn < 0 {
+		c.Vel = c.Vel.Sub(n.Scale(vn))
+		c.Impact = math.Max(c.Impact, -vn)
+	}
+}
+
+// corners of the car's footprint at p.
+func (c *Car) corners(p world.Vec2) [4]world.Vec2 {
+	f := c.Forward()
+	s := world.Vec2{X: -f.Z, Z: f.X}
+	fl, sw := f.Scale(Length/2), s.Scale(Width/2)
+	return [4]world.Vec2{p.Add(fl).Add(sw), p.Add(fl).Sub(sw), p.Sub(fl).Sub(sw), p.Sub(fl).Add(sw)}
+}
+
+// wetCorners counts the footprint's corners over open water.
+func (c *Car) wetCorners(env Env, p world.Vec2) int {
+	n := 0
+	for _, q := range c.corners(p) {
+		if env.Surface(q.X, q.Z).Water {
+			n++
+		}
+	}
+	return n
+}
+
+// shore handles a sub-step that ran onto open water: the car goes back to
+// where it was, loses the velocity towards the water, and keeps the part
+// along the shore if that stays dry.
+func (c *Car) shore(env Env, prev world.Vec2, h float64, wetBefore int) {
+	c.Contacts |= TouchShore
+	move := c.Pos.Sub(prev)
+	c.Pos = prev
+	n := c.shoreNormal(env, prev, move)
+	c.slide(n)
+	if along := c.Vel.Scale(h); c.wetCorners(env, prev.Add(along)) <= wetBefore {
+		c.Pos = prev.Add(along)
+		c.resolve()
+		if c.wetCorners(env, c.Pos) > wetBefore {
+			c.Pos = prev
+		}
+	}
+}
+
+// shoreNormal is the direction from the water towards the land near the
+// car: the rise of the surface around its wet corners (the lake is flat,
+// the land climbs out of it), or straight back where that says nothing.
+func (c *Car) shoreNormal(env Env, p, move world.Vec2) world.Vec2 {
+	var g world.Vec2
+	for _, q := range c.corners(p.Add(move)) {
+		if !env.Surface(q.X, q.Z).Water {
+			continue
+		}
+		g = g.Add(world.Vec2{
+			X: env.Surface(q.X+shoreProbe, q.Z).Y - env.Surface(q.X-shoreProbe, q.Z).Y,
+			Z: env.Surface(q.X, q.Z+shoreProbe).Y - env.Surface(q.X, q.Z-shoreProbe).Y,
+		})
+	}
+	if g.Len() < 1e-9 || g.Dot(move) > 0 {
+		return move.Scale(-1).Norm()
+	}
+	return g.Norm()
 }
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }

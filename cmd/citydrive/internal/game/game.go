@@ -1,9 +1,11 @@
-// Package game is the client's frame loop: input, car physics, camera, road
-// streaming, drawing and the HUD, on the main goroutine. The renderer is
-// the only thing here that touches GL.
+// Package game is the client's frame loop on the main goroutine: input,
+// fixed-step car physics and autopilot, road streaming, network, voxel
+// ground, and the frame description the display draws. It talks to the
+// renderer only through Display, so the whole loop runs headless too.
 package game
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,11 +23,11 @@ import (
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/remote"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/render"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
+	"citydrive/voxel/ground"
 )
 
 // Options configure a game session.
@@ -36,18 +38,26 @@ type Options struct {
 	Render    render.Options
 	Start     world.Vec2
 	Autopilot bool
+	// Display draws the frames; nil opens a window (render.Open(Render)).
+	Display Display
 	// Duration > 0 ends the session after that much driving time.
 	Duration  time.Duration
 	ShotsDir  string        // write a screenshot here every ShotEvery
 	ShotEvery time.Duration // of driving time
 	Weather   render.Weather
 	TimeOfDay float64
-	FixedStep bool // step the simulation 1/60 s per frame regardless of wall time
+	// FixedStep makes every frame 1/60 s of game time whatever the wall
+	// time (pictures, tests); the soak runs this way, paced.
+	FixedStep bool
+	// Paced hands build results over in game time as a 60 fps player would
+	// get them (buildworkers.Streamer.Pace); the caller then calls
+	// Streamer().AwaitWorkers() between frames.
+	Paced bool
 	// Net is the connection to the server (solo: the in-process one). Nil
 	// runs offline: the ground is generated locally and edits are off.
 	Net           *netsync.Client // New takes ownership: the session closes it
 	Redial        Dialer          // reconnects after a lost connection; nil: the loss ends the session
-	TerrainRadius int32           // voxel chunks around the car (0: terrain.DefaultRadius)
+	TerrainRadius int32           // voxel chunks around the car (0: ground.DefaultRadius)
 	Log           *slog.Logger
 	Out           io.Writer // summary
 }
@@ -61,36 +71,50 @@ const (
 	chaseHeight   = 3.6
 )
 
+var errNoPicture = errors.New("game: a headless display takes no screenshots")
+
 // Session is one running game.
 type Session struct {
 	opt      Options
-	r        *render.Renderer
+	r        Display
 	stream   *buildworkers.Streamer
-	ground3  *terrain.Client
+	ground3  *ground.Client
 	link     *link
 	car      *car.Car
-	route    *autopilot.Route
+	driver   *autopilot.Driver
+	steps    stepClock
+	prev     pose // the car at the previous physics step (drawing interpolates)
+	drive    driveLog
+	epoch    time.Time // wall time when the world was ready: game time 0
+	env      *carEnv   // what the car collides with and stands on (env.go)
 	frame    render.Frame
 	groups   [render.MaxGroups]render.Group
 	target   mgl64.Vec3
 	dynamic  []float32
-	trees    [][]render.TreeInstance
+	trees    [][]slots.Tree
 	builtAt  []float64
 	lastSeq  []uint32
 	hud      []string
 	showHUD  bool
 	debug    render.DebugFlags
-	clock    float64 // simulated seconds since the world was ready
+	clock    float64 // game seconds since the world was ready
+	wall     float64 // wall seconds of those frames
+	slowdown float64 // smoothed game time per wall time (1: real time)
 	frameMS  float64 // smoothed
 	times    []float64
+	workUS   []float64 // main-goroutine work per frame (all but drawing), µs
 	roadUS   []float64 // main-goroutine road streaming per frame, µs
 	voxelUS  []float64 // main-goroutine voxel + network work per frame, µs
 	shotNext float64
 	shots    []string
 	topView  bool
+	quit     bool
+	shootNow bool // F12 this frame
+	pngs     *pngWriter
 }
 
-// New opens the window and starts streaming.
+// New opens the display (a window unless Options.Display is set) and
+// starts streaming.
 func New(opt Options) (*Session, error) {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
@@ -102,16 +126,21 @@ func New(opt Options) (*Session, error) {
 	if cfg.Log == nil {
 		cfg.Log = opt.Log
 	}
-	opt.Render.Slots, opt.Render.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
-	opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
-	r, err := render.Open(opt.Render)
-	if err != nil {
-		if opt.Net != nil {
-			_ = opt.Net.Close()
+	r := opt.Display
+	if r == nil {
+		opt.Render.Slots, opt.Render.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
+		opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
+		gl, err := render.Open(opt.Render)
+		if err != nil {
+			if opt.Net != nil {
+				_ = opt.Net.Close()
+			}
+			return nil, err
 		}
-		return nil, err
+		r = gl
 	}
-	s := &Session{opt: opt, r: r, showHUD: true}
+	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log)}
+	var err error
 	s.stream, err = buildworkers.NewStreamer(cfg, opt.World, r, time.Now())
 	if err != nil {
 		r.Close()
@@ -120,12 +149,12 @@ func New(opt Options) (*Session, error) {
 		}
 		return nil, err
 	}
-	topt := terrain.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.Terrain()}
+	topt := ground.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.MeshSink()}
 	if opt.Net != nil {
 		s.link = newLink(opt.Net, nil, opt.Redial)
 		topt.Subscribe = s.link.subscribe
 	}
-	s.ground3 = terrain.New(topt)
+	s.ground3 = ground.New(topt)
 	if s.link != nil {
 		s.link.world = s.ground3
 	}
@@ -143,11 +172,20 @@ func New(opt Options) (*Session, error) {
 		seg = e.Segments() / 2
 	}
 	pos, dir := e.Nodes[seg].Lerp(e.Nodes[seg+1], 0.5), e.Tangent(seg)
-	s.route, _ = autopilot.New(g, pos, dir, opt.Seed)
-	pos, dir = s.route.Pose()
-	s.car = car.New(pos, dir, s.ground)
+	s.driver, _ = autopilot.NewDriver(g, pos, dir, opt.Seed, autopilotSpeed)
+	pos, dir = s.driver.Route().Pose()
+	s.car = car.New(pos, dir, s.carEnv())
+	s.prev = poseOf(s.car)
+	s.drive.onStuck = func(at world.Vec2, secs float64) {
+		s.opt.Log.Warn("car stuck", "x", math.Round(at.X), "z", math.Round(at.Z), "after_s", math.Round(s.clock),
+			"reproduce", fmt.Sprintf("-start %.0f,%.0f", at.X, at.Z))
+	}
+	s.drive.onContact = func(at world.Vec2, parkedCar bool) {
+		s.opt.Log.Warn("car touched an obstacle", "what", s.car.Contacts.String(), "x", math.Round(at.X), "z", math.Round(at.Z),
+			"after_s", math.Round(s.clock), "autopilot", s.opt.Autopilot)
+	}
 	n := cfg.Slots.Slots
-	s.trees = make([][]render.TreeInstance, n)
+	s.trees = make([][]slots.Tree, n)
 	s.builtAt = make([]float64, n)
 	s.lastSeq = make([]uint32, n)
 	s.dynamic = make([]float32, 0, (CarVerts*(1+maxRemoteCars)+LakeVerts)*slots.FloatsPerVertex)
@@ -155,12 +193,6 @@ func New(opt Options) (*Session, error) {
 	s.frame.Weather = opt.Weather
 	s.frame.TimeOfDay = opt.TimeOfDay
 	return s, nil
-}
-
-// ground is the drivable height: roads drape on the terrain, and over the
-// lake the car rides the bridge deck.
-func (s *Session) ground(x, z float64) float64 {
-	return math.Max(s.opt.World.Height(x, z), world.WaterLevel+bridgeDeck)
 }
 
 // terrainLoadLimit bounds how long loading waits for the voxel ground (the
@@ -177,10 +209,6 @@ func boolf(b bool) float64 {
 // loadingSlice is how long loading streams between progress-bar draws.
 const loadingSlice = 30 * time.Millisecond
 
-// bridgeDeck is how far above the water bridges carry the road; the city
-// generator uses the same rule.
-const bridgeDeck = 2.0
-
 // Close releases everything, the network connection included.
 func (s *Session) Close() {
 	if s.link != nil {
@@ -188,24 +216,30 @@ func (s *Session) Close() {
 	}
 	s.ground3.Close()
 	s.stream.Close()
+	s.pngs.close()
 	s.r.Close()
 }
 
-// Run loops until the window closes or the duration is over.
+// Run loads the world, then runs frames until the window closes, Esc, or
+// the duration is over. Each frame's game time is its wall time (see
+// stepClock for frames slower than 5 fps), or 1/60 s with FixedStep.
 func (s *Session) Run() error {
-	if err := s.load(); err != nil {
+	if err := s.Load(); err != nil {
 		return err
 	}
 	last := time.Now()
-	for !s.r.ShouldClose() && !s.r.Pressed(render.KeyEscape) {
+	for !s.r.ShouldClose() && !s.quit {
 		now := time.Now()
 		dt := now.Sub(last).Seconds()
 		last = now
-		if s.opt.FixedStep || dt > 0.1 {
+		if s.opt.FixedStep {
 			dt = 1.0 / 60
 		}
-		if err := s.Step(dt, now); err != nil {
+		if err := s.Frame(dt); err != nil {
 			return err
+		}
+		if s.opt.Paced {
+			s.stream.AwaitWorkers()
 		}
 		if s.link != nil {
 			if err := s.link.check(); err != nil {
@@ -213,7 +247,7 @@ func (s *Session) Run() error {
 				return fmt.Errorf("lost the server: %w", err)
 			}
 		}
-		if s.opt.Duration > 0 && s.clock >= s.opt.Duration.Seconds() {
+		if s.Done() {
 			break
 		}
 	}
@@ -221,9 +255,14 @@ func (s *Session) Run() error {
 	return nil
 }
 
-// load streams the initial world with a progress bar; nothing of the world
-// is drawn until it is complete.
-func (s *Session) load() error {
+// Done reports whether the session's duration is over.
+func (s *Session) Done() bool {
+	return s.opt.Duration > 0 && s.clock >= s.opt.Duration.Seconds()-1e-9
+}
+
+// Load streams the initial world with a progress bar; nothing of the world
+// is drawn until it is complete. Game time starts when it is.
+func (s *Session) Load() error {
 	t0 := time.Now()
 	for !s.stream.Ready() || (!s.ground3.Ready() && time.Since(t0) < terrainLoadLimit) {
 		if s.r.ShouldClose() {
@@ -254,26 +293,22 @@ func (s *Session) load() error {
 		s.r.Present()
 	}
 	s.frame.Loading = false
+	s.epoch = time.Now()
+	if s.opt.Paced {
+		s.stream.Pace()
+	}
 	s.opt.Log.Info("initial world built", "ms", time.Since(t0).Milliseconds(), "slots", s.stream.Table().Used())
 	return nil
 }
 
-// Step runs one frame: input, physics, camera, streaming, drawing.
-func (s *Session) Step(dt float64, now time.Time) error {
+// Frame runs one frame of dt wall seconds: everything Update does, then
+// the frame is drawn.
+func (s *Session) Frame(dt float64) error {
 	t0 := time.Now()
-	s.handleKeys()
-	s.Simulate(dt, now)
-	s.setCamera()
-	s.buildFrame()
-	if err := s.r.Draw(&s.frame); err != nil {
+	s.Update(dt)
+	s.wall += dt
+	if err := s.draw(); err != nil {
 		return err
-	}
-	if s.r.Pressed(render.KeyF12) {
-		s.screenshot(fmt.Sprintf("citydrive-%s.png", time.Now().Format("20060102-150405")))
-	}
-	if s.opt.ShotsDir != "" && s.clock >= s.shotNext {
-		s.shotNext += s.opt.ShotEvery.Seconds()
-		s.screenshot(filepath.Join(s.opt.ShotsDir, fmt.Sprintf("shot-%03.0fs.png", s.clock)))
 	}
 	ms := float64(time.Since(t0).Microseconds()) / 1000
 	s.times = append(s.times, ms)
@@ -282,58 +317,108 @@ func (s *Session) Step(dt float64, now time.Time) error {
 	return nil
 }
 
-// Simulate advances the car and the streaming by dt without drawing.
-func (s *Session) Simulate(dt float64, now time.Time) {
-	s.clock += dt
-	in := s.input()
-	table := s.stream.Table()
-	s.car.Step(dt, in, s.ground, func(yield func(slots.Bounds) bool) {
-		for sl := int32(0); sl < int32(table.Config().Slots); sl++ {
-			for _, b := range table.Obstacles(sl) {
-				if !yield(b) {
-					return
-				}
-			}
-		}
-	})
-	if s.opt.Autopilot {
-		s.route.Advance(math.Max(0, s.car.Speed()) * dt)
-		if p, _ := s.route.Pose(); p.Sub(s.car.Pos).Len() > 25 {
-			// Knocked off course: pick up the road where the car is.
-			if r, ok := autopilot.New(s.stream.Graph(), s.car.Pos, s.car.Forward(), s.opt.Seed+uint64(s.clock)); ok {
-				s.route = r
-			}
-		}
-	}
+// Update is one frame's work before drawing, in this order:
+//
+//  1. input, read once into Controls;
+//  2. fixed-step simulation: car physics and the autopilot at PhysicsHz;
+//  3. road streaming (walk / eviction on their clocks, results, builds);
+//  4. network: server messages drained, the car sent;
+//  5. voxel ground: chunk arrivals, mesh jobs, finished meshes;
+//  6. the frame description (camera, slot groups, dynamic region, HUD).
+//
+// Nothing here blocks on a worker, a socket or the disk.
+func (s *Session) Update(dt float64) {
 	t0 := time.Now()
-	s.stream.Update(dt, s.car.Pos, s.car.Forward(), now)
+	in := ReadControls(s.r)
+	s.handle(in)
+	steps, game := s.steps.frame(dt)
+	if dt > 0 {
+		s.slowdown = s.slowdown*0.9 + game/dt*0.1
+	}
+	s.simulate(steps, in.Drive)
+	s.clock += game
+	now := s.epoch.Add(time.Duration(s.clock * float64(time.Second)))
+
 	t1 := time.Now()
+	s.stream.Update(game, s.car.Pos, s.car.Forward(), now)
+	t2 := time.Now()
 	if s.link != nil {
-		s.link.update(s.clock, dt, s.car.Pos.X, s.car.Y, s.car.Pos.Z, s.car.Heading, s.car.Speed())
+		s.link.update(s.clock, game, s.car.Pos.X, s.car.Y, s.car.Pos.Z, s.car.Heading, s.car.Speed())
 	}
 	s.ground3.Update(s.car.Pos, s.car.Y)
-	t2 := time.Now()
-	s.roadUS = append(s.roadUS, float64(t1.Sub(t0).Nanoseconds())/1000)
-	s.voxelUS = append(s.voxelUS, float64(t2.Sub(t1).Nanoseconds())/1000)
+	t3 := time.Now()
+	s.setCamera()
+	s.buildFrame()
+	t4 := time.Now()
+	s.roadUS = append(s.roadUS, us(t2.Sub(t1)))
+	s.voxelUS = append(s.voxelUS, us(t3.Sub(t2)))
+	s.workUS = append(s.workUS, us(t4.Sub(t0)))
 }
 
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+
+// simulate runs the physics steps of one frame with the frame's controls.
+func (s *Session) simulate(steps int, hands car.Input) {
+	env := s.carEnv()
+	for range steps {
+		s.prev = poseOf(s.car)
+		in := hands
+		if s.opt.Autopilot {
+			in = s.driver.Drive(s.car, env, physicsStep)
+		}
+		from := s.car.Pos
+		s.car.Step(physicsStep, in, env)
+		s.drive.step(physicsStep, s.car.Pos.Sub(from).Len(), math.Abs(s.car.Speed()),
+			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos,
+			s.car.Contacts != 0, s.car.Contacts.Has(car.TouchParkedCar))
+	}
+}
+
+// draw draws the frame description Update made, and takes the screenshots
+// that are due.
+func (s *Session) draw() error {
+	if err := s.r.Draw(&s.frame); err != nil {
+		return err
+	}
+	if s.shootNow {
+		s.shootNow = false
+		s.screenshot(fmt.Sprintf("citydrive-%s.png", time.Now().Format("20060102-150405")))
+	}
+	if s.opt.ShotsDir != "" && s.clock >= s.shotNext {
+		s.shotNext += s.opt.ShotEvery.Seconds()
+		s.screenshot(filepath.Join(s.opt.ShotsDir, fmt.Sprintf("shot-%03.0fs.png", s.clock)))
+	}
+	return nil
+}
+
+// screenshot reads the frame back and has it written off the frame loop.
 func (s *Session) screenshot(path string) {
-	if err := s.r.SaveScreenshot(path); err != nil {
+	img, err := s.r.Screenshot()
+	if err != nil {
 		s.opt.Log.Error("screenshot failed", "path", path, "err", err)
+		return
+	}
+	if !s.pngs.write(path, img) {
+		s.opt.Log.Warn("screenshot dropped: earlier ones are still being written", "path", path)
 		return
 	}
 	s.shots = append(s.shots, path)
 	s.opt.Log.Info("screenshot", "path", path)
 }
 
-// SaveScreenshot draws the current frame again and writes it to path.
+// SaveScreenshot draws the current frame again and writes it to path
+// before it returns.
 func (s *Session) SaveScreenshot(path string) error {
 	s.setCamera()
 	s.buildFrame()
 	if err := s.r.Draw(&s.frame); err != nil {
 		return err
 	}
-	return s.r.SaveScreenshot(path)
+	img, err := s.r.Screenshot()
+	if err != nil {
+		return err
+	}
+	return writePNG(path, img)
 }
 
 // SetHUD shows or hides the HUD.
@@ -342,77 +427,72 @@ func (s *Session) SetHUD(on bool) { s.showHUD = on }
 // SetTopView switches to a high camera looking straight down.
 func (s *Session) SetTopView(top bool) { s.topView = top }
 
-func (s *Session) handleKeys() {
-	r := s.r
-	if r.Pressed(render.KeyH) {
+// handle acts on the frame's key presses.
+func (s *Session) handle(in Controls) {
+	s.quit = s.quit || in.Quit
+	s.shootNow = s.shootNow || in.Screenshot
+	if in.ToggleHUD {
 		s.showHUD = !s.showHUD
 	}
-	if r.Pressed(render.KeyP) {
+	if in.ToggleAutopilot {
 		s.opt.Autopilot = !s.opt.Autopilot
+		if s.opt.Autopilot {
+			s.driver.Reroute(s.car.Pos, s.car.Forward())
+		}
 	}
-	if r.Pressed(render.KeyR) {
+	if in.ToggleWeather {
 		if s.frame.Weather == render.Dry {
 			s.frame.Weather = render.Wet
 		} else {
 			s.frame.Weather = render.Dry
 		}
 	}
-	if r.Pressed(render.KeyC) {
+	if in.ToggleTopView {
 		s.topView = !s.topView
 	}
-	if r.Down(render.KeyLeftCtrl) || r.Down(render.KeyLeftShift) {
-		if r.Pressed(render.Key1) {
-			s.debug ^= render.DebugWireframe
-		}
-		if r.Pressed(render.Key2) {
-			s.debug ^= render.DebugBoxes
-		}
-		if r.Pressed(render.Key3) {
-			s.debug ^= render.DebugBuildAge
-		}
+	s.debug ^= in.Debug
+	s.frame.Debug = s.debug
+	if in.Reset {
+		s.ResetCar()
 	}
-	if s.link != nil && (r.Pressed(render.KeyE) || r.Pressed(render.KeyQ)) {
+	if s.link != nil && (in.Dig || in.Build) {
 		f := s.car.Forward()
-		s.link.edit(s.car.Pos.X, s.car.Pos.Z, s.car.Y, [2]float64{f.X, f.Z}, r.Pressed(render.KeyQ))
+		s.link.edit(s.car.Pos.X, s.car.Pos.Z, s.car.Y, [2]float64{f.X, f.Z}, in.Build)
 	}
-	if r.Pressed(render.KeyF1) {
+	if in.NextTimeOfDay {
 		s.frame.TimeOfDay = math.Mod(s.frame.TimeOfDay+1.5, 24)
 	}
-	s.frame.Debug = s.debug
 }
 
-func (s *Session) input() car.Input {
-	if s.opt.Autopilot {
-		look := 10 + math.Max(0, s.car.Speed())*0.6
-		return s.car.SteerTowards(s.route.Ahead(look), autopilotSpeed)
-	}
-	var in car.Input
-	r := s.r
-	if r.Down(render.KeyW) || r.Down(render.KeyUp) {
-		in.Throttle = 1
-	}
-	if r.Down(render.KeyS) || r.Down(render.KeyDown) || r.Down(render.KeySpace) {
-		in.Brake = 1
-	}
-	if r.Down(render.KeyA) || r.Down(render.KeyLeft) {
-		in.Steer += 1
-	}
-	if r.Down(render.KeyD) || r.Down(render.KeyRight) {
-		in.Steer -= 1
-	}
-	return in
+// ResetCar puts the car back on the lane nearest it, at rest, facing along
+// the lane in the direction closest to where it faced.
+func (s *Session) ResetCar() {
+	s.driver.Reroute(s.car.Pos, s.car.Forward())
+	pos, dir := s.driver.Route().Pose()
+	s.car = car.New(pos, dir, s.carEnv())
+	s.prev = poseOf(s.car)
+	s.drive.Resets++
+}
+
+// view is the car as drawn: between the last two physics states.
+func (s *Session) view() car.Car {
+	v := *s.car
+	p := lerpPose(s.prev, poseOf(s.car), s.steps.alpha())
+	v.Pos, v.Y, v.Heading = p.pos, p.y, p.heading
+	return v
 }
 
 func (s *Session) setCamera() {
 	cam := &s.frame.Camera
+	v := s.view()
 	if s.topView {
-		f := s.car.Forward()
-		cam.Position = mgl64.Vec3{s.car.Pos.X - f.X*1, s.car.Y + 470, s.car.Pos.Z - f.Z*1}
-		s.target = mgl64.Vec3{s.car.Pos.X, s.car.Y, s.car.Pos.Z}
+		f := v.Forward()
+		cam.Position = mgl64.Vec3{v.Pos.X - f.X*1, v.Y + 470, v.Pos.Z - f.Z*1}
+		s.target = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
 		cam.Far = 1200
 		return
 	}
-	eye, target := s.car.ChaseCamera(chaseDistance, chaseHeight)
+	eye, target := v.ChaseCamera(chaseDistance, chaseHeight)
 	cam.Position = mgl64.Vec3(eye)
 	s.target = mgl64.Vec3(target)
 	cam.Far = 0
@@ -445,12 +525,9 @@ func (s *Session) buildFrame() {
 			ngroups++
 		}
 		if seq := table.UploadSeq(sl); s.lastSeq[sl] != seq {
-			// New geometry: note when, and convert its trees once.
+			// New geometry: note when, and take its trees once.
 			s.lastSeq[sl], s.builtAt[sl] = seq, s.clock
-			s.trees[sl] = s.trees[sl][:0]
-			for _, t := range s.stream.Trees(sl) {
-				s.trees[sl] = append(s.trees[sl], render.TreeInstance{Position: mgl32.Vec3(t.Pos), Scale: t.Scale, Variant: t.Variant})
-			}
+			s.trees[sl] = append(s.trees[sl][:0], s.stream.Trees(sl)...)
 		}
 		b := table.Bounds(sl)
 		o := [3]float64(origin)
@@ -465,9 +542,10 @@ func (s *Session) buildFrame() {
 	}
 	s.frame.Groups = s.groups[:ngroups]
 	// The car, relative to itself: the dynamic origin follows it.
-	s.frame.DynamicOrigin = mgl64.Vec3{s.car.Pos.X, s.car.Y, s.car.Pos.Z}
-	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, s.car.Heading)
-	s.dynamic = appendLake(s.dynamic, s.car.Pos.X, s.car.Pos.Z, s.car.Pos.X, s.car.Y, s.car.Pos.Z, world.WaterLevel)
+	v := s.view()
+	s.frame.DynamicOrigin = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
+	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, v.Heading)
+	s.dynamic = appendLake(s.dynamic, v.Pos.X, v.Pos.Z, v.Pos.X, v.Y, v.Pos.Z, world.WaterLevel)
 	var others []remote.Pose
 	if s.link != nil {
 		others = s.link.cars.Poses(s.clock)
@@ -476,7 +554,7 @@ func (s *Session) buildFrame() {
 			if drawn == maxRemoteCars {
 				break
 			}
-			s.dynamic = appendCar(s.dynamic, float32(p.X-s.car.Pos.X), float32(p.Y-s.car.Y), float32(p.Z-s.car.Pos.Z), p.Heading)
+			s.dynamic = appendCar(s.dynamic, float32(p.X-v.Pos.X), float32(p.Y-v.Y), float32(p.Z-v.Pos.Z), p.Heading)
 			drawn++
 		}
 	}
@@ -498,6 +576,9 @@ func (s *Session) buildFrame() {
 			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
 			fmt.Sprintf("%s  SPEED %.0f KM/H", fallback, s.car.Speed()*3.6),
 		)
+		if s.slowdown < slowNotice {
+			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("SLOW MOTION x%.2f: UNDER %d FPS", s.slowdown, int(1/maxFrameTime)))
+		}
 		ts := s.ground3.Stats()
 		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
 		if s.link != nil {
@@ -507,15 +588,22 @@ func (s *Session) buildFrame() {
 	}
 }
 
+// slowNotice: the HUD says the game runs slow below this game/wall ratio.
+const slowNotice = 0.97
+
 // Summary is what a finished session reports.
 type Summary struct {
 	Frames        int
+	GameSeconds   float64 // game time driven
+	WallSeconds   float64 // wall time of the frames that drove it
 	FrameMSMedian float64
 	FrameMSP99    float64
+	WorkUSMedian  float64 // main-goroutine work per frame, all but drawing
+	WorkUSP99     float64
 	RoadUSP99     float64 // road streaming on the main goroutine, per frame
 	VoxelUSP99    float64 // voxel ground + network on the main goroutine
 	VoxelUSMax    float64
-	Distance      float64
+	Drive         DriveStats
 	Stats         buildworkers.Stats
 	Shots         []string
 }
@@ -531,16 +619,19 @@ func (s *Session) Summarise() Summary {
 		return v[min(len(v)-1, int(f*float64(len(v))))]
 	}
 	return Summary{
-		Frames: len(s.times), FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),
+		Frames: len(s.times), GameSeconds: s.clock, WallSeconds: s.wall,
+		FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),
+		WorkUSMedian: q(s.workUS, 0.5), WorkUSP99: q(s.workUS, 0.99),
 		RoadUSP99: q(s.roadUS, 0.99), VoxelUSP99: q(s.voxelUS, 0.99), VoxelUSMax: q(s.voxelUS, 1),
-		Stats: s.stream.Stats(), Shots: s.shots,
+		Drive: s.drive.DriveStats, Stats: s.stream.Stats(), Shots: s.shots,
 	}
 }
 
 func (s *Session) summary() {
 	sum := s.Summarise()
-	fmt.Fprintf(s.opt.Out, "drove %.0f s: %d frames, frame time median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
-		s.clock, sum.Frames, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Overflows, sum.Stats.Fallback)
+	fmt.Fprintf(s.opt.Out, "drove %.1f s of game time in %.1f s of wall time (%.2f km, average %.0f km/h): %d frames, frame time median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
+		sum.GameSeconds, sum.WallSeconds, sum.Drive.Distance/1000, sum.Drive.AverageSpeed()*3.6, sum.Frames, sum.FrameMSMedian, sum.FrameMSP99,
+		sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Overflows, sum.Stats.Fallback)
 	fmt.Fprintf(s.opt.Out, "main-goroutine work per frame: road streaming p99 %.0f µs; voxel ground + network p99 %.0f µs, max %.0f µs\n",
 		sum.RoadUSP99, sum.VoxelUSP99, sum.VoxelUSMax)
 	for _, p := range sum.Shots {
@@ -548,11 +639,9 @@ func (s *Session) summary() {
 	}
 }
 
-// Renderer exposes the renderer (for the shot command).
-func (s *Session) Renderer() *render.Renderer { return s.r }
-
 // Streamer exposes the streamer.
 func (s *Session) Streamer() *buildworkers.Streamer { return s.stream }
 
-// Load runs the loading screen until the initial world is built.
-func (s *Session) Load() error { return s.load() }
+// Recoveries is how often the autopilot backed out after making no
+// progress.
+func (s *Session) Recoveries() int { return s.driver.Recoveries }

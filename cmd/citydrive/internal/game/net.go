@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/remote"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
+	"citydrive/voxel/ground"
 )
 
 // carSendHz is how often the car's state goes to the server (its tick).
@@ -39,7 +39,7 @@ const redialEvery = 2 * time.Second
 // the game drives on, and the new client resubscribes.
 type link struct {
 	c       *netsync.Client // nil while reconnecting
-	world   *terrain.Client
+	world   *ground.Client
 	cars    *remote.Cars
 	snaps   []wire.CarSnapshot
 	sendT   float64
@@ -55,7 +55,7 @@ type link struct {
 	player   uint32
 }
 
-func newLink(c *netsync.Client, t *terrain.Client, dial Dialer) *link {
+func newLink(c *netsync.Client, t *ground.Client, dial Dialer) *link {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &link{c: c, world: t, cars: remote.New(), dial: dial, ctx: ctx, cancel: cancel,
 		redialed: make(chan *netsync.Client, 1), player: c.Player()}
@@ -127,20 +127,12 @@ func (l *link) close() {
 // sink adapts server messages to the terrain client.
 type sink struct{ l *link }
 
-func chunk(p wire.ChunkPos) voxel.ChunkPos { return voxel.ChunkPos{X: p.X, Y: p.Y, Z: p.Z} }
-
-func (s sink) ChunkDefault(p wire.ChunkPos) { s.l.world.ChunkDefault(chunk(p)) }
-func (s sink) ChunkDrop(p wire.ChunkPos)    { s.l.world.ChunkDrop(chunk(p)) }
-func (s sink) ChunkEdits(p wire.ChunkPos, edits []wire.Edit) {
-	o := make(voxel.Overlay, len(edits))
-	for i, e := range edits {
-		o[i] = voxel.Edit{Index: e.Index, Block: voxel.Block(e.Block)}
-	}
-	s.l.world.ChunkEdits(chunk(p), o)
-}
-func (s sink) EditBroadcast(p wire.ChunkPos, idx uint16, b uint8) {
+func (s sink) ChunkDefault(p voxel.ChunkPos)                { s.l.world.ChunkDefault(p) }
+func (s sink) ChunkDrop(p voxel.ChunkPos)                   { s.l.world.ChunkDrop(p) }
+func (s sink) ChunkEdits(p voxel.ChunkPos, o voxel.Overlay) { s.l.world.ChunkEdits(p, o) }
+func (s sink) EditBroadcast(p voxel.ChunkPos, idx uint16, b voxel.Block) {
 	s.l.edits++
-	s.l.world.EditBroadcast(chunk(p), idx, voxel.Block(b))
+	s.l.world.EditBroadcast(p, idx, b)
 }
 func (s sink) EditResult(seq uint32, applied bool, reason string) {
 	s.l.pending--
@@ -158,7 +150,7 @@ func (l *link) subscribe(centre voxel.ChunkPos, radius int32) int32 {
 		return radius // reconnecting: Resubscribe asks again once connected
 	}
 	r := min(uint32(radius), l.c.Welcome().MaxRadius)
-	if err := l.c.Subscribe(wire.ChunkPos{X: centre.X, Y: centre.Y, Z: centre.Z}, r); err != nil {
+	if err := l.c.Subscribe(centre, r); err != nil {
 		l.status = "SUBSCRIBE FAILED: " + err.Error()
 	}
 	return int32(r)
@@ -198,7 +190,7 @@ func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 		b = voxel.Stone
 	}
 	p, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
-	seq, err := l.c.RequestEdit(wire.ChunkPos{X: p.X, Y: p.Y, Z: p.Z}, uint16(idx), uint8(b))
+	seq, err := l.c.RequestEdit(p, uint16(idx), b)
 	if err != nil {
 		l.status = "EDIT FAILED: " + err.Error()
 		return

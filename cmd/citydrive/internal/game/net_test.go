@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/cmd/citydrive/internal/host"
-	"citydrive/cmd/citydrive/internal/terrain"
 	"citydrive/netsync"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
+	"citydrive/voxel/ground"
 	"citydrive/voxel/mesh"
 )
 
@@ -44,7 +44,7 @@ func TestSoloEditTakesTheNetworkPath(t *testing.T) {
 
 	l := newLink(c, nil, nil)
 	defer l.close()
-	tc := terrain.New(terrain.Options{Seed: seed, Radius: 2, Workers: 1, Sink: nullSink{}, Subscribe: l.subscribe})
+	tc := ground.New(ground.Options{Seed: seed, Radius: 2, Workers: 1, Sink: nullSink{}, Subscribe: l.subscribe})
 	defer tc.Close()
 	l.world = tc
 
@@ -109,7 +109,7 @@ func TestLinkRejoinsARestartedServer(t *testing.T) {
 	require.NoError(t, err)
 	l := newLink(c, nil, dial)
 	defer l.close()
-	tc := terrain.New(terrain.Options{Seed: seed, Radius: 2, Workers: 1, Sink: nullSink{}, Subscribe: l.subscribe})
+	tc := ground.New(ground.Options{Seed: seed, Radius: 2, Workers: 1, Sink: nullSink{}, Subscribe: l.subscribe})
 	defer tc.Close()
 	l.world = tc
 	car := world.Vec2{X: 100, Z: 100}

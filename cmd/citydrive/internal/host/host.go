@@ -1,5 +1,5 @@
-// Package host runs a citydrive server in-process: the voxel world (edit
-// store + residency) in a data directory, the netsync QUIC server on it,
+// Package host runs a citydrive server in-process: the voxel world
+// (voxel/authority: edit index and store) in a data directory, the netsync QUIC server on it,
 // and optionally a Prometheus endpoint. `citydrive server` and solo play
 // both use it; solo play then dials it over loopback with the pinned
 // fingerprint like any remote player (one code path).
@@ -22,35 +22,31 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"citydrive/netsync"
-	"citydrive/netsync/voxelworld"
+	"citydrive/voxel/authority"
 	"citydrive/voxel/gen"
 )
 
-// Options configure Start. Zero values take the defaults shown.
+// Options configure Start.
 type Options struct {
-	Addr    string // UDP listen address ("127.0.0.1:0": a free loopback port, for solo play)
+	Addr    string // UDP listen address ("": a free loopback port, for solo play)
 	DataDir string // required: server identity here, edits under worlds/<seed>/
 	Seed    uint64
-	TickHz  int // 30
-	// MaxRadius is the largest subscription radius in chunks (8).
-	MaxRadius uint32
-	// Deliveries is the per-client chunk deliveries per tick (32).
-	Deliveries int
-	// DeliveryBudget bounds the time a tick spends on deliveries (3 ms;
-	// negative: count only).
-	DeliveryBudget time.Duration
-	// Reach is the edit reach in metres from the player's car (48;
-	// negative: unchecked).
-	Reach float64
+	// Tuning is the server's budgets and limits; the zero value means
+	// netsync.DefaultServerConfig's.
+	Tuning netsync.Tuning
 	// MetricsAddr, if set, serves Prometheus metrics at /metrics on this
 	// TCP address (":9100", "127.0.0.1:0").
 	MetricsAddr string
 	Logger      *slog.Logger
 	// Observer sees joins, departures and refusals (see netsync.Event).
 	Observer func(netsync.Event)
-	// World tunes the voxel world (workers, pass rate, commit queue).
-	World voxelworld.Options
+	// World tunes the voxel world (pass rate, commit queue).
+	World authority.Options
 }
+
+// The voxel world speaks only voxel types and netsync.World asks for
+// nothing else, so the authority plugs into the server as it is.
+var _ netsync.World = (*authority.World)(nil)
 
 // WorldDir is where the edits of seed's world live inside a data directory.
 // Each seed has its own, so solo play with another -seed starts a fresh
@@ -63,7 +59,7 @@ func WorldDir(dataDir string, seed uint64) string {
 type Host struct {
 	opt     Options
 	log     *slog.Logger
-	world   *voxelworld.World
+	world   *authority.World
 	srv     *netsync.Server
 	reg     *prometheus.Registry
 	httpSrv *http.Server
@@ -83,17 +79,18 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	if opt.DataDir == "" {
 		return nil, errors.New("host: Options.DataDir is required")
 	}
-	if opt.TickHz < 0 || opt.TickHz > 1000 {
-		return nil, fmt.Errorf("host: tick rate %d Hz out of range (1..1000)", opt.TickHz)
-	}
 	log := opt.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	if opt.Addr == "" {
-		opt.Addr = "127.0.0.1:0"
+	cfg := netsync.DefaultServerConfig()
+	if opt.Addr != "" {
+		cfg.Addr = opt.Addr
 	}
-	world, err := voxelworld.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, opt.World)
+	if opt.Tuning != (netsync.Tuning{}) {
+		cfg.Tuning = opt.Tuning
+	}
+	world, err := authority.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, opt.World)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +101,9 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		_ = world.Close()
 		return nil, err
 	}
-	srv, err := netsync.NewServer(netsync.ServerConfig{
-		Addr: opt.Addr, DataDir: opt.DataDir, Seed: opt.Seed, Generator: gen.Version, World: world,
-		MaxRadius: opt.MaxRadius, TickHz: opt.TickHz, DeliveriesPerTick: opt.Deliveries,
-		DeliveryBudget: opt.DeliveryBudget, Reach: opt.Reach,
-		Registerer: reg, Logger: log, Observer: opt.Observer,
-	})
+	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = opt.DataDir, opt.Seed, gen.Version, world
+	cfg.Registerer, cfg.Logger, cfg.Observer = reg, log, opt.Observer
+	srv, err := netsync.NewServer(cfg)
 	if err != nil {
 		_ = world.Close()
 		return nil, err
@@ -179,7 +173,7 @@ func (h *Host) MetricsAddr() net.Addr {
 
 // Server and World expose the parts (stats, tests).
 func (h *Host) Server() *netsync.Server        { return h.srv }
-func (h *Host) World() *voxelworld.World       { return h.world }
+func (h *Host) World() *authority.World        { return h.world }
 func (h *Host) Registry() *prometheus.Registry { return h.reg }
 
 // ClientConfig is a netsync.ClientConfig that dials this host from the

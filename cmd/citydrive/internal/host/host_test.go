@@ -20,6 +20,7 @@ import (
 	"citydrive/netsync/wire"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
+	"citydrive/voxel/plan"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -37,10 +38,17 @@ func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
+// testTuning is the default server, ticking faster and serving radius 4.
+func testTuning() netsync.Tuning {
+	tu := netsync.DefaultServerConfig().Tuning
+	tu.TickHz, tu.MaxRadius = 60, 4
+	return tu
+}
+
 func startHost(t *testing.T, dir string, mod func(*Options)) *Host {
 	t.Helper()
-	opt := Options{Addr: "127.0.0.1:0", DataDir: dir, Seed: testSeed, TickHz: 60,
-		MaxRadius: 4, MetricsAddr: "127.0.0.1:0", Logger: quietLog()}
+	opt := Options{Addr: "127.0.0.1:0", DataDir: dir, Seed: testSeed, Tuning: testTuning(),
+		MetricsAddr: "127.0.0.1:0", Logger: quietLog()}
 	if mod != nil {
 		mod(&opt)
 	}
@@ -53,26 +61,26 @@ func startHost(t *testing.T, dir string, mod func(*Options)) *Host {
 // spot is a place on the ground: the car's position and the chunk under it.
 type spot struct {
 	x, y, z float64
-	chunk   netsync.ChunkPos
+	chunk   voxel.ChunkPos
 }
 
 func ground(x, z float64) spot {
 	h := world.New(testSeed).Height(x, z)
 	y := math.Max(h, world.WaterLevel) + 1
 	p, _ := voxel.ChunkOf(int64(math.Floor(x)), int64(math.Floor(y)), int64(math.Floor(z)))
-	return spot{x, y, z, netsync.ChunkPos(p)}
+	return spot{x, y, z, p}
 }
 
 // blockNear returns a block index in the spot's chunk and its chunk, a few
 // metres from the car.
-func (s spot) blockNear(dx, dy, dz float64) (netsync.ChunkPos, uint16) {
+func (s spot) blockNear(dx, dy, dz float64) (voxel.ChunkPos, uint16) {
 	p, i := voxel.ChunkOf(int64(math.Floor(s.x+dx)), int64(math.Floor(s.y+dy)), int64(math.Floor(s.z+dz)))
-	return netsync.ChunkPos(p), uint16(i)
+	return p, uint16(i)
 }
 
 func (s spot) car() wire.CarSnapshot { return wire.QuantiseCar(0, 0, s.x, s.y, s.z, 0, 0) }
 
-func dial(t *testing.T, h *Host, centre netsync.ChunkPos, radius uint32) *netsync.Client {
+func dial(t *testing.T, h *Host, centre voxel.ChunkPos, radius uint32) *netsync.Client {
 	t.Helper()
 	cfg := h.ClientConfig()
 	cfg.Centre, cfg.Radius, cfg.Logger = centre, radius, quietLog()
@@ -99,17 +107,11 @@ func next(t *testing.T, c *netsync.Client) wire.Message {
 	return nil
 }
 
-// area is the client's cylinder (the server's shape: disc, |dy| ≤ r/2).
-func area(c netsync.ChunkPos, r int32) map[netsync.ChunkPos]bool {
-	out := map[netsync.ChunkPos]bool{}
-	for dy := -r / 2; dy <= r/2; dy++ {
-		for dz := -r; dz <= r; dz++ {
-			for dx := -r; dx <= r; dx++ {
-				if dx*dx+dz*dz <= r*r {
-					out[netsync.ChunkPos{X: c.X + dx, Y: c.Y + dy, Z: c.Z + dz}] = true
-				}
-			}
-		}
+// area is the client's cylinder as a set.
+func area(c voxel.ChunkPos, r int32) map[voxel.ChunkPos]bool {
+	out := map[voxel.ChunkPos]bool{}
+	for _, p := range plan.Cylinder(c, r, nil) {
+		out[p] = true
 	}
 	return out
 }
@@ -119,11 +121,11 @@ type stream struct {
 	t      *testing.T
 	c      *netsync.Client
 	log    []wire.Message
-	chunks map[netsync.ChunkPos]wire.Message
+	chunks map[voxel.ChunkPos]wire.Message
 }
 
 func newStream(t *testing.T, c *netsync.Client) *stream {
-	return &stream{t: t, c: c, chunks: map[netsync.ChunkPos]wire.Message{}}
+	return &stream{t: t, c: c, chunks: map[voxel.ChunkPos]wire.Message{}}
 }
 
 func (s *stream) next() wire.Message {
@@ -141,7 +143,7 @@ func (s *stream) next() wire.Message {
 }
 
 // untilArea reads until every chunk of want has arrived.
-func (s *stream) untilArea(want map[netsync.ChunkPos]bool) {
+func (s *stream) untilArea(want map[voxel.ChunkPos]bool) {
 	for {
 		done := true
 		for p := range want {
@@ -168,7 +170,7 @@ func until[T wire.Message](s *stream, match func(T) bool) T {
 
 // edit sends the car, then asks for the edit, retrying while the server
 // has not yet seen a car snapshot (datagrams and the stream race).
-func edit(t *testing.T, s *stream, car wire.CarSnapshot, pos netsync.ChunkPos, idx uint16, block uint8) (seq uint32, ack wire.Message) {
+func edit(t *testing.T, s *stream, car wire.CarSnapshot, pos voxel.ChunkPos, idx uint16, block voxel.Block) (seq uint32, ack wire.Message) {
 	t.Helper()
 	for range 50 {
 		s.c.SendCar(car)
@@ -236,7 +238,7 @@ func TestTwoClientsEditArrivesAfterTheChunkInOrder(t *testing.T) {
 	pos, idx := sp.blockNear(2, 0, 1)
 	require.True(t, want[pos])
 	var seqs []uint32
-	for i, blk := range []uint8{uint8(voxel.Stone), uint8(voxel.Sand), uint8(voxel.Air)} {
+	for i, blk := range []voxel.Block{voxel.Stone, voxel.Sand, voxel.Air} {
 		seq, ack := edit(t, a, sp.car(), pos, idx+uint16(i), blk)
 		require.IsType(t, &wire.EditAck{}, ack, "%+v", ack)
 		seqs = append(seqs, seq)
@@ -251,7 +253,7 @@ func TestTwoClientsEditArrivesAfterTheChunkInOrder(t *testing.T) {
 	}
 	require.Len(t, got, 3)
 	// b receives the three edits, in order, after the chunk.
-	for i, blk := range []uint8{uint8(voxel.Stone), uint8(voxel.Sand), uint8(voxel.Air)} {
+	for i, blk := range []voxel.Block{voxel.Stone, voxel.Sand, voxel.Air} {
 		e := until(b, func(*wire.EditBroadcast) bool { return true })
 		assert.Equal(t, &wire.EditBroadcast{Pos: pos, Index: idx + uint16(i), Block: blk}, e)
 	}
@@ -273,8 +275,8 @@ func TestTwoClientsEditArrivesAfterTheChunkInOrder(t *testing.T) {
 	// A third client joining now gets the chunk with the edits in it.
 	c := newStream(t, dial(t, h, sp.chunk, testRadius))
 	c.untilArea(want)
-	assert.Equal(t, &wire.ChunkEdits{Pos: pos, Edits: []netsync.Edit{
-		{Index: idx, Block: uint8(voxel.Stone)}, {Index: idx + 1, Block: uint8(voxel.Sand)}, {Index: idx + 2, Block: uint8(voxel.Air)},
+	assert.Equal(t, &wire.ChunkEdits{Pos: pos, Edits: []voxel.Edit{
+		{Index: idx, Block: voxel.Stone}, {Index: idx + 1, Block: voxel.Sand}, {Index: idx + 2, Block: voxel.Air},
 	}}, c.chunks[pos])
 
 	// An unknown block is rejected with a reason, not a disconnect.
@@ -289,13 +291,13 @@ func TestRestartKeepsAcknowledgedEdits(t *testing.T) {
 	sp := ground(40, -700)
 	want := area(sp.chunk, testRadius)
 	type key struct {
-		pos netsync.ChunkPos
+		pos voxel.ChunkPos
 		idx uint16
 	}
-	acked := map[key]uint8{}
+	acked := map[key]voxel.Block{}
 	var fp string
 	func() {
-		h, err := Start(context.Background(), Options{DataDir: dir, Seed: testSeed, TickHz: 60, Logger: quietLog()})
+		h, err := Start(context.Background(), Options{DataDir: dir, Seed: testSeed, Tuning: testTuning(), Logger: quietLog()})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, h.Close()) }()
 		fp = h.Fingerprint()
@@ -313,7 +315,7 @@ func TestRestartKeepsAcknowledgedEdits(t *testing.T) {
 			if !want[pos] {
 				continue
 			}
-			blk := uint8(1 + i%int(voxel.NumBlocks-1))
+			blk := voxel.Block(1 + i%int(voxel.NumBlocks-1))
 			_, ack := edit(t, s, sp.car(), pos, idx, blk)
 			require.IsType(t, &wire.EditAck{}, ack, "%+v", ack)
 			acked[key{pos, idx}] = blk
@@ -348,13 +350,13 @@ func TestEditOutOfReachIsRejected(t *testing.T) {
 	far := sp
 	far.x += 60 // the car is 60 m away from the block
 	pos, idx := sp.blockNear(0, 0, 0)
-	_, m := edit(t, s, far.car(), pos, idx, uint8(voxel.Stone))
+	_, m := edit(t, s, far.car(), pos, idx, voxel.Stone)
 	rej, ok := m.(*wire.EditReject)
 	require.True(t, ok, "%+v", m)
 	assert.Contains(t, rej.Reason, "out of reach")
 	assert.Contains(t, rej.Reason, "48 m")
 	// Within reach it is applied.
-	_, m = edit(t, s, sp.car(), pos, idx, uint8(voxel.Stone))
+	_, m = edit(t, s, sp.car(), pos, idx, voxel.Stone)
 	assert.IsType(t, &wire.EditAck{}, m)
 }
 
@@ -364,7 +366,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	s := newStream(t, dial(t, h, sp.chunk, testRadius))
 	s.untilArea(area(sp.chunk, testRadius))
 	pos, idx := sp.blockNear(0, 0, 0)
-	_, m := edit(t, s, sp.car(), pos, idx, uint8(voxel.Stone))
+	_, m := edit(t, s, sp.car(), pos, idx, voxel.Stone)
 	require.IsType(t, &wire.EditAck{}, m)
 
 	tr := &http.Transport{DisableKeepAlives: true}
@@ -386,7 +388,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		netsync.MetricEditsRejected + `{reason="reach"}`,
 		netsync.MetricDatagramsDropped,
 		"citydrive_edit_commit_seconds_bucket",
-		"citydrive_voxel_resident_chunks",
+		"citydrive_voxel_wanted_chunks",
 	} {
 		assert.Contains(t, text, name)
 	}

@@ -1,6 +1,7 @@
-package terrain
+package ground
 
 import (
+	"math"
 	"testing"
 	"testing/synctest"
 
@@ -53,7 +54,7 @@ func TestLocalModeStreamsAndDrops(t *testing.T) {
 		pos, y := ground()
 		run(t, c, pos, y, 200)
 		require.True(t, c.Ready())
-		centre := CentreOf(pos.X, y, pos.Z)
+		centre := voxel.ChunkAt(pos.X, y, pos.Z)
 		want := len(plan.Cylinder(centre, 2, nil))
 		assert.Equal(t, want, c.Stats().Resident)
 		assert.NotEmpty(t, s.meshes, "the ground is meshed")
@@ -63,7 +64,7 @@ func TestLocalModeStreamsAndDrops(t *testing.T) {
 		// Drive 500 m: everything old leaves, new ground arrives.
 		far := pos.Add(world.Vec2{X: 500})
 		run(t, c, far, world.New(seed).Height(far.X, far.Z), 200)
-		fc := CentreOf(far.X, world.New(seed).Height(far.X, far.Z), far.Z)
+		fc := voxel.ChunkAt(far.X, world.New(seed).Height(far.X, far.Z), far.Z)
 		for p := range s.meshes {
 			assert.True(t, plan.InCylinder(fc, 2, p), "%v left the radius and was dropped", p)
 		}
@@ -80,7 +81,7 @@ func TestServerModeGeneratesOnlyAnnouncedAndAppliesEdits(t *testing.T) {
 		}})
 		defer c.Close()
 		pos, y := ground()
-		centre := CentreOf(pos.X, y, pos.Z)
+		centre := voxel.ChunkAt(pos.X, y, pos.Z)
 		run(t, c, pos, y, 5)
 		require.Equal(t, []voxel.ChunkPos{centre}, subs, "subscribed once for the centre")
 		assert.Zero(t, c.Stats().Resident, "nothing announced, nothing generated")
@@ -118,7 +119,7 @@ func TestServedRadiusEvictsWithoutDrop(t *testing.T) {
 			Subscribe: func(voxel.ChunkPos, int32) int32 { return 1 }})
 		defer c.Close()
 		pos, y := ground()
-		centre := CentreOf(pos.X, y, pos.Z)
+		centre := voxel.ChunkAt(pos.X, y, pos.Z)
 		run(t, c, pos, y, 1)
 		west := centre.Add(-1, 0, 0)
 		c.ChunkDefault(west)
@@ -133,5 +134,22 @@ func TestServedRadiusEvictsWithoutDrop(t *testing.T) {
 		assert.False(t, ok, "evicted without a ChunkDrop")
 		assert.NotContains(t, c.announced, west)
 		assert.NotContains(t, s.meshes, west)
+	})
+}
+
+func TestBuiltReportsPlayersSolidBlocksOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(Options{Seed: seed, Radius: 1, Workers: 1, Sink: &sink{meshes: map[voxel.ChunkPos]*mesh.Mesh{}}})
+		defer c.Close()
+		pos, y := ground()
+		bx, by, bz := int64(math.Floor(pos.X)), int64(math.Floor(y)), int64(math.Floor(pos.Z))
+		p, idx := voxel.ChunkOf(bx, by, bz)
+		assert.False(t, c.Built(bx, by, bz), "generated ground is not a built block")
+		assert.False(t, c.Built(bx, by-3, bz), "even where it is solid")
+		c.EditBroadcast(p, uint16(idx), voxel.Stone)
+		assert.True(t, c.Built(bx, by, bz))
+		assert.False(t, c.Built(bx+1, by, bz))
+		c.EditBroadcast(p, uint16(idx), voxel.Air)
+		assert.False(t, c.Built(bx, by, bz), "dug out again")
 	})
 }

@@ -1,10 +1,10 @@
-// Package terrain is the client side of the voxel ground: which chunks
+// Package ground is the client side of the voxel ground: which chunks
 // exist around the car comes from the server (a chunk nobody edited arrives
 // as a "procedural default" marker, an edited one with its sparse edits);
 // the client generates the blocks itself on worker goroutines, applies the
 // edits, meshes them through the mesh pool and hands meshes to the
 // renderer. Nothing here blocks the frame.
-package terrain
+package ground
 
 import (
 	"sync"
@@ -100,9 +100,6 @@ func (c *Client) Announced(p voxel.ChunkPos) bool {
 // the server answers with the area, chunks already held stay.
 func (c *Client) Resubscribe() { c.started = false }
 
-// Radius is the client's chunk radius.
-func (c *Client) Radius() int32 { return c.radius }
-
 // ChunkDefault: the server says p exists and nobody edited it.
 func (c *Client) ChunkDefault(p voxel.ChunkPos) {
 	c.mu.Lock()
@@ -147,6 +144,18 @@ func (c *Client) EditBroadcast(p voxel.ChunkPos, idx uint16, b voxel.Block) {
 	}
 }
 
+// Built reports whether a player's edit put a solid block (not air or
+// water) at world block (x, y, z). The car collides with these; the
+// generated ground under it is what world.Surface describes.
+func (c *Client) Built(x, y, z int64) bool {
+	p, idx := voxel.ChunkOf(x, y, z)
+	c.mu.Lock()
+	o := c.overlays[p]
+	c.mu.Unlock()
+	b, ok := o.Get(uint16(idx))
+	return ok && b != voxel.Air && b != voxel.Water
+}
+
 func (c *Client) announce(p voxel.ChunkPos) {
 	if _, ok := c.announced[p]; !ok {
 		c.announced[p] = struct{}{}
@@ -154,24 +163,11 @@ func (c *Client) announce(p voxel.ChunkPos) {
 	}
 }
 
-// CentreOf is the chunk holding world position (x, y, z).
-func CentreOf(x, y, z float64) voxel.ChunkPos {
-	p, _ := voxel.ChunkOf(int64(floor(x)), int64(floor(y)), int64(floor(z)))
-	return p
-}
-
-func floor(v float64) float64 {
-	if v < 0 && v != float64(int64(v)) {
-		return float64(int64(v) - 1)
-	}
-	return float64(int64(v))
-}
-
 // Update runs one frame: follow the car, reconcile generation, deliver new
 // chunks to the mesh pool, drop what left the radius, run the pool's
 // budgeted frame.
 func (c *Client) Update(car world.Vec2, y float64) {
-	centre := CentreOf(car.X, y, car.Z)
+	centre := voxel.ChunkAt(car.X, y, car.Z)
 	if !c.started || centre != c.centre {
 		c.started, c.centre, c.dirty = true, centre, true
 		if c.subscribe != nil {

@@ -1,0 +1,113 @@
+package autopilot
+
+import (
+	"math"
+
+	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+)
+
+// Avoidance: a careful driver looks along its line for anything its car
+// would touch (a parked car reaching into the lane, a bollard on a corner
+// it cuts) and moves the line aside in good time, gently, rather than
+// trusting that the lane is clear.
+const (
+	avoidClearance = 0.45 // metres kept between the car's side and an obstacle
+	avoidAhead     = 12.0 // metres looked ahead at rest ...
+	avoidPerSpeed  = 1.6  // ... plus this many seconds of travel
+	avoidMax       = 60.0 // metres at most
+	avoidRamp      = 10.0 // metres over which a shift fades in and out
+	avoidStep      = 2    // path points between checks (1 m)
+)
+
+// avoid shifts d.ahead sideways, from the car onwards, around the
+// obstacles env knows of, and returns the speed limit that swerving asks
+// for (+Inf: none); where obstacles close both sides, d.blocked is the
+// distance to stop in. Obstacles whose height range the car passes
+// under or over are ignored.
+func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
+	reach := math.Min(avoidAhead+avoidPerSpeed*math.Max(0, v), avoidMax)
+	d.blocked = math.Inf(1)
+	d.obst = env.AppendObstacles(d.obst[:0], pos.X, pos.Z, reach+8)
+	if len(d.obst) == 0 {
+		return math.Inf(1)
+	}
+	end := min(d.here+int(reach/pathStep), len(d.ahead)-1)
+	d.shift = append(d.shift[:0], make([]float64, end-d.here+1)...)
+	found := false
+	for k := d.here; k < end; k += avoidStep {
+		p := d.ahead[k]
+		t := d.ahead[k+1].Sub(d.ahead[max(k-1, 0)]).Norm()
+		l := roadgraph.Left(t)
+		right, left := 0.0, 0.0 // the moves obstacles on each side ask for
+		for i := range d.obst {
+			o := &d.obst[i]
+			if o.Y1 < y+0.2 || o.Y0 > y+1.5 { // a kerb-high slab, or overhead
+				continue
+			}
+			c := world.Vec2{X: o.Centre[0], Z: o.Centre[1]}.Sub(p)
+			if c.X*c.X+c.Z*c.Z > 64 {
+				continue
+			}
+			if math.Abs(c.Dot(t)) > car.Length/2+o.Extent([2]float64{t.X, t.Z})+avoidClearance {
+				continue
+			}
+			lat := c.Dot(l)
+			gap := car.Width/2 + o.Extent([2]float64{l.X, l.Z}) + avoidClearance
+			if math.Abs(lat) >= gap {
+				continue
+			}
+			if lat >= 0 { // on the left: move right
+				right = math.Min(right, lat-gap)
+			} else {
+				left = math.Max(left, lat+gap)
+			}
+		}
+		switch {
+		case right != 0 && left != 0: // no way through here: stop short of it
+			d.blocked = math.Min(d.blocked, math.Max(0, float64(k-d.here)*pathStep-car.Length))
+		case right != 0:
+			d.shift[k-d.here] = right
+			found = true
+		case left != 0:
+			d.shift[k-d.here] = left
+			found = true
+		}
+	}
+	if !found {
+		return math.Inf(1)
+	}
+	// Fade each shift in and out over avoidRamp metres, the biggest one
+	// winning at every point, then move the line.
+	ramp := avoidRamp / pathStep
+	d.marks = d.marks[:0]
+	for k, s := range d.shift {
+		if s != 0 {
+			d.marks = append(d.marks, k)
+		}
+	}
+	limit := math.Inf(1)
+	d.fade = append(d.fade[:0], d.shift...)
+	for j := range d.fade {
+		best := 0.0
+		for _, k := range d.marks {
+			f := 1 - math.Abs(float64(j-k))/ramp
+			if s := d.shift[k] * f; f > 0 && math.Abs(s) > math.Abs(best) {
+				best = s
+			}
+		}
+		d.fade[j] = best
+		if math.Abs(best) > swerveSlow {
+			// a big swerve is taken at swerveSpeed at most: brake for it
+			dist := float64(j) * pathStep
+			limit = math.Min(limit, math.Sqrt(swerveSpeed*swerveSpeed+2*planBrake*dist))
+		}
+	}
+	for j := range d.shift {
+		k := d.here + j
+		t := d.ahead[min(k+1, len(d.ahead)-1)].Sub(d.ahead[max(k-1, 0)]).Norm()
+		d.ahead[k] = d.ahead[k].Add(roadgraph.Left(t).Scale(d.fade[j]))
+	}
+	return limit
+}

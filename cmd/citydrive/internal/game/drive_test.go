@@ -1,0 +1,39 @@
+package game
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"citydrive/roadgraph/world"
+)
+
+func TestDriveLogCountsStuckEpisodesContactsAndHeight(t *testing.T) {
+	const dt = 0.1
+	var stuckAt []world.Vec2
+	l := driveLog{onStuck: func(at world.Vec2, _ float64) { stuckAt = append(stuckAt, at) }}
+	at := world.Vec2{X: 5, Z: 7}
+	run := func(n int, speed, height float64, touching, parked bool) {
+		for range n {
+			l.step(dt, speed*dt, speed, height, at, touching, parked)
+		}
+	}
+	run(10, 10, 0.01, false, false) // 1 s at 10 m/s
+	run(15, 0.5, 0, false, false)   // 1.5 s slow: not stuck yet
+	run(5, 10, 0, true, true)       // one contact with a parked car, 5 steps long
+	run(2, 10, 0, false, false)
+	run(25, 0, -0.02, true, false) // stopped against something else, 2.5 s: stuck
+	run(5, 0, 0, true, false)      // still: same episode, same contact
+	run(10, 10, 0.02, false, false)
+	run(21, 0.2, 0, false, false) // 2.1 s: a second episode
+
+	assert.InDelta(t, 10+0.75+5+2+10+0.42, l.Distance, 1e-9)
+	assert.InDelta(t, 9.3, l.Time, 1e-9)
+	assert.Equal(t, 2, l.StuckEpisodes)
+	assert.InDelta(t, 3.0, l.LongestStuck, 1e-9)
+	assert.Equal(t, 2, l.Contacts, "a contact is counted once however long it lasts")
+	assert.Equal(t, 1, l.CarContacts)
+	assert.InDelta(t, -0.02, l.MinHeight, 1e-12)
+	assert.Equal(t, []world.Vec2{at, at}, stuckAt, "each episode is reported once")
+	assert.InDelta(t, (10+0.75+5+2+10+0.42)/9.3, l.AverageSpeed(), 1e-9)
+}

@@ -1,0 +1,57 @@
+package game
+
+import (
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+	"citydrive/voxel/ground"
+)
+
+// carEnv is the session's world as the car's physics sees it (car.Env):
+// the world's road surface rule, the collision shapes of the slots near
+// the car, and the blocks players built.
+type carEnv struct {
+	surface *world.SurfaceCache
+	table   *slots.Table
+	ground  *ground.Client
+}
+
+func newCarEnv(w world.World, table *slots.Table, ground *ground.Client) *carEnv {
+	return &carEnv{surface: world.NewSurfaceCache(w), table: table, ground: ground}
+}
+
+// carEnv is the session's car environment, made on first use.
+func (s *Session) carEnv() *carEnv {
+	if s.env == nil {
+		s.env = newCarEnv(s.opt.World, s.stream.Table(), s.ground3)
+	}
+	return s.env
+}
+
+func (e *carEnv) Surface(x, z float64) world.Surface { return e.surface.Surface(x, z) }
+
+// AppendObstacles appends the obstacles of every slot whose bounds come
+// within r of (x, z): a few slots' worth; the car tests each exactly.
+func (e *carEnv) AppendObstacles(dst []slots.Obstacle, x, z, r float64) []slots.Obstacle {
+	for s := range int32(e.table.Config().Slots) {
+		obst := e.table.Obstacles(s)
+		if len(obst) == 0 {
+			continue
+		}
+		b := e.table.Bounds(s)
+		if x+r < b.Min[0] || x-r > b.Max[0] || z+r < b.Min[2] || z-r > b.Max[2] {
+			continue
+		}
+		dst = append(dst, obst...)
+	}
+	return dst
+}
+
+// Solid counts only blocks players built: the generated ground is what
+// Surface describes (its top sits at or below the road everywhere a car
+// drives), and a dug hole is not something to fall into.
+func (e *carEnv) Solid(x, y, z int64) bool {
+	if e.ground == nil {
+		return false
+	}
+	return e.ground.Built(x, y, z)
+}

@@ -1,0 +1,129 @@
+// Package soak runs the real game loop headless, as fast as the machine
+// allows: the streamer and its workers, car physics against the obstacles,
+// the autopilot, and the voxel ground through a solo server on loopback
+// QUIC. No window and no GL: the game draws into a game.Headless display.
+//
+// Faster than real time, the workers' results would arrive later in game
+// time than a player sees them, and the car would meet a world that is
+// not there yet. So the session runs paced: every frame is 1/60 s of game
+// time, the loop waits for the workers between frames, and each result is
+// handed over at the game time a 60 fps player's worker would have
+// finished it (buildworkers.Streamer.Pace).
+package soak
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"citydrive/buildworkers"
+	"citydrive/cmd/citydrive/internal/game"
+	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/netsync"
+	"citydrive/roadgraph/world"
+	"citydrive/voxel/ground"
+)
+
+// Options configure a soak.
+type Options struct {
+	Seed      uint64
+	Duration  time.Duration // game time
+	Start     world.Vec2
+	Streaming buildworkers.Config
+	World     world.World
+	Log       *slog.Logger // nil: discarded
+}
+
+// Report is what a soak measured. JSON field names are the -json output.
+type Report struct {
+	Seed          uint64  `json:"seed"`
+	GameSeconds   float64 `json:"game_s"`
+	WallSeconds   float64 `json:"wall_s"`
+	KM            float64 `json:"km"`
+	AverageKMH    float64 `json:"avg_kmh"`
+	StuckEpisodes int     `json:"stuck_episodes"`
+	LongestStuckS float64 `json:"longest_stuck_s"`
+	Contacts      int     `json:"contacts"`
+	CarContacts   int     `json:"parked_car_contacts"`
+	MinHeightM    float64 `json:"min_height_above_road_m"`
+	Recoveries    int     `json:"autopilot_recoveries"`
+	Frames        int     `json:"frames"`
+	WorkUSP50     float64 `json:"main_work_us_p50"`
+	WorkUSP99     float64 `json:"main_work_us_p99"`
+	RoadUSP99     float64 `json:"road_streaming_us_p99"`
+	VoxelUSP99    float64 `json:"voxel_network_us_p99"`
+	Builds        int     `json:"builds"`
+	StaleDropped  int     `json:"stale_dropped"`
+	Fallback      string  `json:"fallback"`
+}
+
+// Run drives for o.Duration of game time and reports.
+func Run(ctx context.Context, o Options) (Report, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	data, err := os.MkdirTemp("", "citydrive-soak-")
+	if err != nil {
+		return Report{}, err
+	}
+	defer os.RemoveAll(data)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: data, Seed: o.Seed, Logger: log})
+	if err != nil {
+		return Report{}, fmt.Errorf("starting the solo server: %w", err)
+	}
+	defer h.Close()
+	cc := h.ClientConfig()
+	cc.Radius, cc.Logger = ground.DefaultRadius, log
+	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+	c, err := netsync.Dial(dctx, cc)
+	dcancel()
+	if err != nil {
+		return Report{}, fmt.Errorf("joining the solo server: %w", err)
+	}
+	wall := time.Now()
+	s, err := game.New(game.Options{
+		Streaming: o.Streaming, World: o.World, Seed: o.Seed, Start: o.Start,
+		Display: game.NewHeadless(o.Streaming.Slots.Slots), Autopilot: true,
+		Duration: o.Duration, FixedStep: true, Paced: true,
+		Net: c, Log: log, Out: io.Discard,
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	defer s.Close()
+	if err := s.Run(); err != nil {
+		return Report{}, err
+	}
+	sum := s.Summarise()
+	d := sum.Drive
+	return Report{
+		Seed: o.Seed, GameSeconds: sum.GameSeconds, WallSeconds: time.Since(wall).Seconds(),
+		KM: d.Distance / 1000, AverageKMH: d.AverageSpeed() * 3.6,
+		StuckEpisodes: d.StuckEpisodes, LongestStuckS: d.LongestStuck,
+		Contacts: d.Contacts, CarContacts: d.CarContacts, MinHeightM: d.MinHeight,
+		Recoveries: s.Recoveries(), Frames: sum.Frames,
+		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
+		Builds: sum.Stats.Builds, StaleDropped: sum.Stats.StaleDropped, Fallback: sum.Stats.Fallback,
+	}, nil
+}
+
+// String is the report as lines for a person.
+func (r Report) String() string {
+	return fmt.Sprintf(`soak: seed %d, %.0f s of game time in %.1f s of wall time (%.1f× real time)
+  driven:    %.2f km, average %.1f km/h
+  stuck:     %d episodes (speed < 1 m/s for over 2 s), longest %.1f s; autopilot recoveries %d
+  contacts:  %d with obstacles, %d with parked cars
+  height:    lowest %.3f m above the road surface
+  frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs (road streaming p99 %.0f µs, voxel + network p99 %.0f µs)
+  streaming: %d builds, %d stale dropped, fallback %q
+`, r.Seed, r.GameSeconds, r.WallSeconds, r.GameSeconds/max(r.WallSeconds, 1e-9),
+		r.KM, r.AverageKMH, r.StuckEpisodes, r.LongestStuckS, r.Recoveries,
+		r.Contacts, r.CarContacts, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
+		r.Builds, r.StaleDropped, r.Fallback)
+}

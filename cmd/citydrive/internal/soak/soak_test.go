@@ -1,0 +1,39 @@
+package soak
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/buildworkers"
+	"citydrive/roadgraph/world"
+)
+
+// Two minutes of the real game loop, headless: the car must never stick,
+// touch a parked car or sink into the road, and must cover the distance
+// a 30 m/s cruise gives through a city.
+func TestSoak(t *testing.T) {
+	if raceDetector {
+		t.Skip("the soak runs without the race detector: cmd/test.sh runs it on its own")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const seed = 412
+	w := world.New(seed)
+	cfg := buildworkers.DefaultConfig()
+	cfg.Workers = 1
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w})
+	require.NoError(t, err)
+	t.Log("\n" + r.String())
+	assert.InDelta(t, 120, r.GameSeconds, 0.05)
+	assert.Zero(t, r.StuckEpisodes, "stuck episodes")
+	assert.Zero(t, r.CarContacts, "contacts with parked cars")
+	assert.GreaterOrEqual(t, r.MinHeightM, -0.05, "never more than 5 cm below the road surface")
+	assert.GreaterOrEqual(t, r.KM, 12.0/5, "12 km per 10 simulated minutes")
+	assert.Empty(t, r.Fallback, "the workers stayed healthy")
+}

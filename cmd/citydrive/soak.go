@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/soak"
+)
+
+func runSoak(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("citydrive soak", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := addStreamFlags(fs)
+	duration := fs.Duration("duration", 2*time.Minute, "game time to drive (simulated, not paced)")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object as the last line")
+	verbose := fs.Bool("v", false, "log the game's and the server's messages to stderr")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this file")
+	var start pointFlag
+	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: citydrive soak [flags]\n\nThe real game loop with no window, as fast as the machine allows: streamer\nand workers, car physics and obstacles, the autopilot, and the voxel ground\nthrough a solo server on loopback. Prints what a player's drive was like.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *duration <= 0 || *duration > 24*time.Hour {
+		return fmt.Errorf("-duration must be in (0, 24h], got %v", *duration)
+	}
+	cfg, w, err := sf.config()
+	if err != nil {
+		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	r, err := soak.Run(context.Background(), soak.Options{
+		Seed: *sf.seed, Duration: *duration, Start: start.p, Streaming: cfg, World: w, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, r.String())
+	if *asJSON {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	}
+	return nil
+}

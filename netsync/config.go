@@ -1,0 +1,137 @@
+package netsync
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/quic-go/quic-go"
+
+	"citydrive/netsync/transport"
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+// ServerConfig configures a Server. Start from DefaultServerConfig.
+type ServerConfig struct {
+	Addr      string // UDP listen address; "127.0.0.1:0" picks a loopback port
+	DataDir   string // where the server identity (certificate) is kept; required
+	Seed      uint64 // world seed
+	Generator uint32 // terrain generator version
+	World     World  // the voxel world; required
+
+	Tuning
+
+	// Registerer receives the server's Prometheus metrics (nil: the
+	// metrics are kept but not registered anywhere).
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+	// Observer, if set, is told about joins, departures and refusals. It is
+	// called from server goroutines and must not block.
+	Observer func(Event)
+}
+
+// Tuning is the server's budgets and limits; DefaultServerConfig holds
+// their defaults, the only place they are written.
+type Tuning struct {
+	MaxRadius         uint32 // largest subscription radius in chunks
+	TickHz            int    // server tick rate
+	DeliveriesPerTick int    // edited-chunk deliveries per client per tick
+	// DefaultsPerTick bounds never-edited chunks announced per client per
+	// tick; they cost 3 bytes each in a ChunkDefaults and nothing to
+	// prepare, so a whole area fits in a tick or two.
+	DefaultsPerTick int
+	MaxBlock        voxel.Block // largest block id the decoder accepts
+	EditsPerSecond  float64     // per-player edit rate limit, also the burst
+	// DeliveryBudget bounds the wall time one tick spends delivering chunks
+	// to all clients together; clients are served round-robin, so the ones
+	// cut off go first next tick. 0: count bound only.
+	DeliveryBudget time.Duration
+	// Reach is how far (metres) from the player's latest car snapshot an
+	// edited block may lie. 0: anywhere in the player's area.
+	Reach float64
+
+	InboundQueue     int   // decoded messages buffered per client
+	InboundPerTick   int   // messages handled per client per tick
+	OutboundFrames   int   // frames queued per client before it is cut off
+	OutboundBytes    int64 // bytes queued per client before it is cut off
+	MaxHandshakes    int   // concurrent handshakes
+	MaxPlayers       int   // connected players
+	HandshakeTimeout time.Duration
+}
+
+// DefaultServerConfig is a loopback server with every budget at its
+// default; the flags of `citydrive server` read their defaults from it.
+func DefaultServerConfig() ServerConfig {
+	return ServerConfig{
+		Addr: "127.0.0.1:0",
+		Tuning: Tuning{
+			MaxRadius:         8,
+			TickHz:            30,
+			DeliveriesPerTick: 32,
+			DefaultsPerTick:   1024,
+			MaxBlock:          wire.DefaultLimits.MaxBlock,
+			EditsPerSecond:    20,
+			DeliveryBudget:    3 * time.Millisecond,
+			Reach:             48,
+			InboundQueue:      256,
+			InboundPerTick:    64,
+			OutboundFrames:    4096,
+			OutboundBytes:     8 << 20,
+			MaxHandshakes:     64,
+			MaxPlayers:        256,
+			HandshakeTimeout:  transport.HandshakeTimeout,
+		},
+	}
+}
+
+// check reports the first field that is out of range.
+func (c *ServerConfig) check() error {
+	switch {
+	case c.World == nil:
+		return errors.New("netsync: ServerConfig.World is required")
+	case c.DataDir == "":
+		return errors.New("netsync: ServerConfig.DataDir is required (the server identity lives there)")
+	case c.Addr == "":
+		return errors.New("netsync: ServerConfig.Addr is required")
+	case c.MaxRadius < 1 || c.MaxRadius > wire.AbsMaxRadius:
+		return fmt.Errorf("netsync: MaxRadius %d out of range (1..%d)", c.MaxRadius, wire.AbsMaxRadius)
+	case c.TickHz < 1 || c.TickHz > wire.MaxTickHz:
+		return fmt.Errorf("netsync: TickHz %d out of range (1..%d)", c.TickHz, wire.MaxTickHz)
+	case c.DeliveriesPerTick < 1, c.DefaultsPerTick < 1, c.InboundQueue < 1, c.InboundPerTick < 1,
+		c.OutboundFrames < 1, c.OutboundBytes < 1, c.MaxHandshakes < 1, c.MaxPlayers < 1:
+		return errors.New("netsync: every per-tick, queue and player bound must be at least 1 (start from DefaultServerConfig)")
+	case !(c.EditsPerSecond > 0):
+		return fmt.Errorf("netsync: EditsPerSecond %g must be positive", c.EditsPerSecond)
+	case c.DeliveryBudget < 0, c.HandshakeTimeout <= 0:
+		return errors.New("netsync: DeliveryBudget must not be negative and HandshakeTimeout must be positive")
+	case !(c.Reach >= 0):
+		return fmt.Errorf("netsync: Reach %g must not be negative", c.Reach)
+	}
+	return nil
+}
+
+// EventKind classifies an Event.
+type EventKind int
+
+const (
+	EventJoined  EventKind = iota // a client completed the handshake
+	EventLeft                     // a client's connection ended
+	EventRefused                  // a handshake was refused
+)
+
+func (k EventKind) String() string {
+	return [...]string{"joined", "left", "refused"}[k]
+}
+
+// Event reports a change in the server's connections.
+type Event struct {
+	Kind   EventKind
+	Player uint32 // 0 for refusals
+	Remote net.Addr
+	Code   quic.ApplicationErrorCode
+	Reason string
+}

@@ -1,0 +1,190 @@
+package netsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/quic-go/quic-go"
+
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+// serverPeer is one connected client: the goroutines that read, write and
+// relay for its connection, and the tick goroutine's record of it.
+type serverPeer struct {
+	id    uint32
+	conn  *quic.Conn
+	ctrl  *quic.Stream
+	chunk *quic.Stream
+	log   *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	in     chan wire.Message
+	out    *queue
+	cars   *carSlot
+
+	failOnce sync.Once
+	mu       sync.Mutex
+	code     quic.ApplicationErrorCode
+	reason   string
+
+	carMu   sync.Mutex
+	carIn   wire.CarSnapshot
+	carHave bool
+	carNew  bool
+
+	// Tick-goroutine state.
+	area    *area
+	batch   []voxel.ChunkPos // this tick's ready defaults, reused
+	tokens  tokens
+	lastCar wire.CarSnapshot
+	hasCar  bool
+}
+
+func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
+	// The peer's context ends only through fail, which also closes the
+	// connection with a code and reason (shutdownPeers fails every peer).
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &serverPeer{
+		id: id, conn: conn, ctrl: ctrl, chunk: chunk,
+		log:    s.log.With("player", id, "remote", conn.RemoteAddr().String()),
+		ctx:    ctx,
+		cancel: cancel,
+		in:     make(chan wire.Message, s.cfg.InboundQueue),
+		out:    newQueue(s.cfg.OutboundFrames, s.cfg.OutboundBytes),
+		cars:   newCarSlot(),
+		area:   newArea(),
+		tokens: newTokens(s.cfg.EditsPerSecond),
+	}
+	lim := wire.Limits{MaxRadius: s.cfg.MaxRadius, MaxBlock: s.cfg.MaxBlock}
+	s.spawn(func() {
+		// Clients send only small messages, so the chunk stream's inbound
+		// direction uses the control cap.
+		err := readFrames(chunk, wire.ControlCap, lim, func(m wire.Message) error {
+			switch m.(type) {
+			case *wire.Subscribe, *wire.EditRequest:
+			default:
+				return fmt.Errorf("%w: %v not allowed from a client on the chunk stream", wire.ErrMalformed, m.Kind())
+			}
+			select {
+			case p.in <- m:
+				return nil
+			case <-p.ctx.Done():
+				return p.ctx.Err()
+			}
+		})
+		p.readerDone("chunk stream", err)
+	})
+	s.spawn(func() {
+		err := readFrames(ctrl, wire.ControlCap, lim, func(m wire.Message) error {
+			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
+		})
+		p.readerDone("control stream", err)
+	})
+	s.spawn(func() {
+		var buf []wire.CarSnapshot
+		for {
+			d, err := conn.ReceiveDatagram(p.ctx)
+			if err != nil {
+				return
+			}
+			buf, err = wire.DecodeCarDatagram(d, buf[:0])
+			if err != nil || len(buf) != 1 {
+				p.fail(CodeProtocol, fmt.Sprintf("bad car datagram (%d bytes): %v", len(d), err))
+				return
+			}
+			c := buf[0]
+			c.Player = id // a client speaks only for its own car
+			p.carMu.Lock()
+			if !p.carHave || wire.SeqNewer(c.Seq, p.carIn.Seq) {
+				p.carIn, p.carHave, p.carNew = c, true, true
+			}
+			p.carMu.Unlock()
+		}
+	})
+	s.spawn(func() {
+		if err := p.out.run(p.ctx, chunk); err != nil {
+			p.fail(CodeProtocol, "writing chunk stream: "+err.Error())
+		}
+	})
+	s.spawn(func() { p.cars.run(p.ctx, conn, &s.datagramsDropped) })
+	// Reflect the connection's end (the client closed, idle timeout) in ctx.
+	s.spawn(func() {
+		select {
+		case <-conn.Context().Done():
+			p.fail(CodeOK, "connection closed: "+context.Cause(conn.Context()).Error())
+		case <-p.ctx.Done():
+		}
+	})
+	return p
+}
+
+func (s *Server) spawn(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+func (p *serverPeer) readerDone(stream string, err error) {
+	switch {
+	case p.ctx.Err() != nil:
+	case err == nil, errors.Is(err, io.EOF):
+		p.fail(CodeOK, stream+" closed by client")
+	case errors.Is(err, wire.ErrMalformed), errors.Is(err, wire.ErrFrameTooLarge),
+		errors.Is(err, wire.ErrTruncated), errors.Is(err, wire.ErrEmptyFrame):
+		p.fail(CodeProtocol, stream+": "+err.Error())
+	default:
+		p.fail(CodeOK, stream+": "+err.Error())
+	}
+}
+
+// fail ends the peer's connection once, with a logged reason.
+func (p *serverPeer) fail(code quic.ApplicationErrorCode, reason string) {
+	p.failOnce.Do(func() {
+		p.mu.Lock()
+		p.code, p.reason = code, reason
+		p.mu.Unlock()
+		if code == CodeOK || code == CodeShutdown {
+			p.log.Info("client disconnected", "reason", reason)
+		} else {
+			p.log.Warn("disconnecting client", "code", uint64(code), "reason", reason)
+		}
+		p.cancel()
+		_ = p.conn.CloseWithError(code, reason)
+	})
+}
+
+func (p *serverPeer) closedReason() (quic.ApplicationErrorCode, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.code, p.reason
+}
+
+// send encodes m into the peer's outbound queue. It never blocks; a full
+// queue cuts the peer off.
+func (s *Server) send(p *serverPeer, m wire.Message) bool {
+	if p.ctx.Err() != nil {
+		return false
+	}
+	f := getFrame()
+	b, err := s.enc.AppendFrame((*f)[:0], m, wire.ChunkCap)
+	if err != nil {
+		putFrame(f)
+		p.log.Error("cannot encode message", "kind", m.Kind(), "err", err)
+		return false
+	}
+	*f = b
+	if !p.out.push(f) {
+		p.fail(CodeSlowConsumer, fmt.Sprintf("client is not reading: outbound queue passed %d frames or %d bytes", s.cfg.OutboundFrames, s.cfg.OutboundBytes))
+		return false
+	}
+	return true
+}

@@ -1,0 +1,66 @@
+package netsync
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"citydrive/voxel"
+)
+
+func TestUnionReportsChangesOnce(t *testing.T) {
+	a, b, c := voxel.ChunkPos{X: 1}, voxel.ChunkPos{X: 2}, voxel.ChunkPos{X: 3}
+	type op struct {
+		ref bool
+		p   voxel.ChunkPos
+	}
+	ref := func(p voxel.ChunkPos) op { return op{true, p} }
+	unref := func(p voxel.ChunkPos) op { return op{false, p} }
+	cases := []struct {
+		name           string
+		before, ops    []op // before: flushed already
+		added, removed []voxel.ChunkPos
+		size           int
+	}{
+		{name: "first ref adds", ops: []op{ref(a), ref(b)}, added: []voxel.ChunkPos{a, b}, size: 2},
+		{name: "second ref is silent", before: []op{ref(a)}, ops: []op{ref(a)}, size: 1},
+		{name: "unref of a shared chunk is silent", before: []op{ref(a), ref(a)}, ops: []op{unref(a)}, size: 1},
+		{name: "last unref removes", before: []op{ref(a), ref(a)}, ops: []op{unref(a), unref(a)}, removed: []voxel.ChunkPos{a}},
+		{name: "added then removed within a tick is nothing", ops: []op{ref(a), unref(a)}},
+		{name: "removed then re-added within a tick is nothing", before: []op{ref(a)}, ops: []op{unref(a), ref(a)}, size: 1},
+		{name: "added, dropped, re-added: listed once, first order kept", ops: []op{ref(b), ref(a), unref(b), ref(b), ref(c)},
+			added: []voxel.ChunkPos{b, a, c}, size: 3},
+		{name: "removed, re-added, removed: listed once", before: []op{ref(a)}, ops: []op{unref(a), ref(a), unref(a)},
+			removed: []voxel.ChunkPos{a}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u := newUnion()
+			apply := func(ops []op) {
+				for _, o := range ops {
+					if o.ref {
+						u.ref(o.p)
+					} else {
+						u.unref(o.p)
+					}
+				}
+			}
+			apply(tc.before)
+			u.flush(func(_, _ []voxel.ChunkPos) {})
+			apply(tc.ops)
+			calls := 0
+			var added, removed []voxel.ChunkPos
+			u.flush(func(a, r []voxel.ChunkPos) {
+				calls++
+				added, removed = append(added, a...), append(removed, r...)
+			})
+			assert.Equal(t, tc.added, added, "added")
+			assert.Equal(t, tc.removed, removed, "removed")
+			if len(tc.added)+len(tc.removed) == 0 {
+				assert.Zero(t, calls, "nothing changed: the world is not called")
+			}
+			assert.Equal(t, tc.size, u.len())
+			u.flush(func(a, r []voxel.ChunkPos) { t.Errorf("second flush reported %v %v", a, r) })
+		})
+	}
+}

@@ -1,0 +1,477 @@
+package world
+
+import "math"
+
+// The road's cross-section and the bridge rule, named once: the city
+// builder draws with them and Surface answers with them, so a car stands
+// on exactly what is drawn.
+const (
+	WalkWidth  = 3.0  // kerb face to the lot front: the sidewalk (or the deck edge on a bridge)
+	KerbHeight = 0.15 // sidewalk top above the carriageway
+	DeckClear  = 3.2  // bridge deck above the water
+	DeckSlope  = 0.1  // ramp gradient towards a bridge
+	// RampNodes is how many nodes either side of a node are searched for
+	// water: at DeckSlope the lift is gone after DeckClear/DeckSlope = 32 m,
+	// under eight 4.2 m segments.
+	RampNodes = 7
+	// WetMargin: a node this little above the water counts as wet, so the
+	// deck clears the shoreline rather than grazing it.
+	WetMargin = 0.2
+	// DeckMin is how far above the terrain a node's road must be for its
+	// segment to count as a deck (drawn with sides, rails and piers).
+	DeckMin = 0.6
+	// junctionBlend: past a junction's radius the road eases from the
+	// junction's level surface to its own rule over this many metres, so
+	// there is no step where the two meet (on a slope, or at a ramp).
+	junctionBlend = 10.0
+	// junctionMargin is the junction surface's reach past its widest arm's
+	// sidewalk.
+	junctionMargin = 1.0
+)
+
+// JunctionRadius is how far from a junction's centre its own flat surface
+// reaches along every arm, given the half width of its widest arm (at
+// least StreetHalfWidth); segments clip their road there.
+func JunctionRadius(maxHalfWidth float64) float64 {
+	return math.Max(maxHalfWidth, StreetHalfWidth) + WalkWidth + junctionMargin
+}
+
+// edgeEnds are the junction surfaces at an edge's two ends: radius and
+// height.
+type edgeEnds struct{ ra, rb, ya, yb float64 }
+
+// nodeRoadY is the road height at node k of an edge with n segments of
+// length L, given the terrain height at nodes lo..lo+len(hs)-1 (which must
+// cover k±RampNodes clipped to [0, n]). The road follows the terrain; near
+// water it rises onto a deck at DeckClear with ramps at DeckSlope; within
+// junctionBlend past either end's junction radius it eases to that
+// junction's height.
+func nodeRoadY(hs []float64, lo, k, n int, L float64, ends edgeEnds) float64 {
+	y := hs[k-lo]
+	best := math.Inf(1)
+	for m := max(0, k-RampNodes); m <= min(n, k+RampNodes); m++ {
+		if hs[m-lo] < WaterLevel+WetMargin {
+			best = math.Min(best, math.Abs(float64(m-k))*L)
+		}
+	}
+	if !math.IsInf(best, 1) {
+		y = math.Max(y, WaterLevel+DeckClear-DeckSlope*best)
+	}
+	wa := clamp01((float64(k)*L - ends.ra) / junctionBlend)
+	wb := clamp01((float64(n-k)*L - ends.rb) / junctionBlend)
+	y = ends.ya + (y-ends.ya)*wa
+	return ends.yb + (y-ends.yb)*wb
+}
+
+func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+// SegmentHeights is the road rule for segment i of an edge whose centre
+// line is nodes (from junction A to junction B, whose surfaces reach ra
+// and rb along it; see JunctionRadiusAt): the road heights y0, y1 and the
+// terrain heights h0, h1 at its two nodes. Heights between the nodes are
+// linear in the distance along, and the road is level across.
+func (w World) SegmentHeights(nodes []Vec2, i int, ra, rb float64) (y0, y1, h0, h1 float64) {
+	n := len(nodes) - 1
+	L := nodes[1].Sub(nodes[0]).Len()
+	lo, hi := max(0, i-RampNodes), min(n, i+1+RampNodes)
+	var hs [2*RampNodes + 2]float64
+	for k := lo; k <= hi; k++ {
+		hs[k-lo] = w.Height(nodes[k].X, nodes[k].Z)
+	}
+	ends := edgeEnds{ra: ra, rb: rb, ya: w.Height(nodes[0].X, nodes[0].Z), yb: w.Height(nodes[n].X, nodes[n].Z)}
+	return nodeRoadY(hs[:], lo, i, n, L, ends), nodeRoadY(hs[:], lo, i+1, n, L, ends), hs[i-lo], hs[i+1-lo]
+}
+
+// IsDeck reports whether a segment with these node heights is drawn as a
+// deck (over water, or raised clear of the terrain on a ramp).
+func IsDeck(y0, y1, h0, h1 float64) bool {
+	return h0 < WaterLevel+WetMargin || h1 < WaterLevel+WetMargin || y0 > h0+DeckMin || y1 > h1+DeckMin
+}
+
+// Surface is what stands under a point: the road, a sidewalk, a deck, the
+// ground, or the lake.
+type Surface struct {
+	Y      float64 // height of the surface (the water level over the lake)
+	Road   bool    // on a carriageway or a junction (not a sidewalk)
+	Bridge bool    // on a raised deck: a bridge or its ramps, sidewalks included
+	Water  bool    // open water: no road or deck here, not drivable
+}
+
+// Surface is the drivable surface at (x, z): the road where a road or a
+// junction is drawn (sidewalks KerbHeight higher), decks over the lake and
+// on their ramps, the terrain elsewhere, and Water where the terrain is
+// under the lake with no deck above it. It is a pure function of the seed
+// and the position. This form recomputes the nearby roads on every call;
+// a SurfaceCache answers the same for a moving car at a fraction of the
+// cost.
+func (w World) Surface(x, z float64) Surface {
+	c := &SurfaceCache{w: w, jc: newCache(w, oneQueryJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
+	return c.Surface(x, z)
+}
+
+// oneQueryJunctions sizes the junction memo of a one-off query: the
+// lattice cells around five cells' arms.
+const oneQueryJunctions = 64
+
+// surfaceCells bounds a SurfaceCache: a query touches at most five cells
+// (four +X origins in its row and one more +Z origin in its column), so
+// this holds a car's neighbourhood and the rows it just left, at ~9 KB a
+// cell (a load client runs one per bot).
+const surfaceCells = 24
+
+// SurfaceCache answers World.Surface from per-cell road data (the cell's
+// junction and the edges leaving it, with node heights), computed once per
+// cell and reused: the car asks several times per physics step at 120 Hz.
+// Storage is allocated once per entry and recycled least-recently-used, so
+// steady-state queries do not allocate. Not safe for concurrent use.
+type SurfaceCache struct {
+	w       World
+	jc      *Cache // junction positions: every fill asks about the same few cells
+	entries []*cellRoads
+	clock   uint64
+	last    int // index of the latest hit: most queries repeat a cell
+}
+
+// NewSurfaceCache returns an empty cache for w.
+func NewSurfaceCache(w World) *SurfaceCache {
+	return &SurfaceCache{w: w, jc: NewCache(w), entries: make([]*cellRoads, 0, surfaceCells)}
+}
+
+// World is the world behind the cache.
+func (c *SurfaceCache) World() World { return c.w }
+
+type cellRoads struct {
+	cell  Cell
+	used  uint64
+	edges [2]edgeRoad
+	n     int
+	j     junctionRoad
+}
+
+// maxFan bounds a junction's surface polygon: two corners per arm, and a
+// lattice junction has at most four arms (+X, +Z, -X, -Z).
+const maxFan = 8
+
+// junctionRoad is a junction's flat surface as the city builder draws it:
+// a fan from the centre through each arm's two corners at the junction
+// radius, sorted by angle, and the kerb corners around it.
+type junctionRoad struct {
+	ok   bool
+	p    Vec2
+	y, r float64
+	fan  [maxFan]Vec2
+	nf   int
+	// each arm's mouth, [0, r] along it and ±hw across, is drawn too
+	arm [maxFan / 2]struct {
+		d  Vec2
+		hw float64
+	}
+	na int
+}
+
+// blockSegs is the run length of an edge's coarse bounding boxes.
+const blockSegs = 8
+
+// edgeRoad is one edge as Surface needs it: the centre line, the road
+// height at every node, and the junction surfaces at its ends.
+type edgeRoad struct {
+	hw, L, total float64
+	nodes        [MaxSegments]Vec2
+	ys, hs       [MaxSegments]float64
+	nn           int // nodes
+	lo, hi       Vec2
+	// Bounding boxes (road band included) of runs of blockSegs segments:
+	// a query scans only the runs that can hold it.
+	blo, bhi [MaxSegments/blockSegs + 1]Vec2
+	ra, rb   float64 // junction radii
+	ya, yb   float64 // junction surface heights
+}
+
+func (c *SurfaceCache) cellRoads(cell Cell) *cellRoads {
+	c.clock++
+	if c.last < len(c.entries) && c.entries[c.last].cell == cell {
+		e := c.entries[c.last]
+		e.used = c.clock
+		return e
+	}
+	oldest := -1
+	for i, e := range c.entries {
+		if e.cell == cell {
+			e.used, c.last = c.clock, i
+			return e
+		}
+		if oldest < 0 || e.used < c.entries[oldest].used {
+			oldest = i
+		}
+	}
+	var e *cellRoads
+	if len(c.entries) < cap(c.entries) {
+		e = new(cellRoads)
+		c.entries = append(c.entries, e)
+		c.last = len(c.entries) - 1
+	} else {
+		e = c.entries[oldest]
+		c.last = oldest
+	}
+	c.fill(e, cell)
+	e.used = c.clock
+	return e
+}
+
+// fill computes the edges leaving cell.
+func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
+	e.cell, e.n, e.j.ok = cell, 0, false
+	if _, ok := c.jc.Junction(cell); !ok {
+		return
+	}
+	c.fillJunction(&e.j, cell)
+	var specs [2]EdgeSpec
+	ns := 0
+	if s, ok := edgeX(c.w, c.jc, cell); ok {
+		specs[ns], ns = s, ns+1
+	}
+	if s, ok := edgeZ(c.w, c.jc, cell); ok {
+		specs[ns], ns = s, ns+1
+	}
+	for _, s := range specs[:ns] {
+		c.fillEdge(&e.edges[e.n], s)
+		e.n++
+	}
+}
+
+func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
+	w := c.w
+	var buf [MaxSegments]Vec2
+	nodes := c.jc.EdgeNodes(s, buf[:0])
+	r.nn = copy(r.nodes[:], nodes)
+	n := r.nn - 1
+	r.hw = s.HalfWidth()
+	r.L = r.nodes[1].Sub(r.nodes[0]).Len()
+	r.total = float64(n) * r.L
+	for k := 0; k <= n; k++ {
+		r.hs[k] = w.Height(r.nodes[k].X, r.nodes[k].Z)
+	}
+	r.ra, r.ya = junctionSurface(w, c.jc, s.A)
+	r.rb, r.yb = junctionSurface(w, c.jc, s.B)
+	ends := edgeEnds{ra: r.ra, rb: r.rb, ya: r.ya, yb: r.yb}
+	for k := 0; k <= n; k++ {
+		r.ys[k] = nodeRoadY(r.hs[:r.nn], 0, k, n, r.L, ends)
+	}
+	reach := r.hw + WalkWidth
+	empty := func() (Vec2, Vec2) {
+		return Vec2{X: math.Inf(1), Z: math.Inf(1)}, Vec2{X: math.Inf(-1), Z: math.Inf(-1)}
+	}
+	grow := func(lo, hi *Vec2, p Vec2) {
+		lo.X, lo.Z = math.Min(lo.X, p.X-reach), math.Min(lo.Z, p.Z-reach)
+		hi.X, hi.Z = math.Max(hi.X, p.X+reach), math.Max(hi.Z, p.Z+reach)
+	}
+	r.lo, r.hi = empty()
+	for k, p := range r.nodes[:r.nn] {
+		grow(&r.lo, &r.hi, p)
+		if b := k / blockSegs; k%blockSegs == 0 {
+			r.blo[b], r.bhi[b] = empty()
+			grow(&r.blo[b], &r.bhi[b], p)
+			if b > 0 {
+				grow(&r.blo[b-1], &r.bhi[b-1], p) // a run's last node is the next run's first
+			}
+		} else {
+			grow(&r.blo[b], &r.bhi[b], p)
+		}
+	}
+}
+
+// fillJunction computes the fan of the junction in cell.
+func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
+	j.p, j.ok = c.jc.Junction(cell)
+	j.r, j.y = junctionSurface(c.w, c.jc, cell)
+	j.nf = 0
+	type arm struct {
+		d     Vec2
+		hw    float64
+		angle float64
+	}
+	var specs [4]EdgeSpec
+	var arms [4]arm
+	na := 0
+	var buf [MaxSegments]Vec2
+	for _, e := range c.jc.Arms(cell, specs[:0]) {
+		nodes := c.jc.EdgeNodes(e, buf[:0])
+		d := nodes[1].Sub(nodes[0]).Norm()
+		if e.A != cell {
+			n := len(nodes) - 1
+			d = nodes[n-1].Sub(nodes[n]).Norm()
+		}
+		arms[na] = arm{d: d, hw: e.HalfWidth(), angle: math.Atan2(d.Z, d.X)}
+		for k := na; k > 0 && arms[k].angle < arms[k-1].angle; k-- {
+			arms[k], arms[k-1] = arms[k-1], arms[k]
+		}
+		na++
+	}
+	j.na = na
+	for i, a := range arms[:na] {
+		j.arm[i].d, j.arm[i].hw = a.d, a.hw
+		ccw := Vec2{X: -a.d.Z, Z: a.d.X}
+		j.fan[j.nf] = j.p.Add(a.d.Scale(j.r)).Add(ccw.Scale(-a.hw))
+		j.fan[j.nf+1] = j.p.Add(a.d.Scale(j.r)).Add(ccw.Scale(a.hw))
+		j.nf += 2
+	}
+	if na == 1 {
+		// a dead end: the surface closes behind the centre
+		a := arms[0]
+		ccw := Vec2{X: -a.d.Z, Z: a.d.X}
+		j.fan[2] = j.p.Add(a.d.Scale(-a.hw)).Add(ccw.Scale(a.hw))
+		j.fan[3] = j.p.Add(a.d.Scale(-a.hw)).Add(ccw.Scale(-a.hw))
+		j.nf = 4
+	}
+}
+
+// surfaceAt is the junction's surface at p: the fan and the arms' mouths
+// are carriageway; its kerb corners are answered by the arms' sidewalks.
+func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
+	if !j.ok || p.Dist2(j.p) > j.r*j.r+4*maxHalfWidth*maxHalfWidth {
+		return Surface{}, false
+	}
+	for i := 0; i < j.nf; i++ {
+		if inTriangle(p, j.p, j.fan[i], j.fan[(i+1)%j.nf]) {
+			return Surface{Y: j.y, Road: true}, true
+		}
+	}
+	q := p.Sub(j.p)
+	for _, a := range j.arm[:j.na] {
+		if u := q.Dot(a.d); u >= 0 && u <= j.r && math.Abs(q.Dot(a.d.Perp())) <= a.hw {
+			return Surface{Y: j.y, Road: true}, true
+		}
+	}
+	return Surface{}, false
+}
+
+// maxHalfWidth bounds every road's half width (the fan's corners lie
+// within sqrt(r²+hw²) of the centre).
+const maxHalfWidth = AvenueHalfWidth
+
+func inTriangle(p, a, b, c Vec2) bool {
+	cross := func(o, u, v Vec2) float64 { return (u.X-o.X)*(v.Z-o.Z) - (u.Z-o.Z)*(v.X-o.X) }
+	d1, d2, d3 := cross(p, a, b), cross(p, b, c), cross(p, c, a)
+	neg := d1 < 0 || d2 < 0 || d3 < 0
+	pos := d1 > 0 || d2 > 0 || d3 > 0
+	return !(neg && pos)
+}
+
+// JunctionRadiusAt is JunctionRadius for the junction in cell j, from the
+// half widths of all its lattice arms.
+func (w World) JunctionRadiusAt(j Cell) float64 { return junctionRadiusAt(w, w, j) }
+
+func junctionRadiusAt[S junctionSource](w World, src S, j Cell) float64 {
+	var buf [4]EdgeSpec
+	hw := StreetHalfWidth
+	for _, a := range arms(w, src, j, buf[:0]) {
+		hw = math.Max(hw, a.HalfWidth())
+	}
+	return JunctionRadius(hw)
+}
+
+// junctionSurface is the radius and height of the junction in cell j: the
+// junction is level at the terrain height of its centre.
+func junctionSurface[S junctionSource](w World, src S, j Cell) (r, y float64) {
+	p, _ := src.Junction(j)
+	return junctionRadiusAt(w, src, j), w.Height(p.X, p.Z)
+}
+
+// Surface is World.Surface through the cache.
+func (c *SurfaceCache) Surface(x, z float64) Surface {
+	p := Vec2{X: x, Z: z}
+	cell := CellAt(x, z)
+	// A road strays at most ~67 m (jitter, wander, half width, sidewalk)
+	// from its lattice line, under half a cell: only +X edges of this row
+	// starting up to MaxSpanCells cells to the west and +Z edges of this
+	// column starting here or one cell north can reach p. The cells'
+	// other edges fail the bounding-box test at once.
+	var best Surface
+	found := false
+	// Where surfaces overlap (arms meeting at a sharp angle) the higher
+	// one is what is seen; a carriageway beats a sidewalk, which the city
+	// builder only ever draws beside it.
+	take := func(s Surface) {
+		if !found || s.Road && !best.Road || s.Road == best.Road && s.Y > best.Y {
+			best, found = s, true
+		}
+	}
+	consider := func(r *edgeRoad) {
+		if p.X < r.lo.X || p.X > r.hi.X || p.Z < r.lo.Z || p.Z > r.hi.Z {
+			return
+		}
+		if s, ok := r.surfaceAt(p); ok {
+			take(s)
+		}
+	}
+	for i := cell.I - MaxSpanCells; i <= cell.I; i++ {
+		e := c.cellRoads(Cell{I: i, J: cell.J})
+		for k := 0; k < e.n; k++ {
+			consider(&e.edges[k])
+		}
+	}
+	e := c.cellRoads(Cell{I: cell.I, J: cell.J - 1})
+	for k := 0; k < e.n; k++ {
+		consider(&e.edges[k])
+	}
+	if s, ok := c.cellRoads(cell).j.surfaceAt(p); ok {
+		take(s)
+	}
+	if found {
+		return best
+	}
+	h := c.w.Height(x, z)
+	if h < WaterLevel {
+		return Surface{Y: WaterLevel, Water: true}
+	}
+	return Surface{Y: h}
+}
+
+// surfaceAt is the road's surface at p if p lies on this edge's road,
+// sidewalks or junction ends.
+func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
+	reach := r.hw + WalkWidth
+	bestD2, bestK, bestT := math.Inf(1), -1, 0.0
+	for b := 0; b*blockSegs < r.nn-1; b++ {
+		if p.X < r.blo[b].X || p.X > r.bhi[b].X || p.Z < r.blo[b].Z || p.Z > r.bhi[b].Z {
+			continue
+		}
+		for k := b * blockSegs; k < min(r.nn-1, (b+1)*blockSegs); k++ {
+			a := r.nodes[k]
+			abx, abz := r.nodes[k+1].X-a.X, r.nodes[k+1].Z-a.Z
+			apx, apz := p.X-a.X, p.Z-a.Z
+			t := (apx*abx + apz*abz) / (abx*abx + abz*abz)
+			if t < 0 {
+				t = 0
+			} else if t > 1 {
+				t = 1
+			}
+			dx, dz := apx-abx*t, apz-abz*t
+			if d2 := dx*dx + dz*dz; d2 < bestD2 {
+				bestD2, bestK, bestT = d2, k, t
+			}
+		}
+	}
+	if bestK < 0 || bestD2 > reach*reach {
+		return Surface{}, false
+	}
+	k, t := bestK, bestT
+	c := math.Sqrt(bestD2)
+	along := (float64(k) + t) * r.L
+	// Within a junction's radius the segment is not drawn: the junction's
+	// fan is the carriageway there and its kerb corners the sidewalk.
+	switch {
+	case along <= r.ra && c <= r.hw, along >= r.total-r.rb && c <= r.hw:
+		return Surface{}, false
+	case along <= r.ra:
+		return Surface{Y: r.ya + KerbHeight}, true
+	case along >= r.total-r.rb:
+		return Surface{Y: r.yb + KerbHeight}, true
+	}
+	y := r.ys[k] + (r.ys[k+1]-r.ys[k])*t
+	deck := IsDeck(r.ys[k], r.ys[k+1], r.hs[k], r.hs[k+1])
+	if c <= r.hw {
+		return Surface{Y: y, Road: true, Bridge: deck}, true
+	}
+	return Surface{Y: y + KerbHeight, Bridge: deck}, true
+}
