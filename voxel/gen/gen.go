@@ -66,6 +66,56 @@ type Generator struct {
 	// and the edge, so the memo never changes a chunk.
 	mu    sync.Mutex
 	edges map[uint64]*edgeInfo
+	// columns memoises the height grids of chunk columns: a client asks for
+	// the chunks above and below a surface chunk too, and each needs the
+	// same 1,024 heights (a third of a surface chunk's cost).
+	columns map[[2]int32]*columnHeights
+}
+
+// columnHeights is a chunk column's terrain heights at its column centres
+// (index z<<5|x) and their extremes; never written once memoised.
+type columnHeights struct {
+	h      [voxel.ChunkArea]float64
+	lo, hi float64
+}
+
+// maxColumns bounds the height memo (8 KiB a column); when full it starts
+// over.
+const maxColumns = 128
+
+// heights returns the memoised heights of chunk column (cx, cz), whose
+// origin is (ox, oz): one HeightGrid, bit for bit Height at each centre.
+func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
+	key := [2]int32{cx, cz}
+	g.mu.Lock()
+	ch := g.columns[key]
+	g.mu.Unlock()
+	if ch != nil {
+		return ch
+	}
+	ch = new(columnHeights)
+	var xs, zs [size]float64
+	for i := range size {
+		xs[i] = float64(ox) + float64(i) + 0.5
+		zs[i] = float64(oz) + float64(i) + 0.5
+	}
+	g.w.HeightGrid(xs[:], zs[:], ch.h[:])
+	ch.lo, ch.hi = ch.h[0], ch.h[0]
+	for _, h := range &ch.h { // by pointer: ranging over the array would copy it
+		if h < ch.lo { // plain comparisons: heights are never NaN
+			ch.lo = h
+		}
+		if h > ch.hi {
+			ch.hi = h
+		}
+	}
+	g.mu.Lock()
+	if len(g.columns) >= maxColumns {
+		clear(g.columns)
+	}
+	g.columns[key] = ch
+	g.mu.Unlock()
+	return ch
 }
 
 // edgeInfo is what markRoads needs of one lattice edge.
@@ -81,7 +131,7 @@ const maxEdges = 1024
 
 // New returns the generator for seed.
 func New(seed uint64) *Generator {
-	return &Generator{w: world.New(seed), edges: make(map[uint64]*edgeInfo)}
+	return &Generator{w: world.New(seed), edges: make(map[uint64]*edgeInfo), columns: make(map[[2]int32]*columnHeights)}
 }
 
 // edge returns the memoised facts about the edge leaving cell a in
@@ -150,28 +200,14 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		c.Fill(voxel.Stone)
 		return
 	}
-	// Column heights at the column centres, all at once (bit for bit
-	// Height at each).
-	var xs, zs [size]float64
-	for i := range size {
-		xs[i] = float64(ox) + float64(i) + 0.5
-		zs[i] = float64(oz) + float64(i) + 0.5
-	}
-	var hs [voxel.ChunkArea]float64
-	g.w.HeightGrid(xs[:], zs[:], hs[:])
+	heights := g.heights(p.X, p.Z, ox, oz)
+	hs := &heights.h
 	var col columns
-	lo, hi := hs[0], hs[0]
-	for i, h := range &hs { // by pointer: ranging over the array would copy it
+	for i, h := range hs {
 		col.water[i] = h < world.WaterLevel
-		if h < lo { // plain comparisons: heights are never NaN or -0 questions
-			lo = h
-		}
-		if h > hi {
-			hi = h
-		}
 	}
 	// floor is monotonic, so the extreme tops are the extreme heights'.
-	col.lo, col.hi = int64(math.Floor(lo)), int64(math.Floor(hi))
+	col.lo, col.hi = int64(math.Floor(heights.lo)), int64(math.Floor(heights.hi))
 	// Nothing but air: above every column top and above the water.
 	if y0 >= col.hi && y0 >= waterTop {
 		return
@@ -186,7 +222,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		g.markRoads(&col, ox, oz)
 	}
 	var runs voxel.Columns
-	for i, h := range &hs { // by pointer: ranging over the array would copy it
+	for i, h := range hs {
 		t := int64(math.Floor(h)) - y0 // local top: the first air block
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
