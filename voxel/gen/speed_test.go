@@ -140,6 +140,16 @@ func streamArea(g *Generator) []voxel.ChunkPos {
 // pass (edges memoised within the pass, as a client's would be) and
 // reports µs per chunk, best of the CPU time as well.
 func BenchmarkGenerateStream(b *testing.B) {
+	benchStream(b, (*Generator).Generate)
+}
+
+// BenchmarkGenerateStreamOracle is the same with the pre-issue-16
+// generator, for before/after figures taken in one run.
+func BenchmarkGenerateStreamOracle(b *testing.B) {
+	benchStream(b, (*Generator).oracleGenerate)
+}
+
+func benchStream(b *testing.B, gen func(*Generator, voxel.ChunkPos, *voxel.Chunk)) {
 	ps := streamArea(New(testSeed))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -149,7 +159,7 @@ func BenchmarkGenerateStream(b *testing.B) {
 		g := New(testSeed)
 		for _, p := range ps {
 			c = voxel.Chunk{}
-			g.Generate(p, &c)
+			gen(g, p, &c)
 		}
 	}
 	n := float64(b.N * len(ps))
