@@ -178,13 +178,12 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 	return c
 }
 
-// columns is the per-chunk precomputation: per column whether it is lake
-// and whether a road covers it, and the lowest and highest terrain top
-// (first air block, world Y).
+// columns is the per-chunk precomputation: per column whether a road
+// covers it, and the lowest and highest terrain top (first air block,
+// world Y).
 type columns struct {
-	water  [voxel.ChunkArea]bool // index z<<5|x
-	road   [voxel.ChunkArea]bool
-	lo, hi int64 // min and max top
+	road   [voxel.ChunkArea]bool // index z<<5|x
+	lo, hi int64                 // min and max top
 }
 
 // Generate fills c, which must be all air, with chunk p.
@@ -203,9 +202,6 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	heights := g.heights(p.X, p.Z, ox, oz)
 	hs := &heights.h
 	var col columns
-	for i, h := range hs {
-		col.water[i] = h < world.WaterLevel
-	}
 	// floor is monotonic, so the extreme tops are the extreme heights'.
 	col.lo, col.hi = int64(math.Floor(heights.lo)), int64(math.Floor(heights.hi))
 	// Nothing but air: above every column top and above the water.
@@ -222,21 +218,33 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		g.markRoads(&col, ox, oz)
 	}
 	var runs voxel.Columns
+	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
+	water := waterTop - y0
 	for i, h := range hs {
 		t := int64(math.Floor(h)) - y0 // local top: the first air block
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
-		case col.road[i] && !col.water[i]:
+		case col.road[i] && h >= world.WaterLevel: // roads on land only
 			topBlock = voxel.Gravel
 		case t+y0 <= beachTop:
 			topBlock, under = voxel.Sand, voxel.Sand
 		}
-		runs.Ends[0][i], runs.Kinds[0][i] = clampLocal(t-1-dirtDepth), voxel.Stone
+		runs.Ends[0][i] = clampLocal(t - 1 - dirtDepth)
 		runs.Ends[1][i], runs.Kinds[1][i] = clampLocal(t-1), under
 		runs.Ends[2][i], runs.Kinds[2][i] = clampLocal(t), topBlock
-		runs.Ends[3][i], runs.Kinds[3][i] = clampLocal(max(t, waterTop-y0)), voxel.Water
+		runs.Ends[3][i] = clampLocal(max(t, water))
 	}
 	c.FillColumns(&runs)
+}
+
+// allStone and allWater are the first and last runs' kinds of every column.
+var allStone, allWater = fillKinds(voxel.Stone), fillKinds(voxel.Water)
+
+func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
+	for i := range k {
+		k[i] = b
+	}
+	return k
 }
 
 // clampLocal clamps a chunk-local height to the chunk.
