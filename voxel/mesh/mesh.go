@@ -158,13 +158,7 @@ type scratch struct {
 	rows   [voxel.NumFaces][size][size]uint32
 	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
 	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
-	bnd    [size]uint64                 // kind changes of the current plane's rows with faces
-	// Kind-change masks (bit u: kind(u) ≠ kind(u-1)) of block rows along X,
-	// [y][z], and along Z, [y][x], computed once per Build where needed.
-	chgX, chgZ [size][size]uint64
-	knownX     [size]uint32        // [y] bit z: chgX[y][z] computed
-	knownZ     uint32              // bit y: chgZ[y] computed (a whole layer at once)
-	quads      [maxPlaneQuads]Quad // the current plane's quads
+	quads  [maxPlaneQuads]Quad          // the current plane's quads
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
