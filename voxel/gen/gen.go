@@ -1,5 +1,6 @@
-// Package gen is the terrain generator: a pure, read-only function of the
-// seed and a chunk position, safe to share between workers without a lock.
+// Package gen is the terrain generator: a pure function of the seed and a
+// chunk position, safe to share between workers (its memos of road edges
+// and column heights hold pure values behind a mutex).
 //
 // It reads the same world description the roads drape onto
 // (citydrive/roadgraph/world). Column rule, per block column (x, z) sampled
@@ -14,7 +15,10 @@
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
 // Roads near a chunk are found once per chunk, and only for chunks whose Y
-// range holds a column top; column heights are computed once per chunk.
+// range holds a column top; column heights are one world.HeightGrid per
+// chunk column; blocks are written with voxel.Chunk.FillColumns. The
+// generator before issue 16 is kept in oracle_test.go and the output must
+// match it block for block.
 package gen
 
 import (
