@@ -184,7 +184,9 @@ func rowsZ(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
 func nonZero(r uint32) uint32 { return (r | -r) >> last }
 
 // Build appends c's greedy mesh to dst and returns it. It allocates only
-// when dst must grow; pass the previous result's Quads[:0] to reuse.
+// when dst must grow (pass the previous result's Quads[:0] to reuse) and
+// when its pooled 32 KiB scratch must be made (first use, or after a GC
+// emptied the pool).
 func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Empty() {
 		return dst
