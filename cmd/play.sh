@@ -7,6 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . cmd/goenv.sh
+. cmd/goamd64.sh
 sh cmd/deps.sh
 echo "play: building (the first cgo build of GLFW takes about a minute)"
 mkdir -p out

@@ -8,6 +8,7 @@ package voxel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Chunk geometry. A chunk is 32³ blocks of 1 m; 32 is chosen so that one
@@ -223,10 +224,237 @@ func (c *Chunk) FillColumn(x, z, y0, y1 int, b Block) {
 	}
 }
 
+// ColumnRuns is the number of runs Columns describes per column.
+const ColumnRuns = 4
+
+// Columns describes the block columns of a generated chunk from the bottom
+// up, column i = z<<5|x: run k holds Kinds[k][i] (never Air) from
+// Ends[k-1][i] (0 for k = 0) up to Ends[k][i], exclusive, in chunk-local
+// heights in [0, ChunkSize], non-decreasing in k (an empty run has equal
+// ends); air lies above the last run. Runs are stored run-major so eight
+// columns of one run are one word.
+type Columns struct {
+	Ends  [ColumnRuns][ChunkArea]uint8
+	Kinds [ColumnRuns][ChunkArea]Block
+}
+
+// FillColumns sets an all-air chunk from its columns: the same chunk as
+// FillColumn run by run, with whole-word writes and no per-block branches.
+// Layers below every column's first run are whole layers of one kind (one
+// 1 KiB layer written, then copied); in the band above, each layer row is
+// assembled eight blocks per word by selecting, per byte, the run whose end
+// lies above the layer, and its occupancy mask falls out of the same
+// comparisons.
+func (c *Chunk) FillColumns(cols *Columns) {
+	// Per run: whether one kind fills it, the sum of its ends, and per row
+	// z the lowest and highest end (a layer row between one run's highest
+	// start and its lowest end lies wholly in that run).
+	var (
+		sums         [ColumnRuns]int
+		uniform      [ColumnRuns]bool
+		rowLo, rowHi [ColumnRuns][ChunkSize]uint8
+	)
+	var diff [ColumnRuns]uint64
+	var k0 [ColumnRuns]uint64
+	for k := range ColumnRuns {
+		k0[k] = uint64(cols.Kinds[k][0]) * byteOnes
+	}
+	_ = [1]struct{}{}[ColumnRuns-4] // the loop below is written for four runs
+	for z := range ChunkSize {
+		row := z << ChunkBits
+		// bit e: some column of the row ends at e (scalars, so they stay
+		// in registers)
+		var seen0, seen1, seen2, seen3 uint64
+		for x := range ChunkSize {
+			seen0 |= bitAt[cols.Ends[0][row|x]&63]
+			seen1 |= bitAt[cols.Ends[1][row|x]&63]
+			seen2 |= bitAt[cols.Ends[2][row|x]&63]
+			seen3 |= bitAt[cols.Ends[3][row|x]&63]
+		}
+		for k, seen := range [ColumnRuns]uint64{seen0, seen1, seen2, seen3} {
+			rowLo[k][z], rowHi[k][z] = uint8(bits.TrailingZeros64(seen)), uint8(63-bits.LeadingZeros64(seen))
+			sum, d := 0, uint64(0)
+			for x := 0; x < ChunkSize; x += 8 {
+				e := le64(cols.Ends[k][row|x : row|x+8])
+				pairs := e&0x00ff00ff00ff00ff + e>>8&0x00ff00ff00ff00ff // four sums ≤ 64
+				sum += int(pairs * 0x0001000100010001 >> 48)
+				d |= le64(cols.Kinds[k][row|x:row|x+8]) ^ k0[k]
+			}
+			sums[k] += sum
+			diff[k] |= d
+		}
+	}
+	for k := range ColumnRuns {
+		uniform[k] = diff[k] == 0
+	}
+	// Counts: each run's length added to its kind, in one sum when the run
+	// is of one kind (kinds are counted once at the end).
+	prev := 0
+	for k := range ColumnRuns {
+		if uniform[k] {
+			c.counts[cols.Kinds[k][0]] += uint16(sums[k] - prev)
+		} else {
+			for i := range ChunkArea {
+				from := uint8(0)
+				if k > 0 {
+					from = cols.Ends[k-1][i]
+				}
+				c.counts[cols.Kinds[k][i]] += uint16(cols.Ends[k][i] - from)
+			}
+		}
+		prev = sums[k]
+	}
+	for _, n := range &c.counts {
+		if n != 0 {
+			c.kinds++
+			c.solid += int32(n)
+		}
+	}
+	// Below base every column holds its first run, all of one kind; no
+	// column is solid at or above top.
+	const lastRun = ColumnRuns - 1
+	base, top := uint8(ChunkSize), uint8(0)
+	for z := range ChunkSize {
+		base, top = min(base, rowLo[0][z]), max(top, rowHi[lastRun][z])
+	}
+	if !uniform[0] {
+		base = 0
+	}
+	if base > 0 {
+		k0 := cols.Kinds[0][0]
+		layer := (*[ChunkArea]Block)(c.blocks[:ChunkArea])
+		for i := range layer {
+			layer[i] = k0
+		}
+		for y := 1; y < int(base); y++ {
+			copy(c.blocks[y*ChunkArea:(y+1)*ChunkArea], layer[:])
+		}
+		for i := range int(base) * ChunkSize {
+			c.rowX[i], c.rowZ[i] = fullRow, fullRow
+		}
+	}
+	if base >= top {
+		return
+	}
+	var topsT [ChunkArea]uint8 // solid tops, [x][z], for rowZ
+	var lowT, highT [ChunkSize]uint8
+	for x := range ChunkSize {
+		lo, hi := uint8(ChunkSize), uint8(0)
+		for z := range ChunkSize {
+			t := cols.Ends[lastRun][z<<ChunkBits|x]
+			topsT[x<<ChunkBits|z] = t
+			lo, hi = min(lo, t), max(hi, t)
+		}
+		lowT[x], highT[x] = lo, hi
+	}
+	for y := int(base); y < int(top); y++ {
+		layer := c.blocks[y<<(2*ChunkBits) : (y+1)<<(2*ChunkBits)]
+		for r := range ChunkSize {
+			c.rowX[y<<ChunkBits|r] = c.fillRow(cols, layer, &rowLo, &rowHi, r, y)
+			switch { // rowZ: row x of the layer, bit z
+			case int(lowT[r]) > y:
+				c.rowZ[y<<ChunkBits|r] = fullRow
+			case int(highT[r]) > y:
+				c.rowZ[y<<ChunkBits|r] = above(&topsT, r, y)
+			}
+		}
+	}
+}
+
+// fillRow writes row z of layer y (32 blocks, eight per word) and returns
+// its occupancy (bit x). A row wholly inside one run is a copy of that
+// run's kinds; otherwise each byte takes the kind of the lowest run whose
+// end lies above y.
+func (c *Chunk) fillRow(cols *Columns, layer []Block, rowLo, rowHi *[ColumnRuns][ChunkSize]uint8, z, y int) uint32 {
+	row := z << ChunkBits
+	for k := range ColumnRuns {
+		start := 0
+		if k > 0 {
+			start = int(rowHi[k-1][z])
+		}
+		if start <= y && y < int(rowLo[k][z]) {
+			kinds := &cols.Kinds[k]
+			for k8 := 0; k8 < ChunkSize; k8 += 8 { // four words, no memmove call
+				putLE64(layer[row+k8:row+k8+8], le64(kinds[row+k8:row+k8+8]))
+			}
+			return fullRow
+		}
+	}
+	if y >= int(rowHi[ColumnRuns-1][z]) {
+		return 0 // all air
+	}
+	sub := uint64(y+1) * byteOnes
+	var solid uint32
+	for k8 := 0; k8 < ChunkSize; k8 += 8 {
+		at := row + k8
+		var w uint64
+		for k := ColumnRuns - 1; k >= 0; k-- { // the lowest run ending above y wins
+			in := ((le64(cols.Ends[k][at:at+8]) | byteHigh) - sub) & byteHigh
+			m := in | (in - in>>7) // 0xff where y < the run's end
+			w = w&^m | le64(cols.Kinds[k][at:at+8])&m
+			if k == ColumnRuns-1 {
+				solid |= uint32(in>>7*byteGather>>56) << k8
+			}
+		}
+		putLE64(layer[at:at+8], w)
+	}
+	return solid
+}
+
+// bitAt[i] is 1<<i (a load is cheaper than a variable shift on amd64 v1).
+var bitAt = func() (t [64]uint64) {
+	for i := range t {
+		t[i] = 1 << i
+	}
+	return t
+}()
+
+// SWAR constants: one in each byte, each byte's high bit, and the
+// multiplier that gathers bit 0 of byte i into bit 56+i (no carries).
+const (
+	byteOnes   = 0x0101010101010101
+	byteHigh   = 0x8080808080808080
+	byteGather = 0x0102040810204080
+)
+
+// above has bit i set where h[r<<5|i] > y (heights and y in [0, 32]):
+// eight bytes per word, each with its high bit set beforehand so that
+// subtracting y+1 borrows from no neighbour; the high bits left are the
+// answers.
+func above(h *[ChunkArea]uint8, r, y int) uint32 {
+	sub := uint64(y+1) * byteOnes
+	var m uint32
+	for k := 0; k < ChunkSize; k += 8 {
+		at := r<<ChunkBits | k
+		d := ((le64(h[at:at+8]) | byteHigh) - sub) & byteHigh
+		m |= uint32(d>>7*byteGather>>56) << k
+	}
+	return m
+}
+
+// le64 and putLE64 move eight bytes as one little-endian word (the compiler
+// merges the byte accesses into one load or store).
+func le64[T ~uint8](b []T) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+func putLE64(b []Block, v uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = Block(v), Block(v>>8), Block(v>>16), Block(v>>24)
+	b[4], b[5], b[6], b[7] = Block(v>>32), Block(v>>40), Block(v>>48), Block(v>>56)
+}
+
 // Fill sets every block to b.
 func (c *Chunk) Fill(b Block) {
-	for i := range c.blocks {
-		c.blocks[i] = b
+	// One layer by bytes, the rest copied (memmove) from it.
+	layer := (*[ChunkArea]Block)(c.blocks[:ChunkArea])
+	for i := range layer {
+		layer[i] = b
+	}
+	for y := 1; y < ChunkSize; y++ {
+		copy(c.blocks[y*ChunkArea:(y+1)*ChunkArea], layer[:])
 	}
 	c.counts = [numBlockIDs]uint16{}
 	row := uint32(0)

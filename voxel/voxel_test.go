@@ -94,6 +94,46 @@ func TestTouched(t *testing.T) {
 	assert.ElementsMatch(t, []ChunkPos{p, {1, 0, 0}, {0, -1, 0}, {0, 0, -1}}, Touched(p, Index(31, 0, 0), nil))
 }
 
+// FillColumns must build exactly the chunk FillColumn does run by run
+// (blocks, both mask sets, counts), for terrain-like and arbitrary columns.
+func TestFillColumnsMatchesFillColumn(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1))
+		terrain := rapid.Bool().Draw(rt, "terrain")
+		base := rapid.IntRange(-8, 40).Draw(rt, "base")
+		var cols Columns
+		want := new(Chunk)
+		for i := range ChunkArea {
+			x, z := i&(ChunkSize-1), i>>ChunkBits
+			var ends [ColumnRuns]int
+			if terrain { // stone, 3 under, 1 top, water: ends near base
+				t := base + r.IntN(6)
+				ends = [ColumnRuns]int{t - 4, t - 1, t, max(t, base+2)}
+			} else {
+				e := 0
+				for k := range ends {
+					e += r.IntN(12)
+					ends[k] = e
+				}
+			}
+			from := 0
+			for k := range ends {
+				end := min(max(ends[k], 0), ChunkSize)
+				b := Block(1 + r.IntN(int(NumBlocks)-1))
+				if terrain && k == 0 {
+					b = Stone
+				}
+				cols.Ends[k][i], cols.Kinds[k][i] = uint8(end), b
+				want.FillColumn(x, z, from, end, b)
+				from = max(from, end)
+			}
+		}
+		got := new(Chunk)
+		got.FillColumns(&cols)
+		require.Equal(rt, want, got)
+	})
+}
+
 func TestChunkAtFloorsMetres(t *testing.T) {
 	cases := []struct {
 		x, y, z float64

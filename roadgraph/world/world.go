@@ -64,9 +64,9 @@ const (
 // Height is the terrain height at (x, z) in metres; below WaterLevel is lake.
 func (w World) Height(x, z float64) float64 {
 	e := fbm(w.Seed, saltLake, x/lakeScale, z/lakeScale, 4) + lakeBias
-	h := e * landRelief
+	h := float64(e * landRelief) // rounded: see noise.go
 	if e > 0.02 {
-		h += detailRelief * fbm(w.Seed, saltDetail, x/detailScale, z/detailScale, 2) * smoothstep(0.02, 0.12, e)
+		h += float64(detailRelief * fbm(w.Seed, saltDetail, x/detailScale, z/detailScale, 2) * smoothstep(0.02, 0.12, e)) // rounded: see noise.go
 	}
 	return math.Max(lakeFloor, h)
 }

@@ -1,5 +1,6 @@
-// Package gen is the terrain generator: a pure, read-only function of the
-// seed and a chunk position, safe to share between workers without a lock.
+// Package gen is the terrain generator: a pure function of the seed and a
+// chunk position, safe to share between workers (its memos of road edges
+// and column heights hold pure values behind a mutex).
 //
 // It reads the same world description the roads drape onto
 // (citydrive/roadgraph/world). Column rule, per block column (x, z) sampled
@@ -14,11 +15,15 @@
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
 // Roads near a chunk are found once per chunk, and only for chunks whose Y
-// range holds a column top; column heights are computed once per chunk.
+// range holds a column top; column heights are one world.HeightGrid per
+// chunk column; blocks are written with voxel.Chunk.FillColumns. The
+// generator before issue 16 is kept in oracle_test.go and the output must
+// match it block for block.
 package gen
 
 import (
 	"math"
+	"sync"
 
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
@@ -41,6 +46,10 @@ const (
 	roadSearch = 30 + world.AvenueHalfWidth
 	// maxSpan: +X edges may skip up to two empty cells.
 	maxSpan = world.MaxSpanCells
+	// jitterBound bounds how far (metres, per axis) a junction sits off its
+	// lattice point: the world's jitter is 25 m; the extra metre covers
+	// rounding. TestJitterBoundHolds checks it.
+	jitterBound = 26
 	// reliefMargin bounds |Height(p) - Height(chunk centre)| within a chunk
 	// column (≤ 22.7 m from the centre). From the world's terrain
 	// constants: the lake field's value-noise gradient is at most
@@ -52,11 +61,116 @@ const (
 	reliefMargin = 24
 )
 
-// Generator produces chunks for one seed.
-type Generator struct{ w world.World }
+// Generator produces chunks for one seed. It is safe for concurrent use.
+type Generator struct {
+	w world.World
+	// edges memoises the road edges chunks have looked at: neighbouring
+	// chunks along a road share its edges, and an edge's junctions and
+	// centre line cost about 10 µs. Entries are pure functions of the seed
+	// and the edge, so the memo never changes a chunk.
+	mu    sync.Mutex
+	edges map[uint64]*edgeInfo
+	// columns memoises the height grids of chunk columns: a client asks for
+	// the chunks above and below a surface chunk too, and each needs the
+	// same 1,024 heights (a third of a surface chunk's cost).
+	columns map[[2]int32]*columnHeights
+}
+
+// columnHeights is a chunk column's terrain heights at its column centres
+// (index z<<5|x) and their extremes; never written once memoised.
+type columnHeights struct {
+	h      [voxel.ChunkArea]float64
+	lo, hi float64
+}
+
+// maxColumns bounds the height memo (8 KiB a column); when full it starts
+// over.
+const maxColumns = 128
+
+// heights returns the memoised heights of chunk column (cx, cz), whose
+// origin is (ox, oz): one HeightGrid, bit for bit Height at each centre.
+func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
+	key := [2]int32{cx, cz}
+	g.mu.Lock()
+	ch := g.columns[key]
+	g.mu.Unlock()
+	if ch != nil {
+		return ch
+	}
+	ch = new(columnHeights)
+	var xs, zs [size]float64
+	for i := range size {
+		xs[i] = float64(ox) + float64(i) + 0.5
+		zs[i] = float64(oz) + float64(i) + 0.5
+	}
+	g.w.HeightGrid(xs[:], zs[:], ch.h[:])
+	ch.lo, ch.hi = ch.h[0], ch.h[0]
+	for _, h := range &ch.h { // by pointer: ranging over the array would copy it
+		if h < ch.lo { // plain comparisons: heights are never NaN
+			ch.lo = h
+		}
+		if h > ch.hi {
+			ch.hi = h
+		}
+	}
+	g.mu.Lock()
+	if len(g.columns) >= maxColumns {
+		clear(g.columns)
+	}
+	g.columns[key] = ch
+	g.mu.Unlock()
+	return ch
+}
+
+// edgeInfo is what markRoads needs of one lattice edge.
+type edgeInfo struct {
+	ok     bool // the lattice holds the edge
+	spec   world.EdgeSpec
+	pa, pb world.Vec2
+	nodes  []world.Vec2 // the centre line; nil until a chunk needs it
+}
+
+// maxEdges bounds the memo (about 2 KiB an edge); when full it starts over.
+const maxEdges = 1024
 
 // New returns the generator for seed.
-func New(seed uint64) *Generator { return &Generator{w: world.New(seed)} }
+func New(seed uint64) *Generator {
+	return &Generator{w: world.New(seed), edges: make(map[uint64]*edgeInfo), columns: make(map[[2]int32]*columnHeights)}
+}
+
+// edge returns the memoised facts about the edge leaving cell a in
+// direction d, with its centre line if withNodes.
+func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
+	id := world.EdgeID(a, d)
+	g.mu.Lock()
+	info := g.edges[id]
+	g.mu.Unlock()
+	if info != nil && (info.nodes != nil || !withNodes || !info.ok) {
+		return info
+	}
+	if info == nil {
+		info = &edgeInfo{}
+		if e, ok := g.w.Edge(id); ok { // false too where cell a holds no junction
+			info.ok, info.spec = true, e
+			info.pa, _ = g.w.Junction(e.A)
+			info.pb, _ = g.w.Junction(e.B)
+		}
+	} else {
+		c := *info // stored entries are never written again
+		info = &c
+	}
+	if withNodes && info.ok {
+		var buf [world.MaxSegments + 1]world.Vec2
+		info.nodes = append([]world.Vec2(nil), g.w.EdgeNodes(info.spec, buf[:0])...)
+	}
+	g.mu.Lock()
+	if len(g.edges) >= maxEdges {
+		clear(g.edges)
+	}
+	g.edges[id] = info
+	g.mu.Unlock()
+	return info
+}
 
 // Seed is the world seed.
 func (g *Generator) Seed() uint64 { return g.w.Seed }
@@ -68,20 +182,19 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 	return c
 }
 
-// columns is the per-chunk precomputation: the terrain top (first air
-// block, world Y) of each column and whether a road covers it.
+// columns is the per-chunk precomputation: per column whether a road
+// covers it, and the lowest and highest terrain top (first air block,
+// world Y).
 type columns struct {
-	top    [voxel.ChunkArea]int64 // index z<<5|x
-	water  [voxel.ChunkArea]bool
-	road   [voxel.ChunkArea]bool
-	lo, hi int64 // min and max top
+	road   [voxel.ChunkArea]bool // index z<<5|x
+	lo, hi int64                 // min and max top
 }
 
 // Generate fills c, which must be all air, with chunk p.
 func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	ox, oy, oz := p.Origin()
 	y0, y1 := oy, oy+size
-	// Sky and bedrock cost one height sample instead of 1024.
+	// Sky and bedrock cost one height sample instead of a grid.
 	hc := g.w.Height(float64(ox)+size/2, float64(oz)+size/2)
 	if float64(y0) > hc+reliefMargin && y0 >= waterTop {
 		return
@@ -90,108 +203,108 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		c.Fill(voxel.Stone)
 		return
 	}
+	heights := g.heights(p.X, p.Z, ox, oz)
+	hs := &heights.h
 	var col columns
-	col.lo, col.hi = math.MaxInt64, math.MinInt64
-	for z := range size {
-		for x := range size {
-			h := g.w.Height(float64(ox)+float64(x)+0.5, float64(oz)+float64(z)+0.5)
-			t := int64(math.Floor(h))
-			i := z<<voxel.ChunkBits | x
-			col.top[i], col.water[i] = t, h < world.WaterLevel
-			col.lo, col.hi = min(col.lo, t), max(col.hi, t)
-		}
-	}
+	// floor is monotonic, so the extreme tops are the extreme heights'.
+	col.lo, col.hi = int64(math.Floor(heights.lo)), int64(math.Floor(heights.hi))
 	// Nothing but air: above every column top and above the water.
 	if y0 >= col.hi && y0 >= waterTop {
 		return
 	}
-	// Nothing but stone: below every column's dirt (roads lower a top by
-	// at most one block, hence the extra 1).
+	// Nothing but stone: below every column's dirt.
 	if y1 <= col.lo-1-dirtDepth-1 {
 		c.Fill(voxel.Stone)
 		return
 	}
-	// Roads matter only where a top block (at t-1, or t-2 once a road
-	// lowers it) can lie in this chunk.
+	// Roads matter only where a top block can lie in this chunk.
 	if col.hi > y0 && col.lo-2 < y1 {
 		g.markRoads(&col, ox, oz)
 	}
-	for z := range size {
-		for x := range size {
-			i := z<<voxel.ChunkBits | x
-			t := col.top[i]
-			topBlock, under := voxel.Grass, voxel.Dirt
-			switch {
-			case col.road[i] && !col.water[i]:
-				topBlock = voxel.Gravel
-			case t <= beachTop:
-				topBlock, under = voxel.Sand, voxel.Sand
-			}
-			fill := func(from, to int64, b voxel.Block) {
-				from, to = max(from, y0), min(to, y1)
-				if from < to {
-					c.FillColumn(x, z, int(from-y0), int(to-y0), b)
-				}
-			}
-			fill(math.MinInt64, t-1-dirtDepth, voxel.Stone)
-			fill(t-1-dirtDepth, t-1, under)
-			fill(t-1, t, topBlock)
-			fill(t, waterTop, voxel.Water)
+	var runs voxel.Columns
+	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
+	water := waterTop - y0
+	for i, h := range hs {
+		t := int64(math.Floor(h)) - y0 // local top: the first air block
+		topBlock, under := voxel.Grass, voxel.Dirt
+		switch {
+		case col.road[i] && h >= world.WaterLevel: // roads on land only
+			topBlock = voxel.Gravel
+		case t+y0 <= beachTop:
+			topBlock, under = voxel.Sand, voxel.Sand
 		}
+		runs.Ends[0][i] = clampLocal(t - 1 - dirtDepth)
+		runs.Ends[1][i], runs.Kinds[1][i] = clampLocal(t-1), under
+		runs.Ends[2][i], runs.Kinds[2][i] = clampLocal(t), topBlock
+		runs.Ends[3][i] = clampLocal(max(t, water))
 	}
+	c.FillColumns(&runs)
 }
 
+// allStone and allWater are the first and last runs' kinds of every column.
+var allStone, allWater = fillKinds(voxel.Stone), fillKinds(voxel.Water)
+
+func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
+	for i := range k {
+		k[i] = b
+	}
+	return k
+}
+
+// clampLocal clamps a chunk-local height to the chunk.
+func clampLocal(y int64) uint8 { return uint8(min(max(y, 0), size)) }
+
 // markRoads flags the columns within a road's half width of its centre
-// line, lowering their top to floor(h) (see the package comment).
+// line (their top stays at floor(h), see the package comment).
 func (g *Generator) markRoads(col *columns, ox, oz int64) {
 	x0, z0 := float64(ox), float64(oz)
 	x1, z1 := x0+size, z0+size
 	lo := world.CellAt(x0-roadSearch-world.CellSize, z0-roadSearch-world.CellSize)
 	hi := world.CellAt(x1+roadSearch+world.CellSize, z1+roadSearch+world.CellSize)
-	var buf [world.MaxSegments + 1]world.Vec2
-	any := false
+	// reach reports whether an edge whose junctions lie within jitterBound
+	// of lattice points spanning [i0, i1] × [j0, j1] can pass the bounding
+	// box test below: decided from the lattice alone, before the junctions
+	// (a terrain height each) are looked up.
+	reach := func(i0, i1, j0, j1 float64) bool {
+		const m = jitterBound + roadSearch
+		return i1*world.CellSize+m >= x0 && i0*world.CellSize-m <= x1 &&
+			j1*world.CellSize+m >= z0 && j0*world.CellSize-m <= z1
+	}
 	for i := lo.I - maxSpan; i <= hi.I; i++ {
 		for j := lo.J; j <= hi.J; j++ {
-			a := world.Cell{I: i, J: j}
-			if _, ok := g.w.Junction(a); !ok {
-				continue
+			fi, fj := float64(i), float64(j)
+			dirs := [...]bool{
+				world.DirX: reach(fi, fi+maxSpan, fj, fj),
+				world.DirZ: reach(fi, fi, fj, fj+1),
 			}
-			for _, d := range [...]world.Dir{world.DirX, world.DirZ} {
-				e, ok := g.w.Edge(world.EdgeID(a, d))
-				if !ok {
+			a := world.Cell{I: i, J: j}
+			for d, near := range dirs {
+				if !near {
 					continue
 				}
-				pa, _ := g.w.Junction(e.A)
-				pb, _ := g.w.Junction(e.B)
+				info := g.edge(a, world.Dir(d), false)
+				if !info.ok {
+					continue
+				}
+				pa, pb := info.pa, info.pb
 				if math.Max(pa.X, pb.X)+roadSearch < x0 || math.Min(pa.X, pb.X)-roadSearch > x1 ||
 					math.Max(pa.Z, pb.Z)+roadSearch < z0 || math.Min(pa.Z, pb.Z)-roadSearch > z1 {
 					continue
 				}
-				nodes := g.w.EdgeNodes(e, buf[:0])
-				if rasterise(col, nodes, e.HalfWidth(), x0, z0) {
-					any = true
+				if info.nodes == nil {
+					info = g.edge(a, world.Dir(d), true)
 				}
-			}
-		}
-	}
-	if !any {
-		return
-	}
-	for z := range size {
-		for x := range size {
-			i := z<<voxel.ChunkBits | x
-			if col.road[i] && !col.water[i] {
-				h := g.w.Height(x0+float64(x)+0.5, z0+float64(z)+0.5)
-				col.top[i] = int64(math.Floor(h))
-				col.lo = min(col.lo, col.top[i])
+				rasterise(col, info.nodes, info.spec.HalfWidth(), x0, z0)
 			}
 		}
 	}
 }
 
 // rasterise marks columns whose centre lies within hw of the polyline.
-func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) bool {
-	hit := false
+// Columns already marked are not tested again (marking is an OR over
+// segments, so the order and skipped tests do not matter).
+func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
+	hw2 := hw * hw
 	for k := 1; k < len(nodes); k++ {
 		a, b := nodes[k-1], nodes[k]
 		minX := int(math.Floor(math.Min(a.X, b.X) - hw - x0))
@@ -204,20 +317,34 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) bool {
 		ab := b.Sub(a)
 		l2 := ab.Dot(ab)
 		for z := max(minZ, 0); z <= min(maxZ, size-1); z++ {
+			row := (*[size]bool)(col.road[z<<voxel.ChunkBits:])
 			for x := max(minX, 0); x <= min(maxX, size-1); x++ {
+				if row[x] {
+					continue
+				}
 				p := world.Vec2{X: x0 + float64(x) + 0.5, Z: z0 + float64(z) + 0.5}
 				t := 0.0
 				if l2 > 0 {
-					t = math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
+					t = clamp01(p.Sub(a).Dot(ab) / l2)
 				}
-				if p.Dist2(a.Add(ab.Scale(t))) <= hw*hw {
-					col.road[z<<voxel.ChunkBits|x] = true
-					hit = true
+				if p.Dist2(a.Add(ab.Scale(t))) <= hw2 {
+					row[x] = true
 				}
 			}
 		}
 	}
-	return hit
+}
+
+// clamp01 is math.Max(0, math.Min(1, v)) for v not NaN, without the two
+// calls (and, like Max, +0 for -0).
+func clamp01(v float64) float64 {
+	switch {
+	case v >= 1:
+		return 1
+	case v > 0:
+		return v
+	}
+	return 0
 }
 
 // OverlaySource supplies a chunk's edit overlay (voxel/store implements it).

@@ -22,7 +22,8 @@ func surfaceChunk(g *Generator, x, z float64) voxel.ChunkPos {
 	return p
 }
 
-// roadJunction finds a land junction with roads near the origin.
+// roadJunction finds a land junction with roads near the origin (t may be
+// nil outside a test: it panics instead).
 func roadJunction(t *testing.T, g *Generator) world.Vec2 {
 	for i := int32(0); i < 20; i++ {
 		for j := int32(0); j < 20; j++ {
@@ -32,6 +33,9 @@ func roadJunction(t *testing.T, g *Generator) world.Vec2 {
 				return p
 			}
 		}
+	}
+	if t == nil {
+		panic("no junction found")
 	}
 	require.FailNow(t, "no junction found")
 	return world.Vec2{}
@@ -148,22 +152,17 @@ func TestWithEditsAppliesOverlayAfterGeneration(t *testing.T) {
 
 func BenchmarkGenerate(b *testing.B) {
 	g := New(testSeed)
-	cases := []struct {
-		name string
-		p    voxel.ChunkPos
-	}{
-		{"surface", surfaceChunk(g, 300, 200)},
-		{"sky", voxel.ChunkPos{X: 9, Y: 40, Z: 6}},
-		{"bedrock", voxel.ChunkPos{X: 9, Y: -40, Z: 6}},
-	}
+	cases := benchPlaces(g)
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			var c voxel.Chunk
 			for b.Loop() {
 				c = voxel.Chunk{}
-				g.Generate(tc.p, &c)
+				New(testSeed).Generate(tc.p, &c) // cold: no edges memoised
 			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/chunk")
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(ns/1e3, "µs/chunk")
+			b.ReportMetric(ns/voxel.ChunkVolume, "ns/block")
 		})
 	}
 }
@@ -179,5 +178,40 @@ func TestReliefMarginHolds(t *testing.T) {
 		for _, d := range [][2]float64{{0.5, 0.5}, {31.5, 0.5}, {0.5, 31.5}, {31.5, 31.5}, {16, 0.5}, {0.5, 16}} {
 			require.LessOrEqual(rt, math.Abs(g.w.Height(cx+d[0], cz+d[1])-hc), float64(reliefMargin))
 		}
+	})
+}
+
+// findColumn scans outward from the origin on a 64 m grid for a place
+// whose terrain height satisfies ok.
+func findColumn(g *Generator, ok func(h float64) bool) world.Vec2 {
+	for r := 0; r < 400; r++ {
+		for i := -r; i <= r; i++ {
+			for _, p := range [...]world.Vec2{{X: float64(i), Z: float64(-r)}, {X: float64(i), Z: float64(r)}, {X: float64(-r), Z: float64(i)}, {X: float64(r), Z: float64(i)}} {
+				p = p.Scale(64)
+				if ok(g.w.Height(p.X, p.Z)) {
+					return p
+				}
+			}
+		}
+	}
+	panic("no such column")
+}
+
+// markRoads skips lattice cells by jitterBound before looking junctions up;
+// check the bound on many cells, near and far.
+func TestJitterBoundHolds(t *testing.T) {
+	g := New(testSeed)
+	rapid.Check(t, func(rt *rapid.T) {
+		c := world.Cell{I: rapid.Int32Range(-world.MaxCellCoord, world.MaxCellCoord).Draw(rt, "i"),
+			J: rapid.Int32Range(-world.MaxCellCoord, world.MaxCellCoord).Draw(rt, "j")}
+		if rapid.Bool().Draw(rt, "near") {
+			c = world.Cell{I: c.I % 100, J: c.J % 100}
+		}
+		p, ok := g.w.Junction(c)
+		if !ok {
+			return
+		}
+		require.LessOrEqual(rt, math.Abs(p.X-float64(c.I)*world.CellSize), float64(jitterBound))
+		require.LessOrEqual(rt, math.Abs(p.Z-float64(c.J)*world.CellSize), float64(jitterBound))
 	})
 }

@@ -1,22 +1,30 @@
 // Package mesh is the greedy mesher: a pure function of a chunk and its six
 // face neighbours producing compact 8-byte quads.
 //
-// Algorithm: the chunk keeps two occupancy bitmask sets in step with its
-// blocks (rowX: bit x of row (y,z); rowZ: bit z of row (y,x)). For every
-// signed face direction and every layer along its axis, the 32 rows of
-// exposed faces come from one AND-NOT per row of two such masks (this
-// layer and the next one along the normal, or the neighbour chunk's
-// boundary row; an absent neighbour is air). No bit transposes are needed
-// because both mask sets are indexed by y, and rowX covers ±Y and ±Z while
-// rowZ covers ±X. Each plane is then merged greedily: the lowest set bit
-// starts a run widened along U while bits are set and the block kind is
-// equal, then grown along V while the next row holds the same span of the
-// same kind. Faces are merged by (block, signed face), so opposite coplanar
-// faces never merge (they are in different planes by construction).
+// Algorithm. The chunk keeps two occupancy bitmask sets in step with its
+// blocks (rowX: bit x of row (y,z); rowZ: bit z of row (y,x)). One pass over
+// the chunk's non-empty Y layers computes all six face masks: per row, one
+// AND-NOT against the next row along the normal (the layer above/below for
+// ±Y, the next z row for ±Z, the next x row of rowZ for ±X, or the
+// neighbour chunk's boundary row; an absent neighbour is air). No bit
+// transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. The pass
+// also records, per plane, which rows hold faces, so the merges visit only
+// planes with faces and, within them, only those rows.
+//
+// Each plane is then merged greedily, in a fixed order (face, plane, row V,
+// U): the lowest set bit starts a run widened along U while bits are set
+// and the block kind is equal, then grown along V while the next row holds
+// the same span of the same kind. Kinds are compared only over a run's
+// faces (the next block first, then eight blocks per 64-bit word where the
+// row is contiguous in memory); single-kind chunks skip kinds altogether.
+// Quads are packed inline into a fixed per-plane array, appended to the
+// output once per plane. Faces are merged by (block, signed face), so
+// opposite coplanar faces never merge.
 package mesh
 
 import (
 	"math/bits"
+	"sync"
 
 	"citydrive/voxel"
 )
@@ -121,187 +129,394 @@ type Mesh struct {
 // Bytes is the mesh's payload size.
 func (m *Mesh) Bytes() int { return len(m.Quads) * QuadBytes }
 
-// strides of U and V in the block array, and of the layer, per axis.
-type planeAxes struct{ layer, u, v int }
+// shiftCount masks variable shift counts: a masked count compiles to a bare
+// shift, without the fix-up Go adds for counts ≥ the width.
+const shiftCount = 63
 
-var (
-	axesY = planeAxes{layer: voxel.ChunkArea, u: 1, v: size} // U=x V=z
-	axesX = planeAxes{layer: 1, u: size, v: voxel.ChunkArea} // U=z V=y
-	axesZ = planeAxes{layer: size, u: 1, v: voxel.ChunkArea} // U=x V=y
-)
+// dir is one signed face direction: where its plane, U and V coordinates
+// go in the quad, and their strides in the block array.
+type dir struct {
+	sl, su, sv uint // quad field shifts of plane, U, V
+	bl, bu, bv int  // block index strides of plane, U, V
+}
+
+var dirs = [voxel.NumFaces]dir{
+	voxel.PosX: {sl: shiftX, su: shiftZ, sv: shiftY, bl: 1, bu: size, bv: voxel.ChunkArea},
+	voxel.NegX: {sl: shiftX, su: shiftZ, sv: shiftY, bl: 1, bu: size, bv: voxel.ChunkArea},
+	voxel.PosY: {sl: shiftY, su: shiftX, sv: shiftZ, bl: voxel.ChunkArea, bu: 1, bv: size},
+	voxel.NegY: {sl: shiftY, su: shiftX, sv: shiftZ, bl: voxel.ChunkArea, bu: 1, bv: size},
+	voxel.PosZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
+	voxel.NegZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
+}
+
+// scratch is one Build's working set, pooled (24 KiB of face masks, 8 KiB
+// of one plane's quads).
+type scratch struct {
+	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
+	// Only rows of non-empty layers are written; readers consult live, so
+	// the 24 KiB are not cleared between builds.
+	rows   [voxel.NumFaces][size][size]uint32
+	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
+	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
+	quads  [maxPlaneQuads]Quad          // the current plane's quads
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// noRows stands in for an absent neighbour: all air.
+var noRows [voxel.ChunkArea]uint32
+
+func rowsX(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
+	if c == nil {
+		return &noRows
+	}
+	return c.RowsX()
+}
+
+func rowsZ(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
+	if c == nil {
+		return &noRows
+	}
+	return c.RowsZ()
+}
+
+// nonZero is 1 if r has any bit set, else 0, without a branch.
+func nonZero(r uint32) uint32 { return (r | -r) >> last }
 
 // Build appends c's greedy mesh to dst and returns it. It allocates only
-// when dst must grow; pass the previous result's Quads[:0] to reuse.
+// when dst must grow (pass the previous result's Quads[:0] to reuse) and
+// when its pooled 32 KiB scratch must be made (first use, or after a GC
+// emptied the pool).
 func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Empty() {
 		return dst
 	}
-	m := mesher{blocks: c.Blocks(), rx: c.RowsX(), rz: c.RowsZ(), dst: dst}
-	m.ub, m.uniform = c.Uniform()
 	var none Neighbours
 	if nb == nil {
 		nb = &none
 	}
-	lo, hi := 0, last // layers that can hold faces
-	full := c.Full()
+	if c.Full() && buried(nb) { // deep underground: nothing shows
+		return dst
+	}
+	s := scratchPool.Get().(*scratch)
+	if c.Full() {
+		s.fullFaces(nb)
+	} else {
+		s.faces(c, nb, nonEmptyLayers(c))
+	}
+	ub, uniform := c.Uniform()
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
-		pos := f&1 == 0
-		if full { // interior faces of a full chunk are all hidden
-			if pos {
-				lo, hi = last, last
-			} else {
-				lo, hi = 0, 0
-			}
+		if s.planes[f] == 0 {
+			continue
 		}
-		for layer := lo; layer <= hi; layer++ {
-			var rows [size]uint32
-			if m.plane(&rows, f, layer, nb[f]) {
-				m.merge(&rows, f, layer)
-			}
+		if uniform {
+			dst = s.mergeUniform(dst, f, ub)
+		} else {
+			dst = s.mergeMixed(dst, c.Blocks(), f)
 		}
 	}
-	return m.dst
+	scratchPool.Put(s)
+	return dst
 }
 
-type mesher struct {
-	blocks  *[voxel.ChunkVolume]voxel.Block
-	rx, rz  *[voxel.ChunkArea]uint32
-	dst     []Quad
-	uniform bool
-	ub      voxel.Block
-}
+const fullRow = ^uint32(0)
 
-// plane fills rows with the exposed faces of direction f in layer; it
-// reports whether any is set.
-func (m *mesher) plane(rows *[size]uint32, f voxel.Face, layer int, n *voxel.Chunk) bool {
-	var any uint32
-	switch f {
-	case voxel.PosY, voxel.NegY: // rows z, bits x: rowX[layer][z] vs the next layer
-		cur := m.rx[layer*size : layer*size+size]
-		var next []uint32
-		adj := layer + 1
-		edge := 0
-		if f == voxel.NegY {
-			adj, edge = layer-1, last
-		}
-		if adj >= 0 && adj < size {
-			next = m.rx[adj*size : adj*size+size]
-		} else if n != nil {
-			next = n.RowsX()[edge*size : edge*size+size]
-		}
-		for v := range size {
-			r := cur[v]
-			if next != nil {
-				r &^= next[v]
-			}
-			rows[v] = r
-			any |= r
-		}
-	case voxel.PosX, voxel.NegX: // rows y, bits z: rowZ[y][layer] vs rowZ[y][layer±1]
-		adj, edge := layer+1, 0
-		if f == voxel.NegX {
-			adj, edge = layer-1, last
-		}
-		inside := adj >= 0 && adj < size
-		var nz *[voxel.ChunkArea]uint32
-		if n != nil {
-			nz = n.RowsZ()
-		}
-		for v := range size {
-			r := m.rz[v*size+layer]
-			if inside {
-				r &^= m.rz[v*size+adj]
-			} else if nz != nil {
-				r &^= nz[v*size+edge]
-			}
-			rows[v] = r
-			any |= r
-		}
-	default: // ±Z: rows y, bits x: rowX[y][layer] vs rowX[y][layer±1]
-		adj, edge := layer+1, 0
-		if f == voxel.NegZ {
-			adj, edge = layer-1, last
-		}
-		inside := adj >= 0 && adj < size
-		var nx *[voxel.ChunkArea]uint32
-		if n != nil {
-			nx = n.RowsX()
-		}
-		for v := range size {
-			r := m.rx[v*size+layer]
-			if inside {
-				r &^= m.rx[v*size+adj]
-			} else if nx != nil {
-				r &^= nx[v*size+edge]
-			}
-			rows[v] = r
-			any |= r
-		}
-	}
-	return any != 0
-}
-
-// merge greedily covers the set bits of rows with rectangles of one block
-// kind and appends them as quads.
-func (m *mesher) merge(rows *[size]uint32, f voxel.Face, layer int) {
-	var ax planeAxes
-	switch f {
-	case voxel.PosY, voxel.NegY:
-		ax = axesY
-	case voxel.PosX, voxel.NegX:
-		ax = axesX
-	default:
-		ax = axesZ
-	}
-	base := layer * ax.layer
-	blocks := m.blocks
-	for v := range size {
-		for rows[v] != 0 {
-			r := rows[v]
-			u := bits.TrailingZeros32(r)
-			w := bits.TrailingZeros32(^(r >> u)) // run of set bits from u
-			at := base + u*ax.u + v*ax.v
-			t := m.ub
-			if !m.uniform {
-				t = blocks[at]
-				for k := 1; k < w; k++ {
-					if blocks[at+k*ax.u] != t {
-						w = k
-						break
-					}
-				}
-			}
-			span := (uint32(1)<<w - 1) << u // w = 32 wraps to all ones
-			h := 1
-			for v2 := v + 1; v2 < size && rows[v2]&span == span; v2++ {
-				if !m.uniform && !sameRun(blocks, at+(v2-v)*ax.v, ax.u, w, t) {
-					break
-				}
-				rows[v2] &^= span
-				h++
-			}
-			rows[v] = r &^ span
-			m.dst = append(m.dst, m.pack(f, layer, u, v, w, h, t))
-		}
-	}
-}
-
-func sameRun(blocks *[voxel.ChunkVolume]voxel.Block, at, stride, n int, t voxel.Block) bool {
-	for k := range n {
-		if blocks[at+k*stride] != t {
+// buried reports whether all six neighbours are present and full.
+func buried(nb *Neighbours) bool {
+	for _, n := range nb {
+		if n == nil || !n.Full() {
 			return false
 		}
 	}
 	return true
 }
 
-func (m *mesher) pack(f voxel.Face, layer, u, v, w, h int, t voxel.Block) Quad {
-	switch f {
-	case voxel.PosY, voxel.NegY:
-		return Pack(u, layer, v, w, h, f, t)
-	case voxel.PosX, voxel.NegX:
-		return Pack(layer, v, u, w, h, f, t)
-	default:
-		return Pack(u, v, layer, w, h, f, t)
+// nonEmptyLayers has bit y set where layer y holds a solid block.
+func nonEmptyLayers(c *voxel.Chunk) uint32 {
+	rx := c.RowsX()
+	var m uint32
+	for y := range size {
+		row := (*[size]uint32)(rx[y*size:])
+		var any uint32
+		for _, r := range row {
+			any |= r
+		}
+		m |= nonZero(any) << y
 	}
+	return m
+}
+
+// faces computes every face row of the given (non-empty) layers in one pass
+// and which planes hold faces.
+func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
+	rx, rz := c.RowsX(), c.RowsZ()
+	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
+	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
+	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	live := &s.live
+	*live = [voxel.NumFaces][size]uint32{}
+	for ls := layers; ls != 0; ls &= ls - 1 {
+		y := bits.TrailingZeros32(ls)
+		cur := (*[size]uint32)(rx[y*size:])
+		up := (*[size]uint32)(upN[:]) // layer 0 of the chunk above
+		if y < last {
+			up = (*[size]uint32)(rx[(y+1)*size:])
+		}
+		dn := (*[size]uint32)(dnN[last*size:])
+		if y > 0 {
+			dn = (*[size]uint32)(rx[(y-1)*size:])
+		}
+		py, ny := &s.rows[voxel.PosY][y], &s.rows[voxel.NegY][y]
+		var liveP, liveN uint32
+		for z := range size {
+			r := cur[z]
+			a, b := r&^up[z], r&^dn[z]
+			py[z], ny[z] = a, b
+			liveP |= nonZero(a) << z
+			liveN |= nonZero(b) << z
+		}
+		live[voxel.PosY][y], live[voxel.NegY][y] = liveP, liveN
+
+		// ±Z: row z against rows z±1 of the same layer.
+		prev := nzN[y*size+last]
+		for z := range size {
+			r := cur[z]
+			next := pzN[y*size]
+			if z < last {
+				next = cur[z+1]
+			}
+			a, b := r&^next, r&^prev
+			prev = r
+			s.rows[voxel.PosZ][z][y], s.rows[voxel.NegZ][z][y] = a, b
+			live[voxel.PosZ][z] |= nonZero(a) << y
+			live[voxel.NegZ][z] |= nonZero(b) << y
+		}
+
+		// ±X: rowZ's row x against rows x±1.
+		curZ := (*[size]uint32)(rz[y*size:])
+		prev = nxN[y*size+last]
+		for x := range size {
+			r := curZ[x]
+			next := pxN[y*size]
+			if x < last {
+				next = curZ[x+1]
+			}
+			a, b := r&^next, r&^prev
+			prev = r
+			s.rows[voxel.PosX][x][y], s.rows[voxel.NegX][x][y] = a, b
+			live[voxel.PosX][x] |= nonZero(a) << y
+			live[voxel.NegX][x] |= nonZero(b) << y
+		}
+	}
+	s.findPlanes()
+}
+
+// findPlanes sets each direction's plane mask from its live rows.
+func (s *scratch) findPlanes() {
+	for f := range s.live {
+		var m uint32
+		for p, l := range &s.live[f] {
+			m |= nonZero(l) << p
+		}
+		s.planes[f] = m
+	}
+}
+
+// fullFaces is faces for a full chunk: only its six boundary planes can
+// show, where the neighbour's touching row is not solid.
+func (s *scratch) fullFaces(nb *Neighbours) {
+	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
+	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
+	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	var l [voxel.NumFaces]uint32
+	for i := range size {
+		r := [voxel.NumFaces]uint32{
+			voxel.PosX: ^pxN[i*size], voxel.NegX: ^nxN[i*size+last],
+			voxel.PosY: ^upN[i], voxel.NegY: ^dnN[last*size+i],
+			voxel.PosZ: ^pzN[i*size], voxel.NegZ: ^nzN[i*size+last],
+		}
+		for f := range r {
+			s.rows[f][edgePlane(f)][i] = r[f]
+			l[f] |= nonZero(r[f]) << i
+		}
+	}
+	for f := range l { // only the edge plane's live mask is ever read
+		s.live[f][edgePlane(f)] = l[f]
+		s.planes[f] = nonZero(l[f]) << edgePlane(f)
+	}
+}
+
+// edgePlane is the boundary plane of direction f: negative faces lie in
+// plane 0, positive ones in plane 31.
+func edgePlane(f int) int { return last * (1 - f&1) }
+
+// maxPlaneQuads bounds one plane's quads: at most one per face.
+const maxPlaneQuads = size * size
+
+// planeOut appends a plane's quads, gathered in s.quads, to dst: the
+// output grows at most once per plane and the merge loops write to a fixed
+// array without bounds checks or growth tests.
+func planeOut(dst []Quad, quads []Quad) []Quad { return append(dst, quads...) }
+
+// vEnd is one past the last row of the run of live rows above v: a quad
+// grows no further (dead rows hold no faces, or stale bits of an earlier
+// build).
+func vEnd(live uint32, v int) int {
+	return v + 1 + bits.TrailingZeros64(^(uint64(live) >> ((v + 1) & shiftCount)))
+}
+
+// mergeUniform merges the planes of direction f of a single-kind chunk:
+// runs are runs of set bits.
+func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
+	d := &dirs[f]
+	su, sv := d.su&shiftCount, d.sv&shiftCount
+	out := &s.quads
+	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
+		p := bits.TrailingZeros32(planes)
+		rows := &s.rows[f][p]
+		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount) | uint64(t)<<shiftBlock
+		live := s.live[f][p]
+		k := 0
+		for vs := live; vs != 0; vs &= vs - 1 {
+			v := bits.TrailingZeros32(vs)
+			r := rows[v]
+			if r == 0 { // taken by quads of earlier rows
+				continue
+			}
+			end := vEnd(live, v)
+			row := plane | uint64(v)<<sv
+			for r != 0 {
+				u := bits.TrailingZeros32(r)
+				w := bits.TrailingZeros32(^(r >> (u & last)))
+				span := uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last))
+				v2 := v + 1
+				for ; v2 < end && rows[v2&last]&span == span; v2++ {
+					rows[v2&last] &^= span
+				}
+				r &^= span
+				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH)
+				k++
+			}
+		}
+		dst = planeOut(dst, out[:k])
+	}
+	return dst
+}
+
+// mergeMixed merges the planes of direction f of a chunk of several kinds:
+// a run also ends where the kind changes and a span grows along V only
+// over rows of its kind. Kinds are compared only over the faces of a run
+// or span, never over whole rows: eight blocks per 64-bit word where the
+// row is contiguous (±Y, ±Z), one block per face along Z (±X).
+func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) []Quad {
+	d := &dirs[f]
+	su, sv := d.su&shiftCount, d.sv&shiftCount
+	bu, bv := d.bu, d.bv
+	contiguous := bu == 1
+	out := &s.quads
+	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
+		p := bits.TrailingZeros32(planes)
+		rows := &s.rows[f][p]
+		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
+		pb := p * d.bl
+		live := s.live[f][p]
+		k := 0
+		for vs := live; vs != 0; vs &= vs - 1 {
+			v := bits.TrailingZeros32(vs)
+			r := rows[v]
+			if r == 0 { // taken by quads of earlier rows
+				continue
+			}
+			end := vEnd(live, v)
+			row := plane | uint64(v)<<sv
+			rb := pb + v*bv // block index of the row's u = 0
+			for r != 0 {
+				u := bits.TrailingZeros32(r)
+				w := bits.TrailingZeros32(^(r >> (u & last)))
+				at := rb + u*bu
+				t := blocks[at&(voxel.ChunkVolume-1)]
+				if w > 1 { // the run ends at the first other kind
+					switch {
+					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t: // the common case in noise
+						w = 1
+					case w == 2:
+					case contiguous:
+						w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
+					default:
+						w = min(w, bits.TrailingZeros32(otherStrided(blocks, rb, bu, runSpan(u, w), t)>>(u&last)))
+					}
+				}
+				span := runSpan(u, w)
+				v2 := v + 1
+				for ; v2 < end && rows[v2&last]&span == span; v2++ {
+					at2 := at + (v2-v)*bv
+					if blocks[at2&(voxel.ChunkVolume-1)] != t {
+						break
+					}
+					if w > 1 {
+						rb2 := rb + (v2-v)*bv
+						var other uint32
+						if contiguous {
+							other = otherContiguous(blocks, rb2, span, u, t)
+						} else {
+							other = otherStrided(blocks, rb2, bu, span, t)
+						}
+						if other&span != 0 {
+							break
+						}
+					}
+					rows[v2&last] &^= span
+				}
+				r &^= span
+				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
+				k++
+			}
+		}
+		dst = planeOut(dst, out[:k])
+	}
+	return dst
+}
+
+// runSpan is the mask of w bits from bit u (w = 32 included).
+func runSpan(u, w int) uint32 { return uint32((uint64(1)<<(w&shiftCount) - 1) << (u & last)) }
+
+// broadcast repeats a byte in every byte of a word.
+const broadcast = 0x0101010101010101
+
+// otherContiguous has bit i set where block at+i is not t, for i in the
+// 64-bit words of the row from the one holding bit u to the one holding
+// the top bit of span (bits of other words are 0).
+func otherContiguous(blocks *[voxel.ChunkVolume]voxel.Block, at int, span uint32, u int, t voxel.Block) uint32 {
+	row := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
+	pat := uint64(t) * broadcast
+	var m uint32
+	for k := u >> 3; k <= (last-bits.LeadingZeros32(span))>>3; k++ {
+		o := (k & 3) * 8
+		m |= uint32(nonZeroBytes(le64(row[o:o+8])^pat)) << o
+	}
+	return m
+}
+
+// otherStrided has bit u set where block at+u·stride is not t, for the
+// bits of span (others 0).
+func otherStrided(blocks *[voxel.ChunkVolume]voxel.Block, at, stride int, span uint32, t voxel.Block) uint32 {
+	var m uint32
+	for s := span; s != 0; s &= s - 1 {
+		u := bits.TrailingZeros32(s)
+		m |= nonZero(uint32(blocks[(at+u*stride)&(voxel.ChunkVolume-1)]^t)) << u
+	}
+	return m
+}
+
+func le64(b []voxel.Block) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// nonZeroBytes has bit i set where byte i of x is non-zero.
+func nonZeroBytes(x uint64) uint64 {
+	const lo7, gather = 0x7f7f7f7f7f7f7f7f, 0x0102040810204080
+	hi := ((x & lo7) + lo7 | x) >> 7 & 0x0101010101010101 // bit 0 of each byte: byte ≠ 0
+	return hi * gather >> 56                              // byte i's bit lands at 56+i, no carries
 }
