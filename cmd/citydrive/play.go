@@ -183,7 +183,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		redial = dial // a remote server may restart: keep driving and rejoin
 	}
 	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Seed: *sf.seed, Render: ropt, Start: vf.start.p,
+		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Out: stdout, Log: log,
 		Net: c, Redial: redial, TerrainRadius: int32(*radius),
@@ -227,7 +227,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	ropt.Hidden = true
 	ropt.FixedScale = 1
 	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Seed: *sf.seed, Render: ropt, Start: vf.start.p,
+		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
 		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, FixedStep: true, Out: stdout,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})

@@ -34,7 +34,6 @@ import (
 type Options struct {
 	Streaming buildworkers.Config
 	World     world.World
-	Seed      uint64
 	Render    render.Options
 	Start     world.Vec2
 	Autopilot bool
@@ -149,7 +148,7 @@ func New(opt Options) (*Session, error) {
 		}
 		return nil, err
 	}
-	topt := ground.Options{Seed: opt.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.MeshSink()}
+	topt := ground.Options{Seed: opt.World.Seed, Radius: opt.TerrainRadius, Workers: 1, Sink: r.MeshSink()}
 	if opt.Net != nil {
 		s.link = newLink(opt.Net, nil, opt.Redial)
 		topt.Subscribe = s.link.subscribe
@@ -172,7 +171,7 @@ func New(opt Options) (*Session, error) {
 		seg = e.Segments() / 2
 	}
 	pos, dir := e.Nodes[seg].Lerp(e.Nodes[seg+1], 0.5), e.Tangent(seg)
-	s.driver, _ = autopilot.NewDriver(g, pos, dir, opt.Seed, autopilotSpeed)
+	s.driver, _ = autopilot.NewDriver(g, pos, dir, opt.World.Seed, autopilotSpeed)
 	pos, dir = s.driver.Route().Pose()
 	s.car = car.New(pos, dir, s.carEnv())
 	s.prev = poseOf(s.car)
@@ -286,7 +285,7 @@ func (s *Session) Load() error {
 		}
 		s.frame.Loading, s.frame.Progress = true, s.stream.Progress()*0.8+boolf(s.ground3.Ready())*0.2
 		s.setCamera()
-		s.frame.HUD = append(s.hud[:0], fmt.Sprintf("LOADING CITY  SEED %d", s.opt.Seed))
+		s.frame.HUD = append(s.hud[:0], fmt.Sprintf("LOADING CITY  SEED %d", s.opt.World.Seed))
 		if err := s.r.Draw(&s.frame); err != nil {
 			return err
 		}

@@ -106,7 +106,7 @@ func TestInitialWorldFrameLooksLikeACity(t *testing.T) {
 	var ready bool
 	onMain(func() {
 		s, e := New(Options{
-			Streaming: cfg, World: w, Seed: seed, TimeOfDay: 14, Start: start,
+			Streaming: cfg, World: w, TimeOfDay: 14, Start: start,
 			Render: render.Options{Width: 640, Height: 360, Hidden: true, FixedScale: 1},
 			Log:    slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
 		})

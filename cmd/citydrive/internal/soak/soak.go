@@ -88,7 +88,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	wall := time.Now()
 	s, err := game.New(game.Options{
-		Streaming: o.Streaming, World: o.World, Seed: o.Seed, Start: o.Start,
+		Streaming: o.Streaming, World: o.World, Start: o.Start,
 		Display: game.NewHeadless(o.Streaming.Slots.Slots), Autopilot: true,
 		Duration: o.Duration, FixedStep: true, Paced: true,
 		Net: c, Log: log, Out: io.Discard,
