@@ -6,19 +6,21 @@
 // (citydrive/roadgraph/world). Column rule, per block column (x, z) sampled
 // at its centre (x+0.5, z+0.5) with terrain height h:
 //
-//   - the ground's top face sits at floor(h): never above the road decks and
-//     lot grounds the city builder drapes at exactly h (so no block pokes
-//     through a sidewalk), at most 1 m below them, and never z-fighting;
-//   - under a road (within the edge's half width of its centre line, on
-//     land) the top block is gravel;
+//   - the ground's top face sits at floor(h), and under a road or a junction
+//     at floor of the road surface (world.Surface, the rule the city builder
+//     and the car use) where that is lower: a level junction on a slope,
+//     the ease towards it, or a road between two nodes where the terrain
+//     bulges. So no block pokes through a road or a lot ground;
+//   - under a road (within the edge's half width of its centre line, or on
+//     a junction's surface, on land) the top block is gravel;
 //   - the lake (h < WaterLevel) fills with water from the bed up to the water
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
 // Roads near a chunk are found once per chunk, and only for chunks whose Y
 // range holds a column top; column heights are one world.HeightGrid per
 // chunk column; blocks are written with voxel.Chunk.FillColumns. The
-// generator before issue 16 is kept in oracle_test.go and the output must
-// match it block for block.
+// generator before issue 16 is kept in oracle_test.go (with the road-surface
+// caps, which it shares) and the output must match it block for block.
 package gen
 
 import (
@@ -31,7 +33,7 @@ import (
 
 // Version identifies the generator's output. Bump it whenever any chunk
 // could come out differently; stored edits record it (voxel/store).
-const Version = 1
+const Version = 2
 
 const (
 	size      = voxel.ChunkSize
@@ -74,6 +76,9 @@ type Generator struct {
 	// the chunks above and below a surface chunk too, and each needs the
 	// same 1,024 heights (a third of a surface chunk's cost).
 	columns map[[2]int32]*columnHeights
+	// surf is the world's road-surface rule (cached; guarded by mu): the
+	// ground under a road or a junction never stands above it.
+	surf *world.SurfaceCache
 }
 
 // columnHeights is a chunk column's terrain heights at its column centres
@@ -135,7 +140,8 @@ const maxEdges = 1024
 
 // New returns the generator for seed.
 func New(seed uint64) *Generator {
-	return &Generator{w: world.New(seed), edges: make(map[uint64]*edgeInfo), columns: make(map[[2]int32]*columnHeights)}
+	w := world.New(seed)
+	return &Generator{w: w, edges: make(map[uint64]*edgeInfo), columns: make(map[[2]int32]*columnHeights), surf: world.NewSurfaceCache(w)}
 }
 
 // edge returns the memoised facts about the edge leaving cell a in
@@ -186,8 +192,9 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 // covers it, and the lowest and highest terrain top (first air block,
 // world Y).
 type columns struct {
-	road   [voxel.ChunkArea]bool // index z<<5|x
-	lo, hi int64                 // min and max top
+	road      [voxel.ChunkArea]bool // index z<<5|x
+	lo, hi    int64                 // min and max top
+	junctions []world.Vec2          // junctions whose surface may reach the chunk
 }
 
 // Generate fills c, which must be all air, with chunk p.
@@ -212,20 +219,27 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	if y0 >= col.hi && y0 >= waterTop {
 		return
 	}
-	// Nothing but stone: below every column's dirt.
-	if y1 <= col.lo-1-dirtDepth-1 {
+	// Nothing but stone: below every column's dirt, however far a road
+	// lowers it.
+	if y1 <= col.lo-1-dirtDepth-1-roadDrop {
 		c.Fill(voxel.Stone)
 		return
 	}
 	// Roads matter only where a top block can lie in this chunk.
-	if col.hi > y0 && col.lo-2 < y1 {
+	var caps [voxel.ChunkArea]int64
+	capped := false
+	if col.hi > y0 && col.lo-2-roadDrop < y1 {
 		g.markRoads(&col, ox, oz)
+		capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return int64(math.Floor(hs[i])) }, &caps)
 	}
 	var runs voxel.Columns
 	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
 	water := waterTop - y0
 	for i, h := range hs {
 		t := int64(math.Floor(h)) - y0 // local top: the first air block
+		if capped && caps[i] != math.MaxInt64 {
+			t = min(t, caps[i]-y0)
+		}
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
 		case col.road[i] && h >= world.WaterLevel: // roads on land only
@@ -253,6 +267,72 @@ func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 
 // clampLocal clamps a chunk-local height to the chunk.
 func clampLocal(y int64) uint8 { return uint8(min(max(y, 0), size)) }
+
+// roadDrop bounds how many blocks a road's surface lowers a column's top
+// (a level junction or its ease on a slope; ≤ 1.7 m seen).
+const roadDrop = 3
+
+// junctionReach bounds how far from its centre a junction's surface
+// reaches: its radius (widest arm, sidewalk, margin: 13 m) and, between
+// arms meeting at a shallow angle, the carriageway where they overlap.
+const junctionReach = 24.0
+
+// nearJunctions appends the junctions among js whose surface may reach the
+// chunk at (x0, z0), once each.
+func nearJunctions(dst []world.Vec2, x0, z0 float64, js ...world.Vec2) []world.Vec2 {
+next:
+	for _, j := range js {
+		if j.X < x0-junctionReach || j.X > x0+size+junctionReach || j.Z < z0-junctionReach || j.Z > z0+size+junctionReach {
+			continue
+		}
+		for _, k := range dst {
+			if k == j {
+				continue next
+			}
+		}
+		dst = append(dst, j)
+	}
+	return dst
+}
+
+// roadCaps sets caps[i] to the first block above the road surface (world
+// Y) for the columns a road or a junction covers where that is lower than
+// the ground's top top(i) would be, marking a junction's columns as road
+// too, and reports whether any was set: the ground's top is floor(h)
+// except where the road's surface is lower (a level junction on a slope,
+// and the ease towards it, or between two nodes where the terrain bulges),
+// so no block pokes through a road.
+func (g *Generator) roadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
+	x0, z0 := float64(ox), float64(oz)
+	any := false
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range voxel.ChunkArea {
+		caps[i] = math.MaxInt64
+		x, z := x0+float64(i&(size-1))+0.5, z0+float64(i>>voxel.ChunkBits)+0.5
+		if !road[i] {
+			near := false
+			for _, j := range junctions {
+				if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
+					near = true
+					break
+				}
+			}
+			if !near {
+				continue
+			}
+		}
+		s := g.surf.Surface(x, z)
+		if !s.Road || s.Water {
+			continue
+		}
+		road[i] = true
+		if c := int64(math.Floor(s.Y)); c < top(i) {
+			caps[i], any = c, true
+		}
+	}
+	return any
+}
 
 // markRoads flags the columns within a road's half width of its centre
 // line (their top stays at floor(h), see the package comment).
@@ -295,6 +375,7 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 					info = g.edge(a, world.Dir(d), true)
 				}
 				rasterise(col, info.nodes, info.spec.HalfWidth(), x0, z0)
+				col.junctions = nearJunctions(col.junctions, x0, z0, info.pa, info.pb)
 			}
 		}
 	}

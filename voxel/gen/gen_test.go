@@ -57,9 +57,10 @@ func TestGenerateIsDeterministicAndConcurrent(t *testing.T) {
 	assert.NotEqual(t, want, New(testSeed+1).Chunk(p), "another seed gives other terrain")
 }
 
-// Every column's top matches the documented rule: top face at floor(h), so
-// never above the road or lot ground the city drapes at h; water up to the
-// water level.
+// Every column's top matches the documented rule: top face at floor(h), or
+// lower where a road's surface is (a level junction on a slope): never
+// above the road or the lot ground the city drapes; water up to the water
+// level.
 func TestColumnRuleMatchesWorldHeight(t *testing.T) {
 	g := New(testSeed)
 	rapid.Check(t, func(rt *rapid.T) {
@@ -85,7 +86,12 @@ func TestColumnRuleMatchesWorldHeight(t *testing.T) {
 			}
 		}
 		require.NotEqual(rt, int64(math.MinInt64), top, "no ground in column")
-		assert.Equal(rt, int64(math.Floor(h)), top)
+		want := int64(math.Floor(h))
+		if su := g.w.Surface(x+0.5, z+0.5); su.Road && !su.Water {
+			want = min(want, int64(math.Floor(su.Y)))
+			assert.LessOrEqual(rt, float64(top), su.Y, "never above the road")
+		}
+		assert.Equal(rt, want, top)
 		assert.LessOrEqual(rt, float64(top), h, "never above the city's ground")
 		if h < world.WaterLevel && top < 0 {
 			assert.Equal(rt, voxel.Water, c.At(lx, int(top-oy), lz), "lake water above the bed")
@@ -214,4 +220,43 @@ func TestJitterBoundHolds(t *testing.T) {
 		require.LessOrEqual(rt, math.Abs(p.X-float64(c.I)*world.CellSize), float64(jitterBound))
 		require.LessOrEqual(rt, math.Abs(p.Z-float64(c.J)*world.CellSize), float64(jitterBound))
 	})
+}
+
+// No generated block stands above a road: around junctions, where a level
+// junction on a slope (and the ease towards it) lies below the terrain,
+// every road column's ground is at or under the road surface the car
+// drives on and the city draws.
+func TestNoBlockPokesThroughARoad(t *testing.T) {
+	for _, seed := range []uint64{412, 7} {
+		g := New(seed)
+		surf := world.NewSurfaceCache(g.w)
+		checked, lowered := 0, 0
+		for _, j := range junctions(g, 4) {
+			for dz := -20; dz < 20; dz++ {
+				for dx := -20; dx < 20; dx++ {
+					x, z := math.Floor(j.X)+float64(dx), math.Floor(j.Z)+float64(dz)
+					su := surf.Surface(x+0.5, z+0.5)
+					if !su.Road || su.Water {
+						continue
+					}
+					p := voxel.ChunkAt(x, su.Y, z)
+					ox, oy, oz := p.Origin()
+					lx, lz := int(int64(x)-ox), int(int64(z)-oz)
+					// the first block above the road, and the one under it
+					y := int64(math.Floor(su.Y))
+					c := g.Chunk(p)
+					if ly := y - oy; ly >= 0 && ly < voxel.ChunkSize {
+						b := c.At(lx, int(ly), lz)
+						require.True(t, b == voxel.Air || b == voxel.Water, "seed %d: %v at (%v, %d, %v), road surface %.6f, junction %v, terrain %.3f", seed, b, x, y, z, su.Y, j, g.w.Height(x+0.5, z+0.5))
+					}
+					checked++
+					if math.Floor(g.w.Height(x+0.5, z+0.5)) > float64(y) {
+						lowered++
+					}
+				}
+			}
+		}
+		t.Logf("seed %d: %d road columns checked, %d lowered below the terrain", seed, checked, lowered)
+		require.Positive(t, checked)
+	}
 }

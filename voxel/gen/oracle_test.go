@@ -14,10 +14,11 @@ import (
 // oracleColumns is the per-chunk precomputation: the terrain top (first air
 // block, world Y) of each column and whether a road covers it.
 type oracleColumns struct {
-	top    [voxel.ChunkArea]int64 // index z<<5|x
-	water  [voxel.ChunkArea]bool
-	road   [voxel.ChunkArea]bool
-	lo, hi int64 // min and max top
+	top       [voxel.ChunkArea]int64 // index z<<5|x
+	water     [voxel.ChunkArea]bool
+	road      [voxel.ChunkArea]bool
+	lo, hi    int64 // min and max top
+	junctions []world.Vec2
 }
 
 // oracleGenerate fills c, which must be all air, with chunk p.
@@ -48,16 +49,21 @@ func (g *Generator) oracleGenerate(p voxel.ChunkPos, c *voxel.Chunk) {
 	if y0 >= col.hi && y0 >= waterTop {
 		return
 	}
-	// Nothing but stone: below every column's dirt (roads lower a top by
-	// at most one block, hence the extra 1).
-	if y1 <= col.lo-1-dirtDepth-1 {
+	// Nothing but stone: below every column's dirt, however far a road
+	// lowers it.
+	if y1 <= col.lo-1-dirtDepth-1-roadDrop {
 		c.Fill(voxel.Stone)
 		return
 	}
-	// Roads matter only where a top block (at t-1, or t-2 once a road
-	// lowers it) can lie in this chunk.
-	if col.hi > y0 && col.lo-2 < y1 {
+	// Roads matter only where a top block can lie in this chunk.
+	if col.hi > y0 && col.lo-2-roadDrop < y1 {
 		g.oracleMarkRoads(&col, ox, oz)
+		var caps [voxel.ChunkArea]int64
+		if g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return col.top[i] }, &caps) {
+			for i := range col.top {
+				col.top[i] = min(col.top[i], caps[i])
+			}
+		}
 	}
 	for z := range size {
 		for x := range size {
@@ -114,6 +120,7 @@ func (g *Generator) oracleMarkRoads(col *oracleColumns, ox, oz int64) {
 				if oracleRasterise(col, nodes, e.HalfWidth(), x0, z0) {
 					any = true
 				}
+				col.junctions = nearJunctions(col.junctions, x0, z0, pa, pb)
 			}
 		}
 	}
