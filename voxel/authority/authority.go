@@ -180,7 +180,7 @@ func open(dir string, seed uint64, log *slog.Logger, opt Options) (*World, error
 		log = slog.Default()
 	}
 	opt.defaults()
-	st, err := store.Open(dir, seed, gen.Version)
+	st, err := store.Open(dir, seed, gen.Version, gen.Compatible...)
 	if err != nil {
 		return nil, fmt.Errorf("voxel world in %s: %w", dir, err)
 	}

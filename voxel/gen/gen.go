@@ -35,6 +35,11 @@ import (
 // could come out differently; stored edits record it (voxel/store).
 const Version = 2
 
+// Compatible lists the earlier versions whose stored edits still apply:
+// version 1 differs only in ground it left above roads, where no edit
+// could have been meant to stand.
+var Compatible = []uint32{1}
+
 const (
 	size      = voxel.ChunkSize
 	dirtDepth = 3 // dirt (or sand) blocks under the top block

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -79,8 +80,10 @@ func DefaultDir() (string, error) {
 }
 
 // Open opens (creating if needed) the store in dir for a world of seed
-// made by generator version gen.
-func Open(dir string, seed uint64, gen uint32) (*Store, error) {
+// made by generator version gen. A store made by one of the compatible
+// versions (whose chunks differ from gen's only where no edit can have
+// depended on it) is opened too, and re-stamped with gen.
+func Open(dir string, seed uint64, gen uint32, compatible ...uint32) (*Store, error) {
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return nil, err
 	}
@@ -101,7 +104,7 @@ func Open(dir string, seed uint64, gen uint32) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	if err := check(db, path, seed, gen); err != nil {
+	if err := check(db, path, seed, gen, compatible); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -158,8 +161,8 @@ func syncDir(dir string) error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-func check(db *bolt.DB, path string, seed uint64, gen uint32) error {
-	return db.View(func(tx *bolt.Tx) error {
+func check(db *bolt.DB, path string, seed uint64, gen uint32, compatible []uint32) error {
+	if err := db.View(func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		if m == nil || string(m.Get(keyMagic)) != magic || tx.Bucket(bucketEdits) == nil {
 			return fmt.Errorf("%w: %s", ErrForeign, path)
@@ -174,10 +177,21 @@ func check(db *bolt.DB, path string, seed uint64, gen uint32) error {
 		if v := binary.BigEndian.Uint64(s); v != seed {
 			return fmt.Errorf("%w: %s was made for seed %d, not %d", ErrMismatch, path, v, seed)
 		}
-		if v := binary.BigEndian.Uint32(g); v != gen {
+		if v := binary.BigEndian.Uint32(g); v != gen && !slices.Contains(compatible, v) {
 			return fmt.Errorf("%w: %s was made by generator version %d, this is version %d", ErrMismatch, path, v, gen)
 		}
 		return nil
+	}); err != nil {
+		return err
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		m := tx.Bucket(bucketMeta)
+		if binary.BigEndian.Uint32(m.Get(keyGen)) == gen {
+			return nil
+		}
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], gen)
+		return m.Put(keyGen, b[:])
 	})
 }
 

@@ -296,3 +296,28 @@ func TestPosOfKeyInvertsKey(t *testing.T) {
 	_, ok := posOfKey([]byte{1, 2})
 	assert.False(t, ok)
 }
+
+// A store made by a compatible generator version opens, keeps its edits,
+// and is re-stamped with the current version; an incompatible one does not.
+func TestOpenAcceptsCompatibleGeneratorVersions(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, 5, 1)
+	require.NoError(t, err)
+	p := voxel.ChunkPos{X: 1, Y: 2, Z: 3}
+	require.NoError(t, s.Apply(p, 7, voxel.Stone))
+	require.NoError(t, s.Close())
+
+	_, err = Open(dir, 5, 2)
+	require.ErrorIs(t, err, ErrMismatch, "not listed as compatible")
+	s, err = Open(dir, 5, 2, 1)
+	require.NoError(t, err)
+	o, err := s.Overlay(p)
+	require.NoError(t, err)
+	b, ok := o.Get(7)
+	assert.True(t, ok)
+	assert.Equal(t, voxel.Stone, b)
+	require.NoError(t, s.Close())
+	s, err = Open(dir, 5, 2)
+	require.NoError(t, err, "re-stamped with version 2")
+	require.NoError(t, s.Close())
+}
