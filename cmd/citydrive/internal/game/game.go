@@ -179,7 +179,12 @@ func New(opt Options) (*Session, error) {
 		s.opt.Log.Warn("car stuck", "x", math.Round(at.X), "z", math.Round(at.Z), "after_s", math.Round(s.clock),
 			"reproduce", fmt.Sprintf("-start %.0f,%.0f", at.X, at.Z))
 	}
+	lastLog := math.Inf(-1)
 	s.drive.onContact = func(at world.Vec2, parkedCar bool) {
+		if s.clock-lastLog < contactLogEvery { // a scrape is one line, not one per step
+			return
+		}
+		lastLog = s.clock
 		s.opt.Log.Warn("car touched an obstacle", "what", s.car.Contacts.String(), "x", math.Round(at.X), "z", math.Round(at.Z),
 			"after_s", math.Round(s.clock), "autopilot", s.opt.Autopilot)
 	}
@@ -586,6 +591,9 @@ func (s *Session) buildFrame() {
 		s.hud = s.frame.HUD
 	}
 }
+
+// contactLogEvery: seconds of game time between contact log lines.
+const contactLogEvery = 1.0
 
 // slowNotice: the HUD says the game runs slow below this game/wall ratio.
 const slowNotice = 0.97
