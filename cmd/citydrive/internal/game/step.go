@@ -9,24 +9,38 @@ import (
 
 // Physics runs at a fixed rate whatever the frame rate: a frame adds its
 // time to an accumulator and runs as many whole steps as fit; drawing
-// interpolates between the last two states. A frame longer than
-// maxFrameTime (under 5 fps) counts as maxFrameTime, so the game slows down
-// instead of taking a huge step, and the HUD says so.
+// interpolates between the last two states. Game time is wall time while
+// the frame rate (averaged over about ten frames) stays at 5 fps or more,
+// a single slow frame included; below 5 fps the game slows down instead of
+// taking huge steps, and the HUD says so. One frame never catches up more
+// than maxCatchUp (a pause, a window drag).
 const (
 	PhysicsHz    = 120
 	physicsStep  = 1.0 / PhysicsHz
-	maxFrameTime = 0.2
+	maxFrameTime = 0.2 // 5 fps
+	maxCatchUp   = 0.5
+	frameAverage = 0.1 // weight of the newest frame in the average
 )
 
 // stepClock is the accumulator.
 type stepClock struct {
 	acc float64
+	avg float64 // smoothed wall time per frame; 0 before the first frame
 }
 
 // frame takes a frame of dt wall seconds and returns the physics steps to
-// run and the game time it covers (dt, or maxFrameTime when slowed).
+// run and the game time it covers.
 func (c *stepClock) frame(dt float64) (steps int, game float64) {
-	game = math.Min(math.Max(dt, 0), maxFrameTime)
+	dt = math.Max(dt, 0)
+	if c.avg == 0 {
+		c.avg = dt
+	}
+	// The frames before this one decide: one slow frame is caught up.
+	game = math.Min(dt, maxCatchUp)
+	if c.avg > maxFrameTime {
+		game = math.Min(game, maxFrameTime)
+	}
+	c.avg += (dt - c.avg) * frameAverage
 	c.acc += game
 	// The epsilon keeps a frame of exactly k steps (1/60 s = 2 steps) from
 	// losing one to rounding.

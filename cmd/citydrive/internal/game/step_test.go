@@ -78,18 +78,33 @@ func TestTrajectoryIsTheSameAtAnyFrameRate(t *testing.T) {
 
 func TestSlowFramesSlowTheGameInsteadOfTakingHugeSteps(t *testing.T) {
 	var c stepClock
-	steps, game := c.frame(1.0 / 3) // 3 fps
-	assert.Equal(t, maxFrameTime, game, "game time per frame is capped")
-	assert.Equal(t, int(maxFrameTime*PhysicsHz), steps, "and covered by whole fixed steps")
-	steps, game = c.frame(1.0 / 60)
+	for range 30 { // a steady 3 fps
+		steps, game := c.frame(1.0 / 3)
+		assert.InDelta(t, maxFrameTime, game, 1e-9, "under 5 fps a frame is 0.2 s of game time")
+		assert.Equal(t, int(maxFrameTime*PhysicsHz), steps, "covered by whole fixed steps")
+	}
+
+	var d stepClock
+	for range 30 { // 60 fps, then one hitch of 0.4 s: caught up, not slowed
+		d.frame(1.0 / 60)
+	}
+	steps, game := d.frame(0.4)
+	assert.InDelta(t, 0.4, game, 1e-9)
+	assert.Equal(t, 48, steps)
+	_, game = d.frame(3)
+	assert.InDelta(t, maxCatchUp, game, 1e-9, "a long pause is not replayed")
+
+	var e stepClock
+	steps, game = e.frame(1.0 / 60)
 	assert.Equal(t, 2, steps)
 	assert.InDelta(t, 1.0/60, game, 1e-12)
+	steps = 0
 	for range 3 { // 500 fps: a step every few frames, none lost
-		n, _ := c.frame(1.0 / 500)
+		n, _ := e.frame(1.0 / 500)
 		steps += n
 	}
-	assert.Equal(t, 2, steps, "3/500 s holds no whole step yet")
-	assert.InDelta(t, 3.0/500*PhysicsHz, c.alpha(), 1e-6, "drawing interpolates the remainder")
+	assert.Zero(t, steps, "3/500 s holds no whole step yet")
+	assert.InDelta(t, 3.0/500*PhysicsHz, e.alpha(), 1e-6, "drawing interpolates the remainder")
 }
 
 func TestLerpPoseTakesTheShortWayRound(t *testing.T) {
