@@ -66,7 +66,7 @@ type message struct {
 
 // payload is the recyclable memory of one result.
 type payload struct {
-	verts []float32
+	verts []uint32
 	trees []Tree
 	obst  []slots.Bounds
 }
@@ -199,9 +199,9 @@ func (p *Pool) build(id int, b Builder, g *roadgraph.Graph, req Request) Result 
 	case pl = <-p.recycle:
 	default:
 	}
-	n := out.Count * slots.FloatsPerVertex
+	n := out.Count * slots.WordsPerVertex
 	if cap(pl.verts) < n {
-		pl.verts = make([]float32, n, n+n/4)
+		pl.verts = make([]uint32, n, n+n/4)
 	}
 	return Result{
 		Request: req, Worker: id,

@@ -25,7 +25,7 @@ type Builder interface {
 // Output is one built item. Verts, Trees and Obstacles may point into the
 // builder's scratch: valid until its next Build.
 type Output struct {
-	Verts      []float32 // Count vertices, slots.FloatsPerVertex floats each
+	Verts      []uint32 // Count vertices, slots.WordsPerVertex words each
 	Count      int
 	Bounds     slots.Bounds   // world metres
 	Trees      []Tree         // instanced by the renderer
@@ -54,7 +54,7 @@ type Result struct {
 	Missing    bool // the worker's mirror does not hold the item
 	Failed     bool // the builder panicked (Err says why)
 	Err        string
-	Verts      []float32
+	Verts      []uint32
 	Count      int
 	Bounds     slots.Bounds
 	Trees      []Tree

@@ -113,8 +113,9 @@ func (r *Renderer) Draw(f *Frame) error {
 			st.DynamicDropped = n - r.opt.DynamicVerts
 			n = r.opt.DynamicVerts
 		}
+		n = slots.EncodeWide(r.dynWords[:n*slots.WordsPerVertex], f.Dynamic[:n*slots.FloatsPerVertex])
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
-		gl.BufferSubData(gl.ARRAY_BUFFER, int(r.dynamicFirst)*slots.BytesPerVertex, n*slots.BytesPerVertex, gl.Ptr(f.Dynamic))
+		gl.BufferSubData(gl.ARRAY_BUFFER, int(r.dynamicFirst)*slots.BytesPerVertex, n*slots.BytesPerVertex, gl.Ptr(r.dynWords))
 		fs.dynCount = int32(n)
 	}
 

@@ -205,6 +205,7 @@ type Renderer struct {
 	vbo, vao       uint32
 	slotCounts     []int // what the sink last set; informational
 	dynamicFirst   int32
+	dynWords       []uint32 // the dynamic region encoded (slots.EncodeWide), reused
 	treeVAO        uint32
 	treeMesh       uint32
 	treeInst       uint32

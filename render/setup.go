@@ -46,17 +46,13 @@ func (r *Renderer) setup() error {
 	if err := glError("allocating the vertex buffer"); err != nil {
 		return fmt.Errorf("%w (%d MB)", err, total*slots.BytesPerVertex>>20)
 	}
-	attrs := []struct {
-		loc    uint32
-		offset int
-	}{
-		{0, slots.OffsetPosition}, {1, slots.OffsetNormal}, {2, slots.OffsetColour},
-		{3, slots.OffsetMaterial}, {4, slots.OffsetStreetFrame},
-	}
-	for _, a := range attrs {
-		gl.EnableVertexAttribArray(a.loc)
-		gl.VertexAttribPointerWithOffset(a.loc, 3, gl.FLOAT, false, slots.BytesPerVertex, uintptr(a.offset*4))
-	}
+	// The 24-byte vertex as integers (slots/format.go; decoded by
+	// slotVertexGLSL): words 0-3 at location 0, words 4-5 at location 1.
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribIPointerWithOffset(0, 4, gl.UNSIGNED_INT, slots.BytesPerVertex, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribIPointerWithOffset(1, 2, gl.UNSIGNED_INT, slots.BytesPerVertex, 16)
+	r.dynWords = make([]uint32, r.opt.DynamicVerts*slots.WordsPerVertex)
 
 	// Trees: the mesh and a fixed-capacity instance buffer.
 	mesh := scene.TreeMesh()

@@ -27,7 +27,7 @@ type Tree struct {
 // Result is one built item. Verts, Trees and Obstacles alias the builder's
 // scratch: they are valid until the builder's next Build; copy what you keep.
 type Result struct {
-	Verts      []float32      // Count vertices, slots.FloatsPerVertex floats each
+	Verts      []uint32       // Count vertices, slots.WordsPerVertex words each
 	Count      int            // vertices; always ≤ the builder's maxVerts
 	Bounds     slots.Bounds   // world metres, contains every vertex
 	Trees      []Tree         // instances, relative to the origin
@@ -84,7 +84,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	}
 	limit := max(maxVerts*scratchFactor, 16384)
 	b := &Builder{w: w, maxVerts: maxVerts}
-	b.wr.buf = make([]float32, limit*slots.FloatsPerVertex)
+	b.wr.buf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.limit = limit
 	b.trees = make([]Tree, 0, 256)
 	b.obst = make([]slots.Bounds, 0, 256)
@@ -140,7 +140,7 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 		return res, true
 	}
 	res.Count = b.wr.n
-	res.Verts = b.wr.buf[:b.wr.n*slots.FloatsPerVertex]
+	res.Verts = b.wr.buf[:b.wr.n*slots.WordsPerVertex]
 	if res.Count > 0 {
 		o := b.wr.origin
 		res.Bounds = slots.Bounds{

@@ -46,9 +46,9 @@ const (
 // buffer. When the scratch is full it keeps counting without writing, so an
 // overflowing build is measured, never silently cut.
 type writer struct {
-	buf    []float32
-	n      int // vertices emitted (may exceed limit)
-	limit  int // vertices the scratch holds
+	buf    []uint32 // slots.WordsPerVertex words per vertex
+	n      int      // vertices emitted (may exceed limit)
+	limit  int      // vertices the scratch holds
 	origin vec3
 
 	col                [3]float32
@@ -91,13 +91,12 @@ func (w *writer) vert(p, n vec3) {
 		} else {
 			along = math.Hypot(p.x-w.junctionP.X, p.z-w.junctionP.Z)
 		}
-		o := w.n * slots.FloatsPerVertex
-		b := w.buf[o : o+slots.FloatsPerVertex : o+slots.FloatsPerVertex]
-		b[0], b[1], b[2] = float32(x), float32(y), float32(z)
-		b[3], b[4], b[5] = float32(n.x), float32(n.y), float32(n.z)
-		b[6], b[7], b[8] = w.col[0], w.col[1], w.col[2]
-		b[9], b[10], b[11] = w.mat, w.variant, w.occl
-		b[12], b[13], b[14] = float32(along), float32(across), w.frameZ
+		o := w.n * slots.WordsPerVertex
+		b := w.buf[o : o+slots.WordsPerVertex : o+slots.WordsPerVertex]
+		b[0], b[1] = slots.PackPos(x, y, z)
+		b[2] = slots.PackColour(w.col[0], w.col[1], w.col[2])
+		b[3] = slots.PackMaterial(slots.PackNormal(float32(n.x), float32(n.y), float32(n.z)), int(w.mat+0.5), w.variant)
+		b[4], b[5] = slots.PackStreet(along, across, w.frameZ, w.occl)
 	}
 	w.n++
 	if x < w.min[0] {

@@ -29,7 +29,7 @@ func addStreamFlags(fs *flag.FlagSet) *streamFlags {
 	return &streamFlags{
 		seed:           fs.Uint64("seed", 412, "world seed: the same seed is the same city for every player"),
 		slots:          fs.Int("slots", slots.DefaultSlots, "slots in the vertex buffer (and the walk's item cap)"),
-		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (60 bytes each)"),
+		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (24 bytes each)"),
 		workers:        fs.Int("workers", defaultWorkers(), "build worker goroutines (0: the main goroutine builds)"),
 		inflight:       fs.Int("inflight", d.MaxInFlight, "build requests in flight per worker"),
 		viewCost:       fs.Float64("view-cost", d.Walk.ViewCost, "walk cost limit (metres × weight): how far the city reaches"),

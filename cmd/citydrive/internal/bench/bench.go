@@ -70,6 +70,9 @@ type Report struct {
 	Requeued           int     `json:"requeued"`
 	WallS              float64 `json:"wall_s"`
 	Frames             int     `json:"frames"`
+	BytesPerVertex     int     `json:"bytes_per_vertex"`
+	BufferBytes        int     `json:"buffer_bytes"` // the whole vertex buffer: slot tiers + dynamic region
+	BufferMB           float64 `json:"buffer_mb"`    // BufferBytes / 10^6 (the reference: 78.7)
 }
 
 // startupLimit bounds the wait for the initial world.
@@ -198,6 +201,9 @@ func Run(o Options) (Report, error) {
 	rep.Requeued = st.Requeued
 	rep.WallS = time.Since(wallStart).Seconds()
 	rep.Frames = frames
+	rep.BytesPerVertex = slots.BytesPerVertex
+	rep.BufferBytes = cfg.Slots.TotalVerts() * slots.BytesPerVertex
+	rep.BufferMB = float64(rep.BufferBytes) / 1e6
 	return rep, nil
 }
 
@@ -234,6 +240,7 @@ func (r Report) WriteTable(w io.Writer) {
 	}{
 		{"seed / duration", fmt.Sprintf("%d / %.0f s simulated (%d frames, %.0f m, %d junctions)", r.Seed, r.DurationS, r.Frames, r.DistanceM, r.Turns)},
 		{"slots × verts", fmt.Sprintf("%d × %d", r.Slots, r.VertsPerSlot)},
+		{"vertex buffer", fmt.Sprintf("%.1f MB (%d bytes per vertex; the reference: 78.7 MB at 60)", r.BufferMB, r.BytesPerVertex)},
 		{"workers × in flight", fmt.Sprintf("%d × %d (main fallback %d/frame)", r.Workers, r.InFlight, r.BuildsPerFrame)},
 		{"initial world", fmt.Sprintf("%.1f ms", r.InitialWorldMS)},
 		{"main stream work p50/p99/max", fmt.Sprintf("%.1f / %.1f / %.1f µs per frame", r.FrameStreamUSP50, r.FrameStreamUSP99, r.FrameStreamUSMax)},

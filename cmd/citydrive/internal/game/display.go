@@ -57,7 +57,7 @@ func NewHeadless(slotCount int) *Headless {
 }
 
 // Upload records slot's vertex count.
-func (h *Headless) Upload(slot int, _ []float32, count int) error {
+func (h *Headless) Upload(slot int, _ []uint32, count int) error {
 	h.counts[slot] = count
 	return nil
 }
