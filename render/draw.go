@@ -62,6 +62,7 @@ func (r *Renderer) Draw(f *Frame) error {
 		r.stats = st
 		return nil
 	}
+	r.timer.beginFrame()
 	winW, winH := r.win.GetSize()
 	st.Scale = r.RenderScale()
 	fs.tw, fs.th = scale.TargetSize(fs.fbW, fs.fbH, winW, winH, r.opt.Profile.MaxPixelRatio, st.Scale)
@@ -157,6 +158,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	r.shadowPass(&fs, &st)
 
 	// Into the off-screen target.
+	r.timer.begin(gpuDepth)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, r.target.fbo)
 	gl.Viewport(0, 0, int32(fs.tw), int32(fs.th))
 	h := fs.light.Horizon
@@ -174,18 +176,21 @@ func (r *Renderer) Draw(f *Frame) error {
 			r.wireframePass(&fs, &st)
 		}
 	}
+	r.timer.begin(gpuSky)
 	r.skyPass(&fs, &st)
 	if f.Debug&DebugBoxes != 0 {
 		r.boxesPass(&fs, &st, &fr)
 	}
 
 	// Blit to the window, then the HUD at full resolution.
+	r.timer.begin(gpuHUD)
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, r.target.fbo)
 	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
 	gl.BlitFramebuffer(0, 0, int32(fs.tw), int32(fs.th), 0, 0, int32(fs.fbW), int32(fs.fbH), gl.COLOR_BUFFER_BIT, gl.LINEAR)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 	gl.Viewport(0, 0, int32(fs.fbW), int32(fs.fbH))
 	r.hudPass(&fs, &st)
+	r.timer.end()
 
 	r.stats = st
 	return glError("frame")
@@ -250,6 +255,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 	centre := scene.ShadowCentre(f.Camera, half)
 	if s.NeedsRefresh(centre, fs.light.Dir) {
 		st.ShadowRefreshed = true
+		r.timer.begin(gpuShadow)
 		*s = scene.ShadowState{Valid: true, Centre: centre, Sun: fs.light.Dir}
 		vp := scene.ShadowViewProj(fs.light.Dir, half)
 		sfr := frustum.FromViewProj(vp)
@@ -275,14 +281,6 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 			st.Shadow.Draws++
 		}
-		r.shadow.terrain = fs.terrainOn
-		if fs.terrainOn {
-			t := r.terrain
-			t.shadowList.Build(t.store, centre, &sfr)
-			r.terrainDepth.use()
-			r.terrainDepth.setMat4("uViewProj", scene.Mat32(vp))
-			t.draw(r.terrainDepth, &t.shadowList, centre, &st.Shadow)
-		}
 		if fs.trees > 0 {
 			r.trees.use()
 			r.setLighting(r.trees, fs)
@@ -293,6 +291,16 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
 			st.Shadow.Instanced++
 		}
+		r.shadow.terrain = fs.terrainOn
+		if fs.terrainOn {
+			r.timer.begin(gpuShadowTerrain)
+			t := r.terrain
+			t.shadowList.Build(t.store, centre, &sfr)
+			r.terrainDepth.use()
+			r.terrainDepth.setMat4("uViewProj", scene.Mat32(vp))
+			t.draw(r.terrainDepth, &t.shadowList, centre, &st.Shadow)
+		}
+		r.timer.end()
 		gl.Disable(gl.POLYGON_OFFSET_FILL)
 	} else {
 		s.FramesSince++
@@ -320,6 +328,7 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 		st.Depth.Draws++
 	}
 	if fs.terrainOn {
+		r.timer.begin(gpuDepthTerrain)
 		gl.Enable(gl.CULL_FACE) // chunk faces wind counter-clockwise from outside
 		r.terrainDepth.use()
 		r.terrainDepth.setMat4("uViewProj", scene.Mat32(fs.vp))
@@ -330,6 +339,7 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 }
 
 func (r *Renderer) mainPass(fs *frameState, st *Stats) {
+	r.timer.begin(gpuMain)
 	gl.DepthFunc(gl.LEQUAL)
 	gl.DepthMask(true)
 	p := r.world
@@ -359,9 +369,6 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Main.Draws++
 	}
-	if fs.terrainOn {
-		r.terrainPass(fs, &st.Main, mgl32.Vec4{})
-	}
 	if fs.trees > 0 {
 		t := r.trees
 		t.use()
@@ -371,6 +378,10 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.BindVertexArray(r.treeVAO)
 		gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
 		st.Main.Instanced++
+	}
+	if fs.terrainOn {
+		r.timer.begin(gpuMainTerrain)
+		r.terrainPass(fs, &st.Main, mgl32.Vec4{})
 	}
 }
 

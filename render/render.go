@@ -206,6 +206,7 @@ type Renderer struct {
 	slotCounts     []int // what the sink last set; informational
 	dynamicFirst   int32
 	dynWords       []uint32 // the dynamic region encoded (slots.EncodeWide), reused
+	timer          gpuTimer
 	treeVAO        uint32
 	treeMesh       uint32
 	treeInst       uint32
@@ -347,6 +348,9 @@ func (r *Renderer) Close() {
 		p.delete()
 	}
 	r.terrain.delete()
+	if r.timer.ok {
+		gl.DeleteQueries(int32(timerLag*gpuSections), &r.timer.q[0][0])
+	}
 	bufs := []uint32{r.vbo, r.treeMesh, r.treeInst, r.lineVBO, r.hudVBO}
 	gl.DeleteBuffers(int32(len(bufs)), &bufs[0])
 	vaos := []uint32{r.vao, r.treeVAO, r.lineVAO, r.hudVAO, r.emptyVAO}

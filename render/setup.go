@@ -128,6 +128,7 @@ func (r *Renderer) setup() error {
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 
+	r.timer.init()
 	if err := r.setupTerrain(); err != nil {
 		return err
 	}

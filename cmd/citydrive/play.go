@@ -256,6 +256,12 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	st := s.Streamer().Stats()
 	fmt.Fprintf(stdout, "wrote %s (%s view, seed %d, %v of autopilot): %d slots, %d builds\n", *out, *view, *sf.seed, *after, st.Used, st.Builds)
+	// GPU time of the same view, from timer queries: a few more frames so
+	// the shadow map and caches are as in play, then the last frame's.
+	if g, err := s.MeasureGPU(8); err == nil {
+		w, h := *vf.width, *vf.height
+		fmt.Fprintf(stdout, "%s (frame %d at %dx%d)\n", g, g.Frame, w, h)
+	}
 	return nil
 }
 

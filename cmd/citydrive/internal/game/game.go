@@ -101,6 +101,7 @@ type Session struct {
 	slowdown float64 // smoothed game time per wall time (1: real time)
 	frameMS  float64 // smoothed
 	times    []float64
+	gpu      gpuSamples // GPU time per pass (gputime.go)
 	workUS   []float64 // main-goroutine work per frame (all but drawing), µs
 	roadUS   []float64 // main-goroutine road streaming per frame, µs
 	voxelUS  []float64 // main-goroutine voxel + network work per frame, µs
@@ -317,6 +318,7 @@ func (s *Session) Frame(dt float64) error {
 	s.times = append(s.times, ms)
 	s.frameMS = s.frameMS*0.9 + ms*0.1
 	s.r.Present()
+	s.sampleGPU()
 	return nil
 }
 
@@ -574,7 +576,8 @@ func (s *Session) buildFrame() {
 			fps = 1000 / math.Max(s.frameMS, 1000.0/240)
 		}
 		s.frame.HUD = append(s.frame.HUD,
-			fmt.Sprintf("FPS %.0f  FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
+			fmt.Sprintf("FPS %.0f  CPU FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
+			s.gpuHUD(),
 			fmt.Sprintf("SLOTS %d/%d  PENDING %d  IN FLIGHT %d", st.Used, st.Total, st.Pending, st.InFlight),
 			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
 			fmt.Sprintf("%s  SPEED %.0f KM/H", fallback, s.car.Speed()*3.6),
@@ -632,11 +635,12 @@ func (s *Session) Summarise() Summary {
 
 func (s *Session) summary() {
 	sum := s.Summarise()
-	fmt.Fprintf(s.opt.Out, "drove %.1f s of game time in %.1f s of wall time (%.2f km, average %.0f km/h): %d frames, frame time median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
+	fmt.Fprintf(s.opt.Out, "drove %.1f s of game time in %.1f s of wall time (%.2f km, average %.0f km/h): %d frames, CPU frame time (update + draw calls, before the swap) median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
 		sum.GameSeconds, sum.WallSeconds, sum.Drive.Distance/1000, sum.Drive.AverageSpeed()*3.6, sum.Frames, sum.FrameMSMedian, sum.FrameMSP99,
 		sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Overflows, sum.Stats.Fallback)
 	fmt.Fprintf(s.opt.Out, "main-goroutine work per frame: road streaming p99 %.0f µs; voxel ground + network p99 %.0f µs, max %.0f µs\n",
 		sum.RoadUSP99, sum.VoxelUSP99, sum.VoxelUSMax)
+	fmt.Fprintln(s.opt.Out, s.GPU())
 	for _, p := range sum.Shots {
 		fmt.Fprintf(s.opt.Out, "screenshot: %s\n", p)
 	}
