@@ -101,7 +101,9 @@ type Session struct {
 	slowdown float64 // smoothed game time per wall time (1: real time)
 	frameMS  float64 // smoothed
 	times    []float64
-	gpu      gpuSamples // GPU time per pass (gputime.go)
+
+	gpu gpuSamples // GPU time per pass (gputime.go)
+
 	workUS   []float64 // main-goroutine work per frame (all but drawing), µs
 	roadUS   []float64 // main-goroutine road streaming per frame, µs
 	voxelUS  []float64 // main-goroutine voxel + network work per frame, µs
