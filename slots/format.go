@@ -77,16 +77,20 @@ const (
 	DefaultSlots        = 180
 	DefaultVertsPerSlot = 7200
 	DefaultDynamicVerts = 16200
-	MinVertsPerSlot     = 36 // one box: anything smaller cannot hold an item
-	MaxSlots            = 4096
-	MaxVertsPerSlot     = 1 << 20
-	LampFlagScale       = 1000 // street frame z = halfWidth + flags*LampFlagScale
-	PaletteRoad         = 0    // palette indices carried in a negative red
-	PaletteShoulder     = 1
-	PaletteStripe       = 2
-	PaletteWater        = 3
-	PaletteSidewalk     = 4
-	PaletteSize         = 8
+	// The far tier (coarse items beyond the near walk, one per lattice
+	// edge): its own slots in the same buffer, after the near ones.
+	DefaultFarSlots        = 1024
+	DefaultFarVertsPerSlot = 960
+	MinVertsPerSlot        = 36 // one box: anything smaller cannot hold an item
+	MaxSlots               = 4096
+	MaxVertsPerSlot        = 1 << 20
+	LampFlagScale          = 1000 // street frame z = halfWidth + flags*LampFlagScale
+	PaletteRoad            = 0    // palette indices carried in a negative red
+	PaletteShoulder        = 1
+	PaletteStripe          = 2
+	PaletteWater           = 3
+	PaletteSidewalk        = 4
+	PaletteSize            = 8
 )
 
 // Lamp flags in the street frame (its z is halfWidth + flags*LampFlagScale).
@@ -111,6 +115,10 @@ const (
 	MaterialFoliage  = 5
 	MaterialLamp     = 6 // emissive at dusk
 	MaterialCar      = 7
+	// MaterialFarFacade is a far-tier building wall: the street frame holds
+	// facade coordinates (along the face, height above its base) and the
+	// shader draws a window grid on it, lit at dusk by the variant.
+	MaterialFarFacade = 8
 )
 
 // PaletteRed is the red channel value that selects palette entry i.

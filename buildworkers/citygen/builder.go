@@ -72,6 +72,8 @@ type Builder struct {
 	obst     []slots.Bounds
 	level    int
 
+	farNodes []world.Vec2 // far items' centre line (far.go)
+
 	// per-build state
 	g *roadgraph.Graph
 }
@@ -100,6 +102,9 @@ func (b *Builder) MaxVerts() int { return b.maxVerts }
 // vertices: an item that would is rebuilt at lower detail levels and marked
 // Simplified; it is never truncated.
 func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (Result, bool) {
+	if it.Kind == walker.Far {
+		return b.buildFar(it, origin)
+	}
 	var e *roadgraph.Edge
 	var j *roadgraph.Junction
 	switch it.Kind {

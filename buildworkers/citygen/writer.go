@@ -40,6 +40,7 @@ var up = vec3{0, 1, 0}
 const (
 	frameRoad     = iota // along/across relative to the segment's road line
 	frameJunction        // along = distance from the junction centre
+	frameFacade          // far facades: along the face, height above its base
 )
 
 // writer appends vertices in the slot format straight into a scratch
@@ -61,6 +62,9 @@ type writer struct {
 	roadS     float64    // distance along the road at roadP
 	frameZ    float32    // halfWidth + lampFlags*LampFlagScale
 	junctionP world.Vec2
+	facadeP   world.Vec2 // frameFacade: the face's first corner,
+	facadeT   world.Vec2 // its direction,
+	facadeY   float64    // and its base height
 
 	min, max [3]float64 // bounds relative to origin
 }
@@ -88,6 +92,9 @@ func (w *writer) vert(p, n vec3) {
 			dx, dz := p.x-w.roadP.X, p.z-w.roadP.Z
 			along = w.roadS + dx*w.roadT.X + dz*w.roadT.Z
 			across = dx*w.roadN.X + dz*w.roadN.Z
+		} else if w.mode == frameFacade {
+			along = (p.x-w.facadeP.X)*w.facadeT.X + (p.z-w.facadeP.Z)*w.facadeT.Z
+			across = p.y - w.facadeY
 		} else {
 			along = math.Hypot(p.x-w.junctionP.X, p.z-w.junctionP.Z)
 		}
