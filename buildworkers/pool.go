@@ -233,12 +233,18 @@ func (p *Pool) InFlight() int {
 // set when g changed since that worker last synced. It returns false when
 // no worker can take it now.
 func (p *Pool) Dispatch(g *roadgraph.Graph, req Request) bool {
+	return p.dispatch(g, req, p.cfg.MaxInFlight)
+}
+
+// dispatch is Dispatch with a per-worker in-flight limit of its own (the
+// far tier's cheap builds go deeper, see pushFar).
+func (p *Pool) dispatch(g *roadgraph.Graph, req Request, limit int) bool {
 	if p.failed != "" {
 		return false
 	}
 	var best *workerEntry
 	for _, w := range p.workers {
-		if w.ready && len(w.inFlight) < p.cfg.MaxInFlight && (best == nil || len(w.inFlight) < len(best.inFlight)) {
+		if w.ready && len(w.inFlight) < limit && (best == nil || len(w.inFlight) < len(best.inFlight)) {
 			best = w
 		}
 	}
