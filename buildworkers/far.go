@@ -31,6 +31,14 @@ func DefaultFarConfig() FarConfig {
 		Every: time.Second, Move: 60, InFlight: 8}
 }
 
+// extraInFlight is the pool's extra depth for far requests.
+func (c FarConfig) extraInFlight() int {
+	if !c.On() {
+		return 0
+	}
+	return c.InFlight
+}
+
 // On reports whether the far tier runs.
 func (c FarConfig) On() bool { return c.Sink != nil && c.Slots > 0 }
 

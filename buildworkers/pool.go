@@ -28,6 +28,9 @@ type PoolConfig struct {
 	// Gate, when set, is read-locked by a worker around each job: a
 	// benchmark write-locks it to measure the main goroutine alone.
 	Gate *sync.RWMutex
+	// ExtraInFlight is how many more requests per worker dispatch (the far
+	// tier's) may add over MaxInFlight; the channels are sized for both.
+	ExtraInFlight int
 }
 
 func (c PoolConfig) validate() error {
@@ -105,8 +108,8 @@ func NewPool(cfg PoolConfig, now time.Time) (*Pool, error) {
 	// a main goroutine that is busy.
 	p := &Pool{
 		cfg:     cfg,
-		out:     make(chan message, cfg.Workers*(cfg.MaxInFlight+2)),
-		recycle: make(chan payload, cfg.Workers*cfg.MaxInFlight*2),
+		out:     make(chan message, cfg.Workers*(cfg.MaxInFlight+cfg.ExtraInFlight+2)),
+		recycle: make(chan payload, cfg.Workers*(cfg.MaxInFlight+cfg.ExtraInFlight)*2),
 		csFree:  make(chan *roadgraph.ChangeSet, cfg.Workers*cfg.MaxInFlight*2),
 		started: now,
 	}
@@ -127,7 +130,7 @@ func NewPool(cfg PoolConfig, now time.Time) (*Pool, error) {
 	for i := 0; i < cfg.Workers; i++ {
 		e := &workerEntry{
 			// a change set may precede every request
-			in:       make(chan job, 2*cfg.MaxInFlight),
+			in:       make(chan job, 2*(cfg.MaxInFlight+cfg.ExtraInFlight)),
 			cursor:   roadgraph.NewCursor(),
 			inFlight: make([]Request, 0, cfg.MaxInFlight),
 		}
@@ -242,6 +245,7 @@ func (p *Pool) dispatch(g *roadgraph.Graph, req Request, limit int) bool {
 	if p.failed != "" {
 		return false
 	}
+	limit = min(limit, p.cfg.MaxInFlight+p.cfg.ExtraInFlight)
 	var best *workerEntry
 	for _, w := range p.workers {
 		if w.ready && len(w.inFlight) < limit && (best == nil || len(w.inFlight) < len(best.inFlight)) {

@@ -170,7 +170,7 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 	if cfg.Workers > 0 {
 		s.pool, err = NewPool(PoolConfig{
 			Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, World: w,
-			NewBuilder: cfg.NewBuilder, Gate: cfg.Gate,
+			NewBuilder: cfg.NewBuilder, Gate: cfg.Gate, ExtraInFlight: cfg.Far.extraInFlight(),
 		}, now)
 		if err != nil {
 			return nil, err
