@@ -45,6 +45,10 @@ type frameState struct {
 	fbW, fbH  int
 	camOrigin mgl64.Vec3
 	terrainOn bool // voxel chunks are drawn this frame
+	farGroups []Group
+	maskOn    bool
+	maskEye   mgl32.Vec3 // eye minus the near mask's origin corner
+	maskSize  float32
 }
 
 // Draw renders one frame into the window's back buffer. Call Present to
@@ -99,6 +103,8 @@ func (r *Renderer) Draw(f *Frame) error {
 		st.Culled += l.Culled
 		st.BadSlots += l.Bad
 	}
+
+	r.prepareFar(&fs, &fr, &st)
 
 	// Terrain: stored chunks, culled by their boxes, nearest first.
 	if t := r.terrain; !f.Loading && !f.NoTerrain && t.store.Len() > 0 {
@@ -167,7 +173,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	gl.ClearDepth(1)
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 
-	if len(fs.groups) > 0 || fs.dynCount > 0 || fs.terrainOn {
+	if len(fs.groups) > 0 || len(fs.farGroups) > 0 || fs.dynCount > 0 || fs.terrainOn {
 		if !r.opt.NoDepthPrepass {
 			r.depthPrepass(&fs, &st)
 		}
@@ -327,6 +333,11 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Depth.Draws++
 	}
+	if len(fs.farGroups) > 0 {
+		r.depthFar.use()
+		r.depthFar.setMat4("uViewProj", scene.Mat32(fs.vp))
+		r.drawFar(r.depthFar, fs, &st.FarDepth)
+	}
 	if fs.terrainOn {
 		r.timer.begin(gpuDepthTerrain)
 		gl.Enable(gl.CULL_FACE) // chunk faces wind counter-clockwise from outside
@@ -369,6 +380,8 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Main.Draws++
 	}
+	p.setInt("uTintAge", 0)
+	r.drawFar(p, fs, &st.Far)
 	if fs.trees > 0 {
 		t := r.trees
 		t.use()

@@ -63,7 +63,7 @@ func glRenderer(t *testing.T) *Renderer {
 	}
 	onMain(func() {
 		if shared == nil && sharedErr == nil {
-			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Slots: 16, VertsPerSlot: 1200, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
+			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Slots: 16, VertsPerSlot: 1200, FarSlots: 8, FarVertsPerSlot: 600, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
 		}
 	})
 	require.NoError(t, sharedErr)

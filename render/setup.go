@@ -27,6 +27,7 @@ func (r *Renderer) setup() error {
 		{&r.hudProg, "hud", src(hudVert), src(hudFrag)},
 		{&r.terrainMain, "terrain", src(terrainMainVert), src(terrainFrag)},
 		{&r.terrainDepth, "terrain depth", src(terrainDepthVert), src(depthFrag)},
+		{&r.depthFar, "far depth", src(depthFarVert), src(depthFarFrag)},
 	}
 	for _, p := range progs {
 		if *p.dst, err = newProgram(p.name, p.v, p.f); err != nil {
@@ -35,8 +36,9 @@ func (r *Renderer) setup() error {
 	}
 
 	// The one world vertex buffer.
-	total := r.opt.Slots*r.opt.VertsPerSlot + r.opt.DynamicVerts
-	r.dynamicFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
+	total := r.opt.Slots*r.opt.VertsPerSlot + r.opt.FarSlots*r.opt.FarVertsPerSlot + r.opt.DynamicVerts
+	r.farFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
+	r.dynamicFirst = r.farFirst + int32(r.opt.FarSlots*r.opt.FarVertsPerSlot)
 	r.slotCounts = make([]int, r.opt.Slots)
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
@@ -129,6 +131,7 @@ func (r *Renderer) setup() error {
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 
 	r.timer.init()
+	r.setupFar()
 	if err := r.setupTerrain(); err != nil {
 		return err
 	}

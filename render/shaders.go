@@ -36,11 +36,53 @@ var glslHeader = fmt.Sprintf(`#version 410 core
 #define ALONG_BIAS %d.0
 #define ACROSS_STEP %g
 #define HALF_WIDTH_STEP %g
+#define MAT_FAR_FACADE %d
+#define FAR_FLOOR_H %g
+#define FAR_BAY_W %g
 `, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
 	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar,
 	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize,
 	slots.LampSpacing, slots.LampLeft, slots.LampRight,
-	slots.PosStep, slots.PosBiasXZ, slots.PosBiasY, slots.AlongStep, slots.AlongBias, slots.AcrossStep, slots.HalfWidthStep)
+	slots.PosStep, slots.PosBiasXZ, slots.PosBiasY, slots.AlongStep, slots.AlongBias, slots.AcrossStep, slots.HalfWidthStep,
+	slots.MaterialFarFacade, slots.FarFloorHeight, slots.FarBayWidth)
+
+// nearMaskGLSL discards far-tier fragments where near items are built (see
+// far.go): the mask is a ground grid around the car, looked up at the
+// fragment's eye-relative position plus the eye's offset from the grid's
+// corner (float64 on the CPU), so it stays exact far from the origin.
+const nearMaskGLSL = `
+uniform int uFarMask;
+uniform sampler2D uNearMask;
+uniform vec3 uMaskEye;
+uniform float uMaskSize;
+bool nearMasked(vec3 rel) {
+	if (uFarMask == 0) return false;
+	vec2 uv = (rel.xz + uMaskEye.xz) / uMaskSize;
+	if (uv.x < 0.0 || uv.y < 0.0 || uv.x >= 1.0 || uv.y >= 1.0) return false;
+	return texture(uNearMask, uv).r > 0.0; // any non-zero byte
+}
+`
+
+// The far tier's depth pre-pass: depthVert's position (invariant, so the
+// main pass matches it) plus the eye-relative position for the mask.
+const depthFarVert = slotVertexGLSL + `
+uniform mat4 uViewProj;
+uniform vec3 uOffset;
+out vec3 vRel;
+invariant gl_Position;
+void main() {
+	vec3 rel = slotPos() + uOffset;
+	gl_Position = uViewProj * vec4(rel, 1.0);
+	vRel = rel;
+}
+`
+
+const depthFarFrag = nearMaskGLSL + `
+in vec3 vRel;
+void main() {
+	if (nearMasked(vRel)) discard;
+}
+`
 
 // slotVertexGLSL decodes the 24-byte slot vertex (slots/format.go): words
 // 0-3 at location 0, words 4-5 at location 1, as unsigned integers.
@@ -182,7 +224,7 @@ vec3 shade(vec3 base, vec3 n, float occ, float sh) {
 }
 `
 
-const worldFrag = lightingGLSL + `
+const worldFrag = lightingGLSL + nearMaskGLSL + `
 in vec3 vRel;
 in vec3 vNormal;
 in vec3 vColour;
@@ -218,6 +260,7 @@ float lampLight(vec3 sf) {
 }
 
 void main() {
+	if (nearMasked(vRel)) discard;
 	if (uFlat.a > 0.0) {
 		oColour = uFlat;
 		return;
@@ -244,6 +287,21 @@ void main() {
 		col = mix(col, vec3(1.0, 0.83, 0.52) * 1.1, uNight * lit * 0.95);
 	} else if (m == MAT_LAMP) {
 		col = mix(col, lampColour * 1.6, uNight);
+	} else if (m == MAT_FAR_FACADE) {
+		// A window grid from the facade coordinates in the street frame,
+		// faded to its average where a window is under a pixel.
+		vec2 g = vec2(vStreet.x / FAR_BAY_W, vStreet.y / FAR_FLOOR_H);
+		vec2 f = fract(g);
+		float win = step(0.22, f.x) * step(f.x, 0.78) * step(0.3, f.y) * step(f.y, 0.8);
+		vec2 fw = fwidth(g);
+		float sharp = clamp(1.5 - 2.0 * max(fw.x, fw.y), 0.0, 1.0);
+		vec2 cell = floor(g);
+		float h = fract(sin(dot(cell, vec2(12.9898, 78.233)) + vVariant * 437.1) * 43758.5453);
+		vec3 glass = base * 0.3 + 0.2 * skyColour(reflect(-view, n)) * (1.0 - uNight);
+		vec3 lit = vec3(1.0, 0.83, 0.52) * 1.1 * step(0.45, h) * uNight;
+		vec3 w = glass + lit;
+		vec3 avg = mix(col, glass + vec3(1.0, 0.83, 0.52) * 0.6 * uNight, 0.31);
+		col = mix(avg, mix(col, w, win), sharp);
 	}
 	col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
 	col = fogged(col, vRel);

@@ -66,5 +66,5 @@ func (r *Renderer) SlotCount(slot int) int {
 // vertices, and the total size in bytes.
 func (r *Renderer) Capacity() (slotCount, vertsPerSlot, dynamicVerts, bytes int) {
 	o := r.opt
-	return o.Slots, o.VertsPerSlot, o.DynamicVerts, (o.Slots*o.VertsPerSlot + o.DynamicVerts) * slots.BytesPerVertex
+	return o.Slots, o.VertsPerSlot, o.DynamicVerts, (o.Slots*o.VertsPerSlot + o.FarSlots*o.FarVertsPerSlot + o.DynamicVerts) * slots.BytesPerVertex
 }

@@ -119,6 +119,8 @@ const (
 	// facade coordinates (along the face, height above its base) and the
 	// shader draws a window grid on it, lit at dusk by the variant.
 	MaterialFarFacade = 8
+	FarFloorHeight    = 3.2 // metres per storey of the far facade's window grid
+	FarBayWidth       = 3.0 // metres per window bay
 )
 
 // PaletteRed is the red channel value that selects palette entry i.

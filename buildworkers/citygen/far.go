@@ -22,8 +22,6 @@ const (
 	farEndClear  = 34.0 // metres kept clear of lots at either junction
 	farSetback   = 3.5  // lot frontage behind the sidewalk
 	farWalk      = 2.5  // sidewalk width
-	FarFloorH    = 3.2  // metres per storey on far facades (the shader's grid)
-	FarBayW      = 3.0  // metres per window bay on far facades
 	farMinLotLen = 10.0
 )
 
@@ -207,7 +205,7 @@ func (b *Builder) farLot(spec world.EdgeSpec, side float64, k uint64, d world.Di
 	w.mat = slots.MaterialDefault
 	w.quadN(f.p(0, gy, front-farSetback), f.p(L, gy, front-farSetback), f.p(L, gy, front+depth), f.p(0, gy, front+depth), up)
 	base := math.Min(ground, b.w.Height(a.Add(nrm.Scale(front)).X, a.Add(nrm.Scale(front)).Z)) - 0.3
-	top := base + 0.3 + float64(floors)*FarFloorH
+	top := base + 0.3 + float64(floors)*slots.FarFloorHeight
 	g := 1.0
 	if L > 14 {
 		g = 1.5
