@@ -43,6 +43,7 @@ func (b *Builder) buildFar(it walker.Item, origin [3]float64) (Result, bool) {
 		b.trees = b.trees[:0]
 		b.obst = b.obst[:0]
 		b.farRoad(spec)
+		b.farGround(spec)
 		if pass == 0 {
 			b.farLots(spec, 1)
 			b.farLots(spec, -1)
@@ -111,6 +112,45 @@ func (b *Builder) farRoad(spec world.EdgeSpec) {
 			dy := band[2]
 			w.quadUp(at(p0.Add(n0.Scale(c0)), y0+dy), at(p1.Add(n1.Scale(c0)), y1+dy),
 				at(p1.Add(n1.Scale(c1)), y1+dy), at(p0.Add(n0.Scale(c1)), y0+dy))
+		}
+	}
+}
+
+// farBlock is how far ground reaches either side of a +X edge: half a
+// lattice cell, so the block between two streets is covered once (+Z edges
+// lay no ground: their lots stand on the +X edges' ground).
+const farBlock = world.CellSize / 2
+
+// farGround lays coarse terrain beside a +X edge, from the sidewalk out to
+// half a cell, skipping quads that dip into the lake (the lake shows there).
+func (b *Builder) farGround(spec world.EdgeSpec) {
+	if spec.Dir != world.DirX {
+		return
+	}
+	w := &b.wr
+	n := len(b.farNodes)
+	in := spec.HalfWidth() + farWalk
+	samples := (n-1+farStep-1)/farStep + 1
+	w.mat = slots.MaterialDefault
+	for k := 0; k+1 < samples; k++ {
+		p0, n0 := b.farSample(k, n)
+		p1, n1 := b.farSample(k+1, n)
+		for _, side := range [2]float64{1, -1} {
+			a0, a1 := p0.Add(n0.Scale(side*in)), p1.Add(n1.Scale(side*in))
+			c0, c1 := p0.Add(n0.Scale(side*farBlock)), p1.Add(n1.Scale(side*farBlock))
+			ha0, ha1 := b.w.Height(a0.X, a0.Z), b.w.Height(a1.X, a1.Z)
+			hc0, hc1 := b.w.Height(c0.X, c0.Z), b.w.Height(c1.X, c1.Z)
+			if math.Min(math.Min(ha0, ha1), math.Min(hc0, hc1)) < world.WaterLevel+0.1 {
+				continue
+			}
+			mid := a0.Lerp(c1, 0.5)
+			if b.w.District(mid.X, mid.Z) == world.Downtown {
+				w.rgb(0.46, 0.46, 0.44)
+			} else {
+				w.rgb(0.3, 0.44, 0.2)
+			}
+			const dy = -0.08
+			w.quadUp(at(a0, ha0+dy), at(a1, ha1+dy), at(c1, hc1+dy), at(c0, hc0+dy))
 		}
 	}
 }

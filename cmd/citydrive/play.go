@@ -245,7 +245,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	// Let the world catch up with the car before the picture: the car
 	// stands still while the workers finish (bounded in wall time).
-	for deadline := time.Now().Add(20 * time.Second); !s.Streamer().Ready() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(20 * time.Second); !(s.Streamer().Ready() && s.Streamer().FarReady()) && time.Now().Before(deadline); {
 		s.Update(0)
 		time.Sleep(time.Millisecond)
 	}

@@ -42,6 +42,7 @@ type Headless struct {
 	pressed map[render.Key]bool
 	Frames  int // frames drawn
 	closed  bool
+	farSink headlessSink // the far tier's region (far.go)
 }
 
 var _ Display = (*Headless)(nil)

@@ -103,6 +103,7 @@ type Session struct {
 	times    []float64
 
 	gpu gpuSamples // GPU time per pass (gputime.go)
+	far farView    // far tier groups and the near mask (far.go)
 
 	workUS   []float64 // main-goroutine work per frame (all but drawing), µs
 	roadUS   []float64 // main-goroutine road streaming per frame, µs
@@ -131,6 +132,7 @@ func New(opt Options) (*Session, error) {
 	if r == nil {
 		opt.Render.Slots, opt.Render.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
 		opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
+		opt.Render.FarSlots, opt.Render.FarVertsPerSlot = cfg.Far.Slots, cfg.Far.VertsPerSlot
 		gl, err := render.Open(opt.Render)
 		if err != nil {
 			if opt.Net != nil {
@@ -141,6 +143,8 @@ func New(opt Options) (*Session, error) {
 		r = gl
 	}
 	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1}
+	cfg.Far.Sink = farSinkOf(r, cfg.Far)
+	s.far.on = cfg.Far.On()
 	var err error
 	s.stream, err = buildworkers.NewStreamer(cfg, opt.World, r, time.Now())
 	if err != nil {
@@ -493,13 +497,21 @@ func (s *Session) setCamera() {
 		f := v.Forward()
 		cam.Position = mgl64.Vec3{v.Pos.X - f.X*1, v.Y + 470, v.Pos.Z - f.Z*1}
 		s.target = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
-		cam.Far = 1200
+		cam.Far, cam.Near = 1200, 0
+		if s.far.on { // high enough to see the far tier: 2.4 km ahead
+			cam.Position = mgl64.Vec3{v.Pos.X + f.X*899, v.Y + 2600, v.Pos.Z + f.Z*899}
+			s.target = mgl64.Vec3{v.Pos.X + f.X*900, v.Y, v.Pos.Z + f.Z*900}
+			cam.Far, cam.Near = 9000, 50 // fog from 3.1 km: the city reads from above
+		}
 		return
 	}
 	eye, target := v.ChaseCamera(chaseDistance, chaseHeight)
 	cam.Position = mgl64.Vec3(eye)
 	s.target = mgl64.Vec3(target)
-	cam.Far = 0
+	cam.Far, cam.Near = 0, 0
+	if s.far.on {
+		cam.Far = FarPlane
+	}
 }
 
 // buildFrame fills the frame's slot groups (nearest first, split by the
@@ -548,6 +560,7 @@ func (s *Session) buildFrame() {
 		})
 	}
 	s.frame.Groups = s.groups[:ngroups]
+	s.buildFar()
 	// The car, relative to itself: the dynamic origin follows it.
 	v := s.view()
 	s.frame.DynamicOrigin = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
