@@ -28,17 +28,19 @@ type viewFlags struct {
 	weather       *string
 	timeOfDay     *float64
 	profile       *string
+	renderScale   *float64
 	start         pointFlag
 }
 
 func addViewFlags(fs *flag.FlagSet) *viewFlags {
 	v := &viewFlags{
-		width:      fs.Int("width", 1280, "window width in pixels"),
-		height:     fs.Int("height", 720, "window height in pixels"),
-		fullscreen: fs.Bool("fullscreen", false, "fullscreen on the primary monitor"),
-		weather:    fs.String("weather", "dry", "weather: dry or wet (key R toggles)"),
-		timeOfDay:  fs.Float64("time", 17.5, "time of day in hours, 0..24 (key F1 advances)"),
-		profile:    fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
+		width:       fs.Int("width", 1280, "window width in pixels"),
+		height:      fs.Int("height", 720, "window height in pixels"),
+		fullscreen:  fs.Bool("fullscreen", false, "fullscreen on the primary monitor"),
+		weather:     fs.String("weather", "dry", "weather: dry or wet (key R toggles)"),
+		timeOfDay:   fs.Float64("time", 17.5, "time of day in hours, 0..24 (key F1 advances)"),
+		profile:     fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
+		renderScale: fs.Float64("render-scale", 0, "fixed render scale in (0, 1] (0: adaptive; for comparing frame times)"),
 	}
 	fs.Var(&v.start, "start", "start the car on the road nearest `x,z` metres (far values test the floating origin)")
 	return v
@@ -65,7 +67,10 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	default:
 		return o, 0, fmt.Errorf("-weather must be dry or wet, got %q", *v.weather)
 	}
-	o = render.Options{Width: *v.width, Height: *v.height, Fullscreen: *v.fullscreen, Profile: p, Title: "citydrive"}
+	if !(*v.renderScale >= 0 && *v.renderScale <= 1) {
+		return o, 0, fmt.Errorf("-render-scale must be in [0, 1], got %g", *v.renderScale)
+	}
+	o = render.Options{Width: *v.width, Height: *v.height, Fullscreen: *v.fullscreen, Profile: p, Title: "citydrive", FixedScale: *v.renderScale}
 	return o, w, nil
 }
 
