@@ -380,8 +380,17 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Main.Draws++
 	}
-	p.setInt("uTintAge", 0)
-	r.drawFar(p, fs, &st.Far)
+	if len(fs.farGroups) > 0 {
+		q := r.worldFar
+		q.use()
+		r.setLighting(q, fs)
+		q.setMat4("uViewProj", scene.Mat32(fs.vp))
+		gl.Uniform3fv(q.loc("uPalette"), slots.PaletteSize, &fs.palette[0][0])
+		q.setVec4("uFlat", mgl32.Vec4{})
+		q.setInt("uTintAge", 0)
+		r.drawFar(q, fs, &st.Far)
+		p.use()
+	}
 	if fs.trees > 0 {
 		t := r.trees
 		t.use()

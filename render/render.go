@@ -232,6 +232,7 @@ type Renderer struct {
 	maskN          int
 	maskValid      bool
 	depthFar       *program
+	worldFar       *program // worldFrag with the near-mask discard
 	timer          gpuTimer
 	treeVAO        uint32
 	treeMesh       uint32
@@ -370,7 +371,7 @@ func (r *Renderer) Close() {
 		return
 	}
 	r.makeCurrent() // the objects below belong to this context
-	for _, p := range []*program{r.depthFar, r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth} {
+	for _, p := range []*program{r.depthFar, r.worldFar, r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth} {
 		p.delete()
 	}
 	r.terrain.delete()

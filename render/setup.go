@@ -28,6 +28,7 @@ func (r *Renderer) setup() error {
 		{&r.terrainMain, "terrain", src(terrainMainVert), src(terrainFrag)},
 		{&r.terrainDepth, "terrain depth", src(terrainDepthVert), src(depthFrag)},
 		{&r.depthFar, "far depth", src(depthFarVert), src(depthFarFrag)},
+		{&r.worldFar, "far world", src(worldVert), farSrc(worldFrag)},
 	}
 	for _, p := range progs {
 		if *p.dst, err = newProgram(p.name, p.v, p.f); err != nil {

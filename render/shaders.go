@@ -98,6 +98,11 @@ vec3 slotPos() {
 
 func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
 
+// farSrc is src with FAR_MASK defined (the far tier's main-pass program).
+func farSrc(parts ...string) string {
+	return glslHeader + "#define FAR_MASK 1\n" + strings.Join(parts, "\n")
+}
+
 // The world vertex shader: slot and dynamic-region vertices. uOffset is the
 // group origin minus the eye, computed in float64 on the CPU (floating
 // origin), so positions here are small.
@@ -260,7 +265,9 @@ float lampLight(vec3 sf) {
 }
 
 void main() {
-	if (nearMasked(vRel)) discard;
+#ifdef FAR_MASK
+	if (nearMasked(vRel)) discard; // only the far program: near draws keep early depth tests
+#endif
 	if (uFlat.a > 0.0) {
 		oColour = uFlat;
 		return;
