@@ -388,6 +388,8 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.Uniform3fv(q.loc("uPalette"), slots.PaletteSize, &fs.palette[0][0])
 		q.setVec4("uFlat", mgl32.Vec4{})
 		q.setInt("uTintAge", 0)
+		q.setInt("uAgeTint", unitAge) // every sampler on a unit of its own type
+		q.setInt("uNearMask", unitNearMask)
 		r.drawFar(q, fs, &st.Far)
 		p.use()
 	}

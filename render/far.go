@@ -127,6 +127,7 @@ func (r *Renderer) setFarMask(p *program, fs *frameState, far bool) {
 		on = 1
 	}
 	p.setInt("uFarMask", on)
+	p.setInt("uNearMask", unitNearMask)
 	if on == 0 {
 		return
 	}
