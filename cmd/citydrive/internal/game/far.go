@@ -29,7 +29,14 @@ type farView struct {
 	mask    render.NearMask
 	nearVer uint64
 	valid   bool
+	// full marks mask blocks of blockCells×blockCells cells that are all
+	// marked: a far slot whose bounds lie in full blocks only is not drawn
+	// at all (every fragment of it would be discarded).
+	full   []bool
+	hidden int // far slots skipped this frame as wholly under near items
 }
+
+const blockCells = 8 // 32 m blocks
 
 // farSinkOf is the display's far region, when it has one and the far tier
 // is asked for.
@@ -52,11 +59,18 @@ func (s *Session) buildFar() {
 	for i := range f.groups {
 		f.groups[i].Slots = f.groups[i].Slots[:0]
 	}
+	v := s.view()
+	s.updateMask(v.Pos.X, v.Pos.Z)
 	ngroups := 0
+	f.hidden = 0
 	n := int32(ft.Config().Slots)
 	for sl := int32(0); sl < n; sl++ {
 		c := ft.Count(sl)
 		if c <= 0 {
+			continue
+		}
+		if f.underNear(ft.Bounds(sl)) {
+			f.hidden++
 			continue
 		}
 		origin := mgl64.Vec3(s.stream.FarSlotOrigin(sl))
@@ -83,8 +97,6 @@ func (s *Session) buildFar() {
 		})
 	}
 	s.frame.FarGroups = f.groups[:ngroups]
-	v := s.view()
-	s.updateMask(v.Pos.X, v.Pos.Z)
 	s.frame.NearMask = &f.mask
 }
 
@@ -118,6 +130,48 @@ func (s *Session) updateMask(x, z float64) {
 	}
 	f.nearVer, f.valid = table.Version(), true
 	m.Version++
+	nb := maskN / blockCells
+	if f.full == nil {
+		f.full = make([]bool, nb*nb)
+	}
+	for bj := 0; bj < nb; bj++ {
+		for bi := 0; bi < nb; bi++ {
+			all := true
+			for j := bj * blockCells; j < (bj+1)*blockCells && all; j++ {
+				row := m.Cells[j*maskN+bi*blockCells : j*maskN+(bi+1)*blockCells]
+				for _, c := range row {
+					if c == 0 {
+						all = false
+						break
+					}
+				}
+			}
+			f.full[bj*nb+bi] = all
+		}
+	}
+}
+
+// underNear reports whether bounds b lie wholly in fully marked blocks.
+func (f *farView) underNear(b slots.Bounds) bool {
+	m := &f.mask
+	if f.full == nil {
+		return false
+	}
+	bs := m.Cell * blockCells
+	nb := maskN / blockCells
+	i0, i1 := int(math.Floor((b.Min[0]-m.OriginX)/bs)), int(math.Floor((b.Max[0]-m.OriginX)/bs))
+	j0, j1 := int(math.Floor((b.Min[2]-m.OriginZ)/bs)), int(math.Floor((b.Max[2]-m.OriginZ)/bs))
+	if i0 < 0 || j0 < 0 || i1 >= nb || j1 >= nb {
+		return false
+	}
+	for j := j0; j <= j1; j++ {
+		for i := i0; i <= i1; i++ {
+			if !f.full[j*nb+i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // markBounds marks the cells whose centres lie inside b (horizontally).
