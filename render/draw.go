@@ -390,7 +390,14 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		q.setInt("uTintAge", 0)
 		q.setInt("uAgeTint", unitAge) // every sampler on a unit of its own type
 		q.setInt("uNearMask", unitNearMask)
+		// The pre-pass holds the far depth already: without depth writes the
+		// discarding far program keeps early depth tests, so far fragments
+		// behind near geometry cost nothing.
+		if !r.opt.NoDepthPrepass {
+			gl.DepthMask(false)
+		}
 		r.drawFar(q, fs, &st.Far)
+		gl.DepthMask(true)
 		p.use()
 	}
 	if fs.trees > 0 {

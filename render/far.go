@@ -144,6 +144,10 @@ func (r *Renderer) drawFar(p *program, fs *frameState, ps *PassStats) {
 		return
 	}
 	r.setFarMask(p, fs, true)
+	// Far geometry is closed masses and ground, wound counter-clockwise
+	// from its normal's side (citygen's quadN): back faces never show.
+	gl.Enable(gl.CULL_FACE)
+	defer gl.Disable(gl.CULL_FACE)
 	gl.BindVertexArray(r.vao)
 	cam := fs.f.Camera.Position
 	for i, g := range fs.farGroups {
