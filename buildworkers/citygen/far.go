@@ -240,10 +240,9 @@ func (b *Builder) farLot(spec world.EdgeSpec, side float64, k uint64, d world.Di
 	default:
 		floors = 2 + int(r(9104)*2)
 	}
-	// Lot ground, then the mass on a level base at the lowest corner.
-	w.rgb(0.5, 0.5, 0.47)
-	w.mat = slots.MaterialDefault
-	w.quadN(f.p(0, gy, front-farSetback), f.p(L, gy, front-farSetback), f.p(L, gy, front+depth), f.p(0, gy, front+depth), up)
+	// The mass on a level base at the lowest corner (no lot ground: the
+	// block ground is under it, and two grounds a few cm apart would fight
+	// for depth kilometres out).
 	base := math.Min(ground, b.w.Height(a.Add(nrm.Scale(front)).X, a.Add(nrm.Scale(front)).Z)) - 0.3
 	top := base + 0.3 + float64(floors)*slots.FarFloorHeight
 	g := 1.0
