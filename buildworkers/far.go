@@ -232,8 +232,8 @@ func (s *Streamer) FarStats() FarStats {
 }
 
 // FarReady reports whether the far tier has walked and built everything it
-// wants (true without a far tier).
-func (s *Streamer) FarReady() bool { return s.far == nil || s.far.ready() }
+// wants, nothing in flight (true without a far tier).
+func (s *Streamer) FarReady() bool { return s.far == nil || s.far.ready() && s.far.inflight == 0 }
 
 // pushFar sends far builds to the workers once nothing near waits: far
 // items are never built ahead of near ones. Without healthy workers the

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -37,6 +38,15 @@ type farView struct {
 }
 
 const blockCells = 8 // 32 m blocks
+
+// farHUD is the HUD line of the far tier.
+func (s *Session) farHUD() string {
+	if s.stream.FarTable() == nil {
+		return "FAR TIER OFF"
+	}
+	st := s.stream.FarStats()
+	return fmt.Sprintf("FAR %d/%d BUILT  HIDDEN %d  REACH %.0f M AHEAD %.0f BEHIND", st.Built, st.Used, s.far.hidden, st.Reach.Ahead, st.Reach.Behind)
+}
 
 // farSinkOf is the display's far region, when it has one and the far tier
 // is asked for.

@@ -594,6 +594,7 @@ func (s *Session) buildFrame() {
 			fmt.Sprintf("FPS %.0f  CPU FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
 			s.gpuHUD(),
 			fmt.Sprintf("SLOTS %d/%d  PENDING %d  IN FLIGHT %d", st.Used, st.Total, st.Pending, st.InFlight),
+			s.farHUD(),
 			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
 			fmt.Sprintf("%s  SPEED %.0f KM/H", fallback, s.car.Speed()*3.6),
 		)
