@@ -28,6 +28,9 @@ type PoolConfig struct {
 	// Gate, when set, is read-locked by a worker around each job: a
 	// benchmark write-locks it to measure the main goroutine alone.
 	Gate *sync.RWMutex
+	// ExtraInFlight is how many more requests per worker dispatch (the far
+	// tier's) may add over MaxInFlight; the channels are sized for both.
+	ExtraInFlight int
 }
 
 func (c PoolConfig) validate() error {
@@ -66,7 +69,7 @@ type message struct {
 
 // payload is the recyclable memory of one result.
 type payload struct {
-	verts []float32
+	verts []uint32
 	trees []slots.Tree
 	obst  []slots.Obstacle
 }
@@ -105,8 +108,8 @@ func NewPool(cfg PoolConfig, now time.Time) (*Pool, error) {
 	// a main goroutine that is busy.
 	p := &Pool{
 		cfg:     cfg,
-		out:     make(chan message, cfg.Workers*(cfg.MaxInFlight+2)),
-		recycle: make(chan payload, cfg.Workers*cfg.MaxInFlight*2),
+		out:     make(chan message, cfg.Workers*(cfg.MaxInFlight+cfg.ExtraInFlight+2)),
+		recycle: make(chan payload, cfg.Workers*(cfg.MaxInFlight+cfg.ExtraInFlight)*2),
 		csFree:  make(chan *roadgraph.ChangeSet, cfg.Workers*cfg.MaxInFlight*2),
 		started: now,
 	}
@@ -127,7 +130,7 @@ func NewPool(cfg PoolConfig, now time.Time) (*Pool, error) {
 	for i := 0; i < cfg.Workers; i++ {
 		e := &workerEntry{
 			// a change set may precede every request
-			in:       make(chan job, 2*cfg.MaxInFlight),
+			in:       make(chan job, 2*(cfg.MaxInFlight+cfg.ExtraInFlight)),
 			cursor:   roadgraph.NewCursor(),
 			inFlight: make([]Request, 0, cfg.MaxInFlight),
 		}
@@ -199,9 +202,9 @@ func (p *Pool) build(id int, b Builder, g *roadgraph.Graph, req Request) Result 
 	case pl = <-p.recycle:
 	default:
 	}
-	n := out.Count * slots.FloatsPerVertex
+	n := out.Count * slots.WordsPerVertex
 	if cap(pl.verts) < n {
-		pl.verts = make([]float32, n, n+n/4)
+		pl.verts = make([]uint32, n, n+n/4)
 	}
 	out.Verts = append(pl.verts[:0], out.Verts[:n]...)
 	out.Trees = append(pl.trees[:0], out.Trees...)
@@ -228,12 +231,19 @@ func (p *Pool) InFlight() int {
 // set when g changed since that worker last synced. It returns false when
 // no worker can take it now.
 func (p *Pool) Dispatch(g *roadgraph.Graph, req Request) bool {
+	return p.dispatch(g, req, p.cfg.MaxInFlight)
+}
+
+// dispatch is Dispatch with a per-worker in-flight limit of its own (the
+// far tier's cheap builds go deeper, see pushFar).
+func (p *Pool) dispatch(g *roadgraph.Graph, req Request, limit int) bool {
 	if p.failed != "" {
 		return false
 	}
+	limit = min(limit, p.cfg.MaxInFlight+p.cfg.ExtraInFlight)
 	var best *workerEntry
 	for _, w := range p.workers {
-		if w.ready && len(w.inFlight) < p.cfg.MaxInFlight && (best == nil || len(w.inFlight) < len(best.inFlight)) {
+		if w.ready && len(w.inFlight) < limit && (best == nil || len(w.inFlight) < len(best.inFlight)) {
 			best = w
 		}
 	}

@@ -34,6 +34,7 @@ type Config struct {
 	NewBuilder          func() Builder
 	Log                 *slog.Logger
 	Gate                *sync.RWMutex // see PoolConfig.Gate
+	Far                 FarConfig     // the far tier (far.go); off without a sink
 }
 
 // DefaultConfig holds the reference defaults; NewBuilder must still be set.
@@ -50,12 +51,13 @@ func DefaultConfig() Config {
 		EvictKeep:           1200,
 		RequeueRadius:       142,
 		RebaseDistance:      2048,
+		Far:                 DefaultFarConfig(),
 	}
 }
 
 // Validate reports budgets the streamer cannot honour.
 func (c Config) Validate() error {
-	errs := []error{c.Slots.Validate(), c.Walk.Validate()}
+	errs := []error{c.Slots.Validate(), c.Walk.Validate(), c.Far.validate()}
 	if c.Workers < 0 || c.Workers > 256 {
 		errs = append(errs, fmt.Errorf("workers must be 0..256, got %d", c.Workers))
 	}
@@ -130,6 +132,7 @@ type Streamer struct {
 	walked   bool
 	stats    Stats
 	items    []walker.Item
+	far      *farTier // nil: no far tier (far.go)
 	// overflow log lines go to a goroutine: see logOverflow
 	overflowLog chan int64
 	loggerDone  chan struct{}
@@ -167,13 +170,18 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 	if cfg.Workers > 0 {
 		s.pool, err = NewPool(PoolConfig{
 			Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, World: w,
-			NewBuilder: cfg.NewBuilder, Gate: cfg.Gate,
+			NewBuilder: cfg.NewBuilder, Gate: cfg.Gate, ExtraInFlight: cfg.Far.extraInFlight(),
 		}, now)
 		if err != nil {
 			return nil, err
 		}
 	} else {
 		s.stats.Fallback = "no workers configured"
+	}
+	if cfg.Far.On() {
+		if s.far, err = newFarTier(cfg.Far, w, cfg.Gate); err != nil {
+			return nil, err
+		}
 	}
 	s.overflowLog = make(chan int64, overflowLogQueue)
 	s.loggerDone = make(chan struct{})
@@ -222,7 +230,7 @@ func (s *Streamer) inFlight() int {
 // Ready is the start-up gate: slots exist, nothing pending, nothing in
 // flight.
 func (s *Streamer) Ready() bool {
-	return s.walked && s.table.Used() > 0 && len(s.table.Pending()) == 0 && len(s.mainQ) == 0 && s.inFlight() == 0
+	return s.walked && s.table.Used() > 0 && len(s.table.Pending()) == 0 && len(s.mainQ) == 0 && s.nearInFlight() == 0
 }
 
 // Progress is the fraction of used slots whose geometry is uploaded.
@@ -239,7 +247,8 @@ func (s *Streamer) Progress() float64 {
 func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 	s.visibleT -= dt
 	budget := s.cfg.UploadBytesPerFrame
-	if !s.walked || s.visibleT <= 0 {
+	nearWalk := !s.walked || s.visibleT <= 0
+	if nearWalk {
 		s.visibleT = s.cfg.VisibleEvery.Seconds()
 		s.refreshVisible(car, heading)
 		// The walk is this frame's big job: uploads wait one frame rather
@@ -260,6 +269,10 @@ func (s *Streamer) Update(dt float64, car, heading world.Vec2, now time.Time) {
 		}
 	}
 	s.push()
+	if s.far != nil {
+		s.far.walk(dt, car, heading, nearWalk)
+		s.pushFar()
+	}
 }
 
 // Pace makes a run faster than real time see the workers' results when a
@@ -307,6 +320,9 @@ func (s *Streamer) rebase(car world.Vec2) {
 	const snap = 256.0
 	s.origin = [3]float64{math.Round(car.X/snap) * snap, 0, math.Round(car.Z/snap) * snap}
 	s.stats.Requeued += s.table.RequeueNear(car.X, car.Z, math.Inf(1))
+	if s.far != nil {
+		s.far.table.RequeueNear(car.X, car.Z, math.Inf(1))
+	}
 	s.stats.Rebases++
 }
 
@@ -317,6 +333,10 @@ func (s *Streamer) drain(budget int) {
 		r, ok := s.pool.Poll()
 		if !ok {
 			return
+		}
+		if r.Item.Kind == walker.Far {
+			budget -= s.drainFar(&r)
+			continue
 		}
 		if r.Missing {
 			s.stats.Missing++
@@ -346,6 +366,12 @@ func (s *Streamer) current(req Request) bool {
 // takeBack moves requests returned by a failed pool to the main queue.
 func (s *Streamer) takeBack() {
 	for _, r := range s.pool.TakeReturned() {
+		if r.Item.Kind == walker.Far { // waits for workers (see pushFar)
+			s.far.inflight--
+			s.far.latest[r.Slot] = 0
+			s.far.table.Requeue(r.Slot)
+			continue
+		}
 		if s.current(r) {
 			s.mainQ = append(s.mainQ, r)
 		}
@@ -475,6 +501,10 @@ func (s *Streamer) runLogger() {
 func (s *Streamer) Close() {
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	if s.far != nil {
+		s.far.close()
+		s.far = nil
 	}
 	if s.overflowLog != nil {
 		close(s.overflowLog)

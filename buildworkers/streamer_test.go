@@ -29,7 +29,7 @@ const testSeed = 412
 // its output depends on the graph exactly as a real builder's does.
 type fakeBuilder struct {
 	id      int
-	scratch []float32
+	scratch []uint32
 	// hooks
 	missing func(id int, it walker.Item) bool
 	panicAt func(id int, n int) bool
@@ -75,8 +75,9 @@ func (b *fakeBuilder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float6
 	}
 	b.scratch = b.scratch[:0]
 	for i := 0; i < n; i++ {
-		v := [slots.FloatsPerVertex]float32{float32(p.X - origin[0]), float32(i), float32(p.Z - origin[2])}
-		v[slots.OffsetVariant] = float32(b.id)
+		var v [slots.WordsPerVertex]uint32
+		v[0], v[1] = slots.PackPos(p.X-origin[0], float64(i), p.Z-origin[2])
+		v[3] = slots.PackMaterial(0, 0, float32(b.id)/256)
 		b.scratch = append(b.scratch, v[:]...)
 	}
 	bounds := slots.Bounds{Min: [3]float64{p.X, 0, p.Z}, Max: [3]float64{p.X, float64(n), p.Z}}

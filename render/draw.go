@@ -45,6 +45,10 @@ type frameState struct {
 	fbW, fbH  int
 	camOrigin mgl64.Vec3
 	terrainOn bool // voxel chunks are drawn this frame
+	farGroups []Group
+	maskOn    bool
+	maskEye   mgl32.Vec3 // eye minus the near mask's origin corner
+	maskSize  float32
 }
 
 // Draw renders one frame into the window's back buffer. Call Present to
@@ -62,6 +66,7 @@ func (r *Renderer) Draw(f *Frame) error {
 		r.stats = st
 		return nil
 	}
+	r.timer.beginFrame()
 	winW, winH := r.win.GetSize()
 	st.Scale = r.RenderScale()
 	fs.tw, fs.th = scale.TargetSize(fs.fbW, fs.fbH, winW, winH, r.opt.Profile.MaxPixelRatio, st.Scale)
@@ -99,6 +104,8 @@ func (r *Renderer) Draw(f *Frame) error {
 		st.BadSlots += l.Bad
 	}
 
+	r.prepareFar(&fs, &fr, &st)
+
 	// Terrain: stored chunks, culled by their boxes, nearest first.
 	if t := r.terrain; !f.Loading && !f.NoTerrain && t.store.Len() > 0 {
 		t.list.Build(t.store, cam.Position, &fr)
@@ -113,8 +120,9 @@ func (r *Renderer) Draw(f *Frame) error {
 			st.DynamicDropped = n - r.opt.DynamicVerts
 			n = r.opt.DynamicVerts
 		}
+		n = slots.EncodeWide(r.dynWords[:n*slots.WordsPerVertex], f.Dynamic[:n*slots.FloatsPerVertex])
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
-		gl.BufferSubData(gl.ARRAY_BUFFER, int(r.dynamicFirst)*slots.BytesPerVertex, n*slots.BytesPerVertex, gl.Ptr(f.Dynamic))
+		gl.BufferSubData(gl.ARRAY_BUFFER, int(r.dynamicFirst)*slots.BytesPerVertex, n*slots.BytesPerVertex, gl.Ptr(r.dynWords))
 		fs.dynCount = int32(n)
 	}
 
@@ -156,6 +164,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	r.shadowPass(&fs, &st)
 
 	// Into the off-screen target.
+	r.timer.begin(gpuDepth)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, r.target.fbo)
 	gl.Viewport(0, 0, int32(fs.tw), int32(fs.th))
 	h := fs.light.Horizon
@@ -164,7 +173,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	gl.ClearDepth(1)
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 
-	if len(fs.groups) > 0 || fs.dynCount > 0 || fs.terrainOn {
+	if len(fs.groups) > 0 || len(fs.farGroups) > 0 || fs.dynCount > 0 || fs.terrainOn {
 		if !r.opt.NoDepthPrepass {
 			r.depthPrepass(&fs, &st)
 		}
@@ -173,18 +182,21 @@ func (r *Renderer) Draw(f *Frame) error {
 			r.wireframePass(&fs, &st)
 		}
 	}
+	r.timer.begin(gpuSky)
 	r.skyPass(&fs, &st)
 	if f.Debug&DebugBoxes != 0 {
 		r.boxesPass(&fs, &st, &fr)
 	}
 
 	// Blit to the window, then the HUD at full resolution.
+	r.timer.begin(gpuHUD)
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, r.target.fbo)
 	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
 	gl.BlitFramebuffer(0, 0, int32(fs.tw), int32(fs.th), 0, 0, int32(fs.fbW), int32(fs.fbH), gl.COLOR_BUFFER_BIT, gl.LINEAR)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 	gl.Viewport(0, 0, int32(fs.fbW), int32(fs.fbH))
 	r.hudPass(&fs, &st)
+	r.timer.end()
 
 	r.stats = st
 	return glError("frame")
@@ -249,6 +261,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 	centre := scene.ShadowCentre(f.Camera, half)
 	if s.NeedsRefresh(centre, fs.light.Dir) {
 		st.ShadowRefreshed = true
+		r.timer.begin(gpuShadow)
 		*s = scene.ShadowState{Valid: true, Centre: centre, Sun: fs.light.Dir}
 		vp := scene.ShadowViewProj(fs.light.Dir, half)
 		sfr := frustum.FromViewProj(vp)
@@ -274,14 +287,6 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 			st.Shadow.Draws++
 		}
-		r.shadow.terrain = fs.terrainOn
-		if fs.terrainOn {
-			t := r.terrain
-			t.shadowList.Build(t.store, centre, &sfr)
-			r.terrainDepth.use()
-			r.terrainDepth.setMat4("uViewProj", scene.Mat32(vp))
-			t.draw(r.terrainDepth, &t.shadowList, centre, &st.Shadow)
-		}
 		if fs.trees > 0 {
 			r.trees.use()
 			r.setLighting(r.trees, fs)
@@ -292,6 +297,16 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
 			st.Shadow.Instanced++
 		}
+		r.shadow.terrain = fs.terrainOn
+		if fs.terrainOn {
+			r.timer.begin(gpuShadowTerrain)
+			t := r.terrain
+			t.shadowList.Build(t.store, centre, &sfr)
+			r.terrainDepth.use()
+			r.terrainDepth.setMat4("uViewProj", scene.Mat32(vp))
+			t.draw(r.terrainDepth, &t.shadowList, centre, &st.Shadow)
+		}
+		r.timer.end()
 		gl.Disable(gl.POLYGON_OFFSET_FILL)
 	} else {
 		s.FramesSince++
@@ -318,7 +333,13 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Depth.Draws++
 	}
+	if len(fs.farGroups) > 0 {
+		r.depthFar.use()
+		r.depthFar.setMat4("uViewProj", scene.Mat32(fs.vp))
+		r.drawFar(r.depthFar, fs, &st.FarDepth)
+	}
 	if fs.terrainOn {
+		r.timer.begin(gpuDepthTerrain)
 		gl.Enable(gl.CULL_FACE) // chunk faces wind counter-clockwise from outside
 		r.terrainDepth.use()
 		r.terrainDepth.setMat4("uViewProj", scene.Mat32(fs.vp))
@@ -329,6 +350,7 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 }
 
 func (r *Renderer) mainPass(fs *frameState, st *Stats) {
+	r.timer.begin(gpuMain)
 	gl.DepthFunc(gl.LEQUAL)
 	gl.DepthMask(true)
 	p := r.world
@@ -358,8 +380,25 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Main.Draws++
 	}
-	if fs.terrainOn {
-		r.terrainPass(fs, &st.Main, mgl32.Vec4{})
+	if len(fs.farGroups) > 0 {
+		q := r.worldFar
+		q.use()
+		r.setLighting(q, fs)
+		q.setMat4("uViewProj", scene.Mat32(fs.vp))
+		gl.Uniform3fv(q.loc("uPalette"), slots.PaletteSize, &fs.palette[0][0])
+		q.setVec4("uFlat", mgl32.Vec4{})
+		q.setInt("uTintAge", 0)
+		q.setInt("uAgeTint", unitAge) // every sampler on a unit of its own type
+		q.setInt("uNearMask", unitNearMask)
+		// The pre-pass holds the far depth already: without depth writes the
+		// discarding far program keeps early depth tests, so far fragments
+		// behind near geometry cost nothing.
+		if !r.opt.NoDepthPrepass {
+			gl.DepthMask(false)
+		}
+		r.drawFar(q, fs, &st.Far)
+		gl.DepthMask(true)
+		p.use()
 	}
 	if fs.trees > 0 {
 		t := r.trees
@@ -370,6 +409,10 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.BindVertexArray(r.treeVAO)
 		gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
 		st.Main.Instanced++
+	}
+	if fs.terrainOn {
+		r.timer.begin(gpuMainTerrain)
+		r.terrainPass(fs, &st.Main, mgl32.Vec4{})
 	}
 }
 

@@ -54,6 +54,7 @@ type (
 	DebugFlags = scene.DebugFlags
 	Palette    = scene.Palette
 	Profile    = scale.Profile
+	NearMask   = scene.NearMask
 )
 
 // Re-exported constants.
@@ -96,6 +97,11 @@ type Options struct {
 	// Open and never resized (8 MiB of quads with the defaults).
 	TerrainChunks        int
 	TerrainQuadsPerChunk int
+
+	// FarSlots is the far tier's slot count (0: none) and FarVertsPerSlot
+	// its slot size (default slots.DefaultFarVertsPerSlot); see far.go.
+	FarSlots        int
+	FarVertsPerSlot int
 }
 
 func (o *Options) defaults() error {
@@ -129,7 +135,16 @@ func (o *Options) defaults() error {
 	if o.VertsPerSlot < slots.MinVertsPerSlot || o.VertsPerSlot > slots.MaxVertsPerSlot {
 		return fmt.Errorf("render: %d vertices per slot out of range [%d, %d]", o.VertsPerSlot, slots.MinVertsPerSlot, slots.MaxVertsPerSlot)
 	}
-	if int64(o.Slots)*int64(o.VertsPerSlot)+int64(o.DynamicVerts) > 1<<31/slots.BytesPerVertex {
+	if o.FarSlots < 0 || o.FarSlots > slots.MaxSlots {
+		return fmt.Errorf("render: %d far slots out of range [0, %d]", o.FarSlots, slots.MaxSlots)
+	}
+	if o.FarSlots > 0 && o.FarVertsPerSlot == 0 {
+		o.FarVertsPerSlot = slots.DefaultFarVertsPerSlot
+	}
+	if o.FarSlots > 0 && (o.FarVertsPerSlot < slots.MinVertsPerSlot || o.FarVertsPerSlot > slots.MaxVertsPerSlot) {
+		return fmt.Errorf("render: %d vertices per far slot out of range", o.FarVertsPerSlot)
+	}
+	if int64(o.Slots)*int64(o.VertsPerSlot)+int64(o.FarSlots)*int64(o.FarVertsPerSlot)+int64(o.DynamicVerts) > 1<<31/slots.BytesPerVertex {
 		return errors.New("render: vertex buffer over 2 GiB")
 	}
 	if o.TerrainChunks == 0 {
@@ -170,6 +185,9 @@ type PassStats struct {
 // Stats describe the last frame drawn.
 type Stats struct {
 	Shadow, Depth, Main, Wireframe, Overlay PassStats
+	Far, FarDepth                           PassStats // the far tier's main and depth pre-pass draws
+	FarCulled                               int       // far slots the frustum rejected
+	MaskUploads                             int       // near-mask texture uploads this frame
 	ShadowRefreshed                         bool
 	Culled                                  int // slots with vertices rejected by the frustum
 	BadSlots                                int // slot draws with an out-of-range index
@@ -204,6 +222,17 @@ type Renderer struct {
 	vbo, vao       uint32
 	slotCounts     []int // what the sink last set; informational
 	dynamicFirst   int32
+	dynWords       []uint32 // the dynamic region encoded (slots.EncodeWide), reused
+	farCounts      []int    // far tier (far.go)
+	farFirst       int32
+	farLists       [scene.MaxGroups]scene.DrawList
+	maskTex        uint32
+	maskVersion    uint64
+	maskN          int
+	maskValid      bool
+	depthFar       *program
+	worldFar       *program // worldFrag with the near-mask discard
+	timer          gpuTimer
 	treeVAO        uint32
 	treeMesh       uint32
 	treeInst       uint32
@@ -341,15 +370,18 @@ func (r *Renderer) Close() {
 		return
 	}
 	r.makeCurrent() // the objects below belong to this context
-	for _, p := range []*program{r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth} {
+	for _, p := range []*program{r.depthFar, r.worldFar, r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth} {
 		p.delete()
 	}
 	r.terrain.delete()
+	if r.timer.ok {
+		gl.DeleteQueries(int32(timerLag*gpuSections), &r.timer.q[0][0])
+	}
 	bufs := []uint32{r.vbo, r.treeMesh, r.treeInst, r.lineVBO, r.hudVBO}
 	gl.DeleteBuffers(int32(len(bufs)), &bufs[0])
 	vaos := []uint32{r.vao, r.treeVAO, r.lineVAO, r.hudVAO, r.emptyVAO}
 	gl.DeleteVertexArrays(int32(len(vaos)), &vaos[0])
-	texs := []uint32{r.fontTex, r.ageTex}
+	texs := []uint32{r.fontTex, r.ageTex, r.maskTex}
 	gl.DeleteTextures(int32(len(texs)), &texs[0])
 	r.target.delete()
 	r.shadow.delete()

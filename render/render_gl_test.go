@@ -63,7 +63,7 @@ func glRenderer(t *testing.T) *Renderer {
 	}
 	onMain(func() {
 		if shared == nil && sharedErr == nil {
-			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Slots: 16, VertsPerSlot: 1200, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
+			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Slots: 16, VertsPerSlot: 1200, FarSlots: 8, FarVertsPerSlot: 600, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
 		}
 	})
 	require.NoError(t, sharedErr)
@@ -93,6 +93,13 @@ func box(v []float32, lo, hi, col mgl32.Vec3, material float32) []float32 {
 	v = quad(v, mgl32.Vec3{x1, y0, z1}, mgl32.Vec3{x1, y0, z0}, mgl32.Vec3{x1, y1, z0}, mgl32.Vec3{x1, y1, z1}, mgl32.Vec3{1, 0, 0}, col, material)
 	v = quad(v, mgl32.Vec3{x0, y0, z0}, mgl32.Vec3{x0, y0, z1}, mgl32.Vec3{x0, y1, z1}, mgl32.Vec3{x0, y1, z0}, mgl32.Vec3{-1, 0, 0}, col, material)
 	return v
+}
+
+// enc encodes wide test vertices into the slot format.
+func enc(v []float32) []uint32 {
+	w := make([]uint32, len(v)/slots.FloatsPerVertex*slots.WordsPerVertex)
+	slots.EncodeWide(w, v)
+	return w
 }
 
 func bounds(v []float32) (lo, hi mgl32.Vec3) {
@@ -162,7 +169,7 @@ func TestUploadedTriangleLandsAtExpectedPixelFarOut(t *testing.T) {
 	r := glRenderer(t)
 	origin, tri := farTriangle()
 	var upErr error
-	onMain(func() { upErr = r.Upload(5, tri, 3) })
+	onMain(func() { upErr = r.Upload(5, enc(tri), 3) })
 	require.NoError(t, upErr)
 	lo, hi := bounds(tri)
 	f := noonFrame(Group{Origin: origin, Slots: []SlotDraw{{Slot: 5, Count: 3, Min: lo, Max: hi}}})
@@ -203,9 +210,9 @@ func TestUploadRejectsOverflow(t *testing.T) {
 	r := glRenderer(t)
 	var e1, e2, e3 error
 	onMain(func() {
-		e1 = r.Upload(0, make([]float32, 1201*slots.FloatsPerVertex), 1201)
+		e1 = r.Upload(0, make([]uint32, 1201*slots.WordsPerVertex), 1201)
 		e2 = r.Upload(99, nil, 0)
-		e3 = r.Upload(0, make([]float32, 3*slots.FloatsPerVertex), 4)
+		e3 = r.Upload(0, make([]uint32, 3*slots.WordsPerVertex), 4)
 	})
 	assert.ErrorContains(t, e1, "holds 1200")
 	assert.ErrorContains(t, e2, "out of range")
@@ -221,7 +228,7 @@ func city(t *testing.T, r *Renderer, origin mgl64.Vec3) Group {
 	g.Origin = origin
 	add := func(slot int, v []float32, trees []slots.Tree) {
 		var err error
-		onMain(func() { err = r.Upload(slot, v, len(v)/slots.FloatsPerVertex) })
+		onMain(func() { err = r.Upload(slot, enc(v), len(v)/slots.FloatsPerVertex) })
 		require.NoError(t, err)
 		lo, hi := bounds(v)
 		g.Slots = append(g.Slots, SlotDraw{Slot: slot, Count: len(v) / slots.FloatsPerVertex, Min: lo, Max: hi, Trees: trees})
@@ -338,8 +345,8 @@ func TestTwoOriginGroupsAfterRebase(t *testing.T) {
 		moved[i] += 1000 + 3
 	}
 	onMain(func() {
-		require.NoError(t, r.Upload(6, tri, 3))
-		require.NoError(t, r.Upload(7, moved, 3))
+		require.NoError(t, r.Upload(6, enc(tri), 3))
+		require.NoError(t, r.Upload(7, enc(moved), 3))
 	})
 	lo, hi := bounds(tri)
 	lo2, hi2 := bounds(moved)

@@ -27,6 +27,8 @@ func (r *Renderer) setup() error {
 		{&r.hudProg, "hud", src(hudVert), src(hudFrag)},
 		{&r.terrainMain, "terrain", src(terrainMainVert), src(terrainFrag)},
 		{&r.terrainDepth, "terrain depth", src(terrainDepthVert), src(depthFrag)},
+		{&r.depthFar, "far depth", src(depthFarVert), src(depthFarFrag)},
+		{&r.worldFar, "far world", src(worldVert), farSrc(worldFrag)},
 	}
 	for _, p := range progs {
 		if *p.dst, err = newProgram(p.name, p.v, p.f); err != nil {
@@ -35,8 +37,9 @@ func (r *Renderer) setup() error {
 	}
 
 	// The one world vertex buffer.
-	total := r.opt.Slots*r.opt.VertsPerSlot + r.opt.DynamicVerts
-	r.dynamicFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
+	total := r.opt.Slots*r.opt.VertsPerSlot + r.opt.FarSlots*r.opt.FarVertsPerSlot + r.opt.DynamicVerts
+	r.farFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
+	r.dynamicFirst = r.farFirst + int32(r.opt.FarSlots*r.opt.FarVertsPerSlot)
 	r.slotCounts = make([]int, r.opt.Slots)
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
@@ -46,17 +49,13 @@ func (r *Renderer) setup() error {
 	if err := glError("allocating the vertex buffer"); err != nil {
 		return fmt.Errorf("%w (%d MB)", err, total*slots.BytesPerVertex>>20)
 	}
-	attrs := []struct {
-		loc    uint32
-		offset int
-	}{
-		{0, slots.OffsetPosition}, {1, slots.OffsetNormal}, {2, slots.OffsetColour},
-		{3, slots.OffsetMaterial}, {4, slots.OffsetStreetFrame},
-	}
-	for _, a := range attrs {
-		gl.EnableVertexAttribArray(a.loc)
-		gl.VertexAttribPointerWithOffset(a.loc, 3, gl.FLOAT, false, slots.BytesPerVertex, uintptr(a.offset*4))
-	}
+	// The 24-byte vertex as integers (slots/format.go; decoded by
+	// slotVertexGLSL): words 0-3 at location 0, words 4-5 at location 1.
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribIPointerWithOffset(0, 4, gl.UNSIGNED_INT, slots.BytesPerVertex, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribIPointerWithOffset(1, 2, gl.UNSIGNED_INT, slots.BytesPerVertex, 16)
+	r.dynWords = make([]uint32, r.opt.DynamicVerts*slots.WordsPerVertex)
 
 	// Trees: the mesh and a fixed-capacity instance buffer.
 	mesh := scene.TreeMesh()
@@ -132,6 +131,8 @@ func (r *Renderer) setup() error {
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 
+	r.timer.init()
+	r.setupFar()
 	if err := r.setupTerrain(); err != nil {
 		return err
 	}

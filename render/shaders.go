@@ -29,22 +29,85 @@ var glslHeader = fmt.Sprintf(`#version 410 core
 #define LAMP_SPACING %g
 #define LAMP_LEFT %d
 #define LAMP_RIGHT %d
+#define POS_STEP %g
+#define POS_BIAS_XZ %d
+#define POS_BIAS_Y %d
+#define ALONG_STEP %g
+#define ALONG_BIAS %d.0
+#define ACROSS_STEP %g
+#define HALF_WIDTH_STEP %g
+#define MAT_FAR_FACADE %d
+#define FAR_FLOOR_H %g
+#define FAR_BAY_W %g
 `, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
 	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar,
 	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize,
-	slots.LampSpacing, slots.LampLeft, slots.LampRight)
+	slots.LampSpacing, slots.LampLeft, slots.LampRight,
+	slots.PosStep, slots.PosBiasXZ, slots.PosBiasY, slots.AlongStep, slots.AlongBias, slots.AcrossStep, slots.HalfWidthStep,
+	slots.MaterialFarFacade, slots.FarFloorHeight, slots.FarBayWidth)
+
+// nearMaskGLSL discards far-tier fragments where near items are built (see
+// far.go): the mask is a ground grid around the car, looked up at the
+// fragment's eye-relative position plus the eye's offset from the grid's
+// corner (float64 on the CPU), so it stays exact far from the origin.
+const nearMaskGLSL = `
+uniform int uFarMask;
+uniform sampler2D uNearMask;
+uniform vec3 uMaskEye;
+uniform float uMaskSize;
+bool nearMasked(vec3 rel) {
+	if (uFarMask == 0) return false;
+	vec2 uv = (rel.xz + uMaskEye.xz) / uMaskSize;
+	if (uv.x < 0.0 || uv.y < 0.0 || uv.x >= 1.0 || uv.y >= 1.0) return false;
+	return texture(uNearMask, uv).r > 0.0; // any non-zero byte
+}
+`
+
+// The far tier's depth pre-pass: depthVert's position (invariant, so the
+// main pass matches it) plus the eye-relative position for the mask.
+const depthFarVert = slotVertexGLSL + `
+uniform mat4 uViewProj;
+uniform vec3 uOffset;
+out vec3 vRel;
+invariant gl_Position;
+void main() {
+	vec3 rel = slotPos() + uOffset;
+	gl_Position = uViewProj * vec4(rel, 1.0);
+	vRel = rel;
+}
+`
+
+const depthFarFrag = nearMaskGLSL + `
+in vec3 vRel;
+void main() {
+	if (nearMasked(vRel)) discard;
+}
+`
+
+// slotVertexGLSL decodes the 24-byte slot vertex (slots/format.go): words
+// 0-3 at location 0, words 4-5 at location 1, as unsigned integers.
+const slotVertexGLSL = `
+layout(location = 0) in uvec4 aW; // position (0, 1), colour (2), normal, material, variant (3)
+vec3 slotPos() {
+	int x = int(aW.x & 0x3FFFFFu) - POS_BIAS_XZ;
+	int z = int((aW.x >> 22u) | ((aW.y & 0xFFFu) << 10u)) - POS_BIAS_XZ;
+	int y = int(aW.y >> 12u) - POS_BIAS_Y;
+	return vec3(float(x), float(y), float(z)) * POS_STEP;
+}
+`
 
 func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
+
+// farSrc is src with FAR_MASK defined (the far tier's main-pass program).
+func farSrc(parts ...string) string {
+	return glslHeader + "#define FAR_MASK 1\n" + strings.Join(parts, "\n")
+}
 
 // The world vertex shader: slot and dynamic-region vertices. uOffset is the
 // group origin minus the eye, computed in float64 on the CPU (floating
 // origin), so positions here are small.
-const worldVert = `
-layout(location = 0) in vec3 aPos;
-layout(location = 1) in vec3 aNormal;
-layout(location = 2) in vec3 aColour;
-layout(location = 3) in vec3 aMat;    // material, variant, occlusion
-layout(location = 4) in vec3 aStreet; // along, across, halfWidth + flags*1000
+const worldVert = slotVertexGLSL + `
+layout(location = 1) in uvec2 aW45; // street frame, lamp flags, occlusion
 
 uniform mat4 uViewProj;
 uniform vec3 uOffset;
@@ -67,21 +130,35 @@ out vec4 vTint;
 
 invariant gl_Position;
 
+vec3 octNormal(uint w) {
+	vec2 e = vec2(float(int(w & 0xFFu) - 127), float(int((w >> 8u) & 0xFFu) - 127)) / 127.0;
+	vec3 n = vec3(e.x, 1.0 - abs(e.x) - abs(e.y), e.y);
+	if (n.y < 0.0) {
+		n.xz = (1.0 - abs(e.yx)) * vec2(e.x < 0.0 ? -1.0 : 1.0, e.y < 0.0 ? -1.0 : 1.0);
+	}
+	return normalize(n);
+}
+
 void main() {
-	vec3 rel = aPos + uOffset;
+	vec3 rel = slotPos() + uOffset;
 	gl_Position = uViewProj * vec4(rel, 1.0);
 	vRel = rel;
-	vNormal = aNormal;
-	vec3 c = aColour;
-	if (c.r < 0.0) {
-		int i = clamp(int(floor(-c.r - 1.0 + 0.5)), 0, PALETTE_SIZE - 1);
-		c = uPalette[i];
+	vNormal = octNormal(aW.w);
+	uint cw = aW.z;
+	vec3 c = vec3(float(cw & 0xFFu), float((cw >> 8u) & 0xFFu), float((cw >> 16u) & 0xFFu)) / 255.0;
+	int pal = int(cw >> 24u);
+	if (pal > 0) { // weather palette entry pal-1 (slots.PackColour)
+		c = uPalette[clamp(pal - 1, 0, PALETTE_SIZE - 1)];
 	}
 	vColour = c;
-	vMaterial = int(aMat.x + 0.5);
-	vVariant = aMat.y;
-	vOcc = aMat.z;
-	vStreet = aStreet;
+	vMaterial = int((aW.w >> 16u) & 0xFFu);
+	vVariant = float(aW.w >> 24u) / 256.0;
+	vOcc = float((aW45.y >> 16u) & 0xFFu) / 255.0;
+	float along = float(aW45.x & 0xFFFFu) * ALONG_STEP - ALONG_BIAS;
+	float across = float(int(aW45.x) >> 16) * ACROSS_STEP;
+	float hw = float(aW45.y & 0xFFu) * HALF_WIDTH_STEP;
+	float flags = float((aW45.y >> 8u) & 0xFFu);
+	vStreet = vec3(along, across, hw + flags * LAMP_FLAG_SCALE);
 	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
 	vTint = uTintAge != 0 ? texelFetch(uAgeTint, gl_VertexID / uVertsPerSlot, 0) : vec4(0.0);
 }
@@ -90,13 +167,12 @@ void main() {
 // The depth-only vertex shader (shadow map and depth pre-pass). Its
 // position expression matches worldVert's exactly (and is invariant) so the
 // main pass can test against the pre-pass depth with GL_LEQUAL.
-const depthVert = `
-layout(location = 0) in vec3 aPos;
+const depthVert = slotVertexGLSL + `
 uniform mat4 uViewProj;
 uniform vec3 uOffset;
 invariant gl_Position;
 void main() {
-	vec3 rel = aPos + uOffset;
+	vec3 rel = slotPos() + uOffset;
 	gl_Position = uViewProj * vec4(rel, 1.0);
 }
 `
@@ -153,7 +229,7 @@ vec3 shade(vec3 base, vec3 n, float occ, float sh) {
 }
 `
 
-const worldFrag = lightingGLSL + `
+const worldFrag = lightingGLSL + nearMaskGLSL + `
 in vec3 vRel;
 in vec3 vNormal;
 in vec3 vColour;
@@ -189,6 +265,9 @@ float lampLight(vec3 sf) {
 }
 
 void main() {
+#ifdef FAR_MASK
+	if (nearMasked(vRel)) discard; // only the far program: near draws keep early depth tests
+#endif
 	if (uFlat.a > 0.0) {
 		oColour = uFlat;
 		return;
@@ -215,6 +294,21 @@ void main() {
 		col = mix(col, vec3(1.0, 0.83, 0.52) * 1.1, uNight * lit * 0.95);
 	} else if (m == MAT_LAMP) {
 		col = mix(col, lampColour * 1.6, uNight);
+	} else if (m == MAT_FAR_FACADE) {
+		// A window grid from the facade coordinates in the street frame,
+		// faded to its average where a window is under a pixel.
+		vec2 g = vec2(vStreet.x / FAR_BAY_W, vStreet.y / FAR_FLOOR_H);
+		vec2 f = fract(g);
+		float win = step(0.22, f.x) * step(f.x, 0.78) * step(0.3, f.y) * step(f.y, 0.8);
+		vec2 fw = fwidth(g);
+		float sharp = clamp(1.5 - 2.0 * max(fw.x, fw.y), 0.0, 1.0);
+		vec2 cell = floor(g);
+		float h = fract(sin(dot(cell, vec2(12.9898, 78.233)) + vVariant * 437.1) * 43758.5453);
+		vec3 glass = base * 0.3 + 0.2 * skyColour(reflect(-view, n)) * (1.0 - uNight);
+		vec3 lit = vec3(1.0, 0.83, 0.52) * 1.1 * step(0.45, h) * uNight;
+		vec3 w = glass + lit;
+		vec3 avg = mix(col, glass + vec3(1.0, 0.83, 0.52) * 0.6 * uNight, 0.31);
+		col = mix(avg, mix(col, w, win), sharp);
 	}
 	col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
 	col = fogged(col, vRel);

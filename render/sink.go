@@ -15,15 +15,15 @@ var _ slots.Sink = (*Renderer)(nil)
 // vertex buffer (only the used part, with one glBufferSubData). A count
 // over the slot's capacity or past the end of verts is an error, never a
 // silent cut: nothing is written then.
-func (r *Renderer) Upload(slot int, verts []float32, count int) error {
+func (r *Renderer) Upload(slot int, verts []uint32, count int) error {
 	if slot < 0 || slot >= r.opt.Slots {
 		return fmt.Errorf("render: upload to slot %d out of range [0, %d)", slot, r.opt.Slots)
 	}
 	if count < 0 || count > r.opt.VertsPerSlot {
 		return fmt.Errorf("render: upload of %d vertices to slot %d: a slot holds %d", count, slot, r.opt.VertsPerSlot)
 	}
-	if count*slots.FloatsPerVertex > len(verts) {
-		return fmt.Errorf("render: upload of %d vertices to slot %d with only %d floats", count, slot, len(verts))
+	if count*slots.WordsPerVertex > len(verts) {
+		return fmt.Errorf("render: upload of %d vertices to slot %d with only %d words", count, slot, len(verts))
 	}
 	r.makeCurrent()
 	r.slotCounts[slot] = count
@@ -52,5 +52,5 @@ func (r *Renderer) Clear(slot int) {
 // vertices, and the total size in bytes.
 func (r *Renderer) Capacity() (slotCount, vertsPerSlot, dynamicVerts, bytes int) {
 	o := r.opt
-	return o.Slots, o.VertsPerSlot, o.DynamicVerts, (o.Slots*o.VertsPerSlot + o.DynamicVerts) * slots.BytesPerVertex
+	return o.Slots, o.VertsPerSlot, o.DynamicVerts, (o.Slots*o.VertsPerSlot + o.FarSlots*o.FarVertsPerSlot + o.DynamicVerts) * slots.BytesPerVertex
 }

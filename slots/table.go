@@ -16,9 +16,9 @@ import (
 // Sink is the vertex buffer the table writes to: a GPU buffer in the game, a
 // preallocated slice headless.
 type Sink interface {
-	// Upload writes count vertices (FloatsPerVertex floats each) at the
-	// start of slot.
-	Upload(slot int, verts []float32, count int) error
+	// Upload writes count vertices (WordsPerVertex words each, see
+	// format.go) at the start of slot.
+	Upload(slot int, verts []uint32, count int) error
 	// Clear marks slot empty. It need not touch the buffer.
 	Clear(slot int)
 }
@@ -289,7 +289,7 @@ func (t *Table) Item(s int32) walker.Item { return t.items[s] }
 // vertices than a slot holds is never truncated silently: nothing is written,
 // the overflow is counted and an error wrapping ErrOverflow is returned, so
 // the caller can handle it.
-func (t *Table) Upload(s int32, key int64, verts []float32, count int, b Bounds) error {
+func (t *Table) Upload(s int32, key int64, verts []uint32, count int, b Bounds) error {
 	if t.keys[s] != key {
 		return ErrStale
 	}
@@ -297,8 +297,8 @@ func (t *Table) Upload(s int32, key int64, verts []float32, count int, b Bounds)
 		t.overflows++
 		return fmt.Errorf("slots: item %d needs %d vertices, slot holds %d: %w", key, count, t.cfg.VertsPerSlot, ErrOverflow)
 	}
-	if count < 0 || len(verts) < count*FloatsPerVertex {
-		return fmt.Errorf("slots: item %d: %d floats for %d vertices", key, len(verts), count)
+	if count < 0 || len(verts) < count*WordsPerVertex {
+		return fmt.Errorf("slots: item %d: %d words for %d vertices", key, len(verts), count)
 	}
 	if err := t.sink.Upload(int(s), verts, count); err != nil {
 		return err
@@ -395,10 +395,11 @@ func dist2(a, b [3]float64) float64 {
 }
 
 // BoundsOf computes the bounds of count vertices, offset by origin.
-func BoundsOf(verts []float32, count int, origin [3]float64) Bounds {
+func BoundsOf(verts []uint32, count int, origin [3]float64) Bounds {
 	b := Bounds{Min: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 	for i := 0; i < count; i++ {
-		v := verts[i*FloatsPerVertex+OffsetPosition:]
+		var v [3]float32
+		v[0], v[1], v[2] = UnpackPos(verts[i*WordsPerVertex], verts[i*WordsPerVertex+1])
 		for a := 0; a < 3; a++ {
 			p := origin[a] + float64(v[a])
 			b.Min[a] = math.Min(b.Min[a], p)

@@ -26,11 +26,10 @@ func newTable(t testing.TB, slots, verts int) (*Table, *CPUBuffer) {
 }
 
 // tri returns count vertices whose positions all sit at (x, 0, z).
-func verts(count int, x, z float32) []float32 {
-	v := make([]float32, count*FloatsPerVertex)
+func verts(count int, x, z float32) []uint32 {
+	v := make([]uint32, count*WordsPerVertex)
 	for i := 0; i < count; i++ {
-		v[i*FloatsPerVertex] = x
-		v[i*FloatsPerVertex+2] = z
+		v[i*WordsPerVertex], v[i*WordsPerVertex+1] = PackPos(float64(x), 0, float64(z))
 	}
 	return v
 }

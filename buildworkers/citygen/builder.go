@@ -16,7 +16,7 @@ import (
 // Result is one built item. Verts, Trees and Obstacles alias the builder's
 // scratch: they are valid until the builder's next Build; copy what you keep.
 type Result struct {
-	Verts      []float32        // Count vertices, slots.FloatsPerVertex floats each
+	Verts      []uint32         // Count vertices, slots.WordsPerVertex words each
 	Count      int              // vertices; always ≤ the builder's maxVerts
 	Bounds     slots.Bounds     // world metres, contains every vertex
 	Trees      []slots.Tree     // instances, relative to the origin
@@ -48,6 +48,8 @@ type Builder struct {
 	obst     []slots.Obstacle
 	level    int
 
+	farNodes []world.Vec2 // far items' centre line (far.go)
+
 	// per-build state
 	g    *roadgraph.Graph
 	hits []roadgraph.Hit // road query scratch
@@ -61,7 +63,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	}
 	limit := max(maxVerts*scratchFactor, 16384)
 	b := &Builder{w: w, maxVerts: maxVerts}
-	b.wr.buf = make([]float32, limit*slots.FloatsPerVertex)
+	b.wr.buf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.limit = limit
 	b.trees = make([]slots.Tree, 0, 256)
 	b.obst = make([]slots.Obstacle, 0, 256)
@@ -77,6 +79,9 @@ func (b *Builder) MaxVerts() int { return b.maxVerts }
 // vertices: an item that would is rebuilt at lower detail levels and marked
 // Simplified; it is never truncated.
 func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (Result, bool) {
+	if it.Kind == walker.Far {
+		return b.buildFar(it, origin)
+	}
 	var e *roadgraph.Edge
 	var j *roadgraph.Junction
 	switch it.Kind {
@@ -117,7 +122,7 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 		return res, true
 	}
 	res.Count = b.wr.n
-	res.Verts = b.wr.buf[:b.wr.n*slots.FloatsPerVertex]
+	res.Verts = b.wr.buf[:b.wr.n*slots.WordsPerVertex]
 	if res.Count > 0 {
 		o := b.wr.origin
 		res.Bounds = slots.Bounds{

@@ -32,7 +32,7 @@ func drive(t testing.TB, seed uint64) (*roadgraph.Graph, []walker.Item, [3]float
 }
 
 type built struct {
-	verts  []float32
+	verts  []uint32
 	trees  []slots.Tree
 	obst   []slots.Obstacle
 	bounds slots.Bounds
@@ -91,32 +91,27 @@ func TestVerticesAreWellFormed(t *testing.T) {
 	for _, it := range items {
 		r, ok := b.Build(g, it, o)
 		require.True(t, ok)
-		require.Equal(t, r.Count*slots.FloatsPerVertex, len(r.Verts))
+		require.Equal(t, r.Count*slots.WordsPerVertex, len(r.Verts))
 		require.Zero(t, r.Count%3, "whole triangles only")
 		require.LessOrEqual(t, r.Count, slots.DefaultVertsPerSlot)
 		if r.Count > 0 {
 			sawKinds[it.Kind] = true
 		}
-		const eps = 1e-3
+		eps := slots.PosMaxErrorMM/1000 + 1e-4
 		for v := 0; v < r.Count; v++ {
-			x := r.Verts[v*slots.FloatsPerVertex : (v+1)*slots.FloatsPerVertex]
-			for _, f := range x {
-				require.False(t, math.IsNaN(float64(f)) || math.IsInf(float64(f), 0), "finite")
-			}
+			x := slots.Decode(r.Verts[v*slots.WordsPerVertex:])
 			for k := 0; k < 3; k++ {
-				p := float64(x[k]) + o[k]
+				p := float64(x.Pos[k]) + o[k]
 				require.GreaterOrEqual(t, p, r.Bounds.Min[k]-eps)
 				require.LessOrEqual(t, p, r.Bounds.Max[k]+eps)
 			}
-			n := math.Sqrt(float64(x[3]*x[3] + x[4]*x[4] + x[5]*x[5]))
+			n := math.Sqrt(float64(x.Normal[0]*x.Normal[0] + x.Normal[1]*x.Normal[1] + x.Normal[2]*x.Normal[2]))
 			require.InDelta(t, 1, n, 1e-4, "unit normal")
-			mat := int(x[slots.OffsetMaterial])
-			if mat == slots.MaterialRoad || mat == slots.MaterialWater {
-				require.Less(t, x[slots.OffsetColour], float32(0), "palette surface has a negative red")
-				require.GreaterOrEqual(t, -x[slots.OffsetColour], float32(1))
-				require.LessOrEqual(t, -x[slots.OffsetColour], float32(slots.PaletteSize))
+			if x.Material == slots.MaterialRoad || x.Material == slots.MaterialWater {
+				require.GreaterOrEqual(t, x.Palette, 0, "palette surface carries a palette index")
+				require.Less(t, x.Palette, slots.PaletteSize)
 			}
-			require.GreaterOrEqual(t, x[slots.OffsetStreetFrame+2], float32(world.StreetHalfWidth))
+			require.GreaterOrEqual(t, x.HalfWidth, float32(world.StreetHalfWidth-slots.HalfWidthStep/2))
 		}
 	}
 	assert.True(t, sawKinds[walker.Segment] && sawKinds[walker.Junction])
@@ -154,8 +149,8 @@ func TestHiddenSideHasNoBuildings(t *testing.T) {
 func countSide(r Result, side float32) int {
 	n := 0
 	for v := 0; v < r.Count; v++ {
-		x := r.Verts[v*slots.FloatsPerVertex:]
-		if int(x[slots.OffsetMaterial]) == slots.MaterialBuilding && x[slots.OffsetStreetFrame+1]*side > 0 {
+		x := slots.Decode(r.Verts[v*slots.WordsPerVertex:])
+		if x.Material == slots.MaterialBuilding && x.Across*side > 0 {
 			n++
 		}
 	}

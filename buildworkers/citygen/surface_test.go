@@ -120,16 +120,17 @@ func roadTops(t *testing.T, w world.World, g *roadgraph.Graph, centres []world.V
 		r, ok := b.Build(g, it, o)
 		require.True(t, ok)
 		for k := 0; k+2 < r.Count; k += 3 {
-			f := r.Verts[k*slots.FloatsPerVertex:]
-			road := f[slots.OffsetMaterial] == slots.MaterialRoad
-			walk := f[slots.OffsetColour] == slots.PaletteRed(slots.PaletteSidewalk)
-			if !road && !walk || f[slots.OffsetNormal+1] < 0.7 { // tops, however steep the ramp
+			v0 := slots.Decode(r.Verts[k*slots.WordsPerVertex:])
+			road := v0.Material == slots.MaterialRoad
+			walk := v0.Palette == slots.PaletteSidewalk
+			if !road && !walk || v0.Normal[1] < 0.7 { // tops, however steep the ramp
 				continue
 			}
 			tr := tri{kind: kind, key: it.Key, road: road}
 			for m := range 3 {
+				v := slots.Decode(r.Verts[(k+m)*slots.WordsPerVertex:])
 				for a := range 3 {
-					tr.p[m][a] = float64(f[m*slots.FloatsPerVertex+slots.OffsetPosition+a]) + o[a]
+					tr.p[m][a] = float64(v.Pos[a]) + o[a]
 				}
 			}
 			out = append(out, tr)

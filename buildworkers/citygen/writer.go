@@ -40,15 +40,16 @@ var up = vec3{0, 1, 0}
 const (
 	frameRoad     = iota // along/across relative to the segment's road line
 	frameJunction        // along = distance from the junction centre
+	frameFacade          // far facades: along the face, height above its base
 )
 
 // writer appends vertices in the slot format straight into a scratch
 // buffer. When the scratch is full it keeps counting without writing, so an
 // overflowing build is measured, never silently cut.
 type writer struct {
-	buf    []float32
-	n      int // vertices emitted (may exceed limit)
-	limit  int // vertices the scratch holds
+	buf    []uint32 // slots.WordsPerVertex words per vertex
+	n      int      // vertices emitted (may exceed limit)
+	limit  int      // vertices the scratch holds
 	origin vec3
 
 	col                [3]float32
@@ -61,6 +62,9 @@ type writer struct {
 	roadS     float64    // distance along the road at roadP
 	frameZ    float32    // halfWidth + lampFlags*LampFlagScale
 	junctionP world.Vec2
+	facadeP   world.Vec2 // frameFacade: the face's first corner,
+	facadeT   world.Vec2 // its direction,
+	facadeY   float64    // and its base height
 
 	min, max [3]float64 // bounds relative to origin
 }
@@ -88,16 +92,18 @@ func (w *writer) vert(p, n vec3) {
 			dx, dz := p.x-w.roadP.X, p.z-w.roadP.Z
 			along = w.roadS + dx*w.roadT.X + dz*w.roadT.Z
 			across = dx*w.roadN.X + dz*w.roadN.Z
+		} else if w.mode == frameFacade {
+			along = (p.x-w.facadeP.X)*w.facadeT.X + (p.z-w.facadeP.Z)*w.facadeT.Z
+			across = p.y - w.facadeY
 		} else {
 			along = math.Hypot(p.x-w.junctionP.X, p.z-w.junctionP.Z)
 		}
-		o := w.n * slots.FloatsPerVertex
-		b := w.buf[o : o+slots.FloatsPerVertex : o+slots.FloatsPerVertex]
-		b[0], b[1], b[2] = float32(x), float32(y), float32(z)
-		b[3], b[4], b[5] = float32(n.x), float32(n.y), float32(n.z)
-		b[6], b[7], b[8] = w.col[0], w.col[1], w.col[2]
-		b[9], b[10], b[11] = w.mat, w.variant, w.occl
-		b[12], b[13], b[14] = float32(along), float32(across), w.frameZ
+		o := w.n * slots.WordsPerVertex
+		b := w.buf[o : o+slots.WordsPerVertex : o+slots.WordsPerVertex]
+		b[0], b[1] = slots.PackPos(x, y, z)
+		b[2] = slots.PackColour(w.col[0], w.col[1], w.col[2])
+		b[3] = slots.PackMaterial(slots.PackNormal(float32(n.x), float32(n.y), float32(n.z)), int(w.mat+0.5), w.variant)
+		b[4], b[5] = slots.PackStreet(along, across, w.frameZ, w.occl)
 	}
 	w.n++
 	if x < w.min[0] {

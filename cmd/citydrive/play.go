@@ -28,17 +28,19 @@ type viewFlags struct {
 	weather       *string
 	timeOfDay     *float64
 	profile       *string
+	renderScale   *float64
 	start         pointFlag
 }
 
 func addViewFlags(fs *flag.FlagSet) *viewFlags {
 	v := &viewFlags{
-		width:      fs.Int("width", 1280, "window width in pixels"),
-		height:     fs.Int("height", 720, "window height in pixels"),
-		fullscreen: fs.Bool("fullscreen", false, "fullscreen on the primary monitor"),
-		weather:    fs.String("weather", "dry", "weather: dry or wet (key R toggles)"),
-		timeOfDay:  fs.Float64("time", 17.5, "time of day in hours, 0..24 (key F1 advances)"),
-		profile:    fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
+		width:       fs.Int("width", 1280, "window width in pixels"),
+		height:      fs.Int("height", 720, "window height in pixels"),
+		fullscreen:  fs.Bool("fullscreen", false, "fullscreen on the primary monitor"),
+		weather:     fs.String("weather", "dry", "weather: dry or wet (key R toggles)"),
+		timeOfDay:   fs.Float64("time", 17.5, "time of day in hours, 0..24 (key F1 advances)"),
+		profile:     fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
+		renderScale: fs.Float64("render-scale", 0, "fixed render scale in (0, 1] (0: adaptive; for comparing frame times)"),
 	}
 	fs.Var(&v.start, "start", "start the car on the road nearest `x,z` metres (far values test the floating origin)")
 	return v
@@ -65,7 +67,10 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	default:
 		return o, 0, fmt.Errorf("-weather must be dry or wet, got %q", *v.weather)
 	}
-	o = render.Options{Width: *v.width, Height: *v.height, Fullscreen: *v.fullscreen, Profile: p, Title: "citydrive"}
+	if !(*v.renderScale >= 0 && *v.renderScale <= 1) {
+		return o, 0, fmt.Errorf("-render-scale must be in [0, 1], got %g", *v.renderScale)
+	}
+	o = render.Options{Width: *v.width, Height: *v.height, Fullscreen: *v.fullscreen, Profile: p, Title: "citydrive", FixedScale: *v.renderScale}
 	return o, w, nil
 }
 
@@ -245,7 +250,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	// Let the world catch up with the car before the picture: the car
 	// stands still while the workers finish (bounded in wall time).
-	for deadline := time.Now().Add(20 * time.Second); !s.Streamer().Ready() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(20 * time.Second); !(s.Streamer().Ready() && s.Streamer().FarReady()) && time.Now().Before(deadline); {
 		s.Update(0)
 		time.Sleep(time.Millisecond)
 	}
@@ -256,6 +261,12 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	st := s.Streamer().Stats()
 	fmt.Fprintf(stdout, "wrote %s (%s view, seed %d, %v of autopilot): %d slots, %d builds\n", *out, *view, *sf.seed, *after, st.Used, st.Builds)
+	// GPU time of the same view, from timer queries: a few more frames so
+	// the shadow map and caches are as in play, then the last frame's.
+	if g, err := s.MeasureGPU(8); err == nil {
+		w, h := *vf.width, *vf.height
+		fmt.Fprintf(stdout, "%s (frame %d at %dx%d)\n", g, g.Frame, w, h)
+	}
 	return nil
 }
 

@@ -19,6 +19,9 @@ type streamFlags struct {
 	viewCost       *float64
 	buildsPerFrame *int
 	uploadKB       *int
+	farSlots       *int
+	farSlotVerts   *int
+	farCost        *float64
 }
 
 // defaultWorkers leaves one core to the main goroutine.
@@ -29,12 +32,15 @@ func addStreamFlags(fs *flag.FlagSet) *streamFlags {
 	return &streamFlags{
 		seed:           fs.Uint64("seed", defaultSeed, "world seed: the same seed is the same city for every player"),
 		slots:          fs.Int("slots", slots.DefaultSlots, "slots in the vertex buffer (and the walk's item cap)"),
-		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (60 bytes each)"),
+		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (24 bytes each)"),
 		workers:        fs.Int("workers", defaultWorkers(), "build worker goroutines (0: the main goroutine builds)"),
 		inflight:       fs.Int("inflight", d.MaxInFlight, "build requests in flight per worker"),
 		viewCost:       fs.Float64("view-cost", d.Walk.ViewCost, "walk cost limit (metres × weight): how far the city reaches"),
 		buildsPerFrame: fs.Int("builds-per-frame", d.MainBuildsPerFrame, "items the main goroutine builds per frame once workers have failed"),
 		uploadKB:       fs.Int("upload-kb", d.UploadBytesPerFrame>>10, "vertex KiB applied to slots per frame (at least one item always lands)"),
+		farSlots:       fs.Int("far-slots", d.Far.Slots, "far-tier slots (one coarse item per lattice edge, past the near walk; 0: no far tier)"),
+		farSlotVerts:   fs.Int("far-slot-verts", d.Far.VertsPerSlot, "vertices per far slot (24 bytes each)"),
+		farCost:        fs.Float64("far-cost", d.Far.Walk.Cost, "far walk cost limit (metres × weight): 2,400 reaches 2.4 km ahead, ~900 m behind"),
 	}
 }
 
@@ -49,6 +55,10 @@ func (f *streamFlags) config() (buildworkers.Config, world.World, error) {
 	c.MaxInFlight = *f.inflight
 	c.MainBuildsPerFrame = *f.buildsPerFrame
 	c.UploadBytesPerFrame = *f.uploadKB << 10
+	c.Far.Slots = *f.farSlots
+	c.Far.VertsPerSlot = *f.farSlotVerts
+	c.Far.Walk.Cost = *f.farCost
+	c.Far.Walk.MaxItems = *f.farSlots
 	w := world.New(*f.seed)
 	verts := *f.slotVerts
 	c.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, verts) }

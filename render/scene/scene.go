@@ -89,4 +89,24 @@ type Frame struct {
 	// frame; by default every stored chunk in view is drawn. Loading hides
 	// it too.
 	NoTerrain bool
+	// FarGroups are the far tier's slots (indices into the far region),
+	// drawn after the near ones, never into the shadow map, and not where
+	// NearMask marks near geometry. At most MaxGroups.
+	FarGroups []Group
+	// NearMask marks where near items are built: far fragments over a
+	// marked cell are discarded, so near and far never both draw a place.
+	// Nil: nothing masked.
+	NearMask *NearMask
+}
+
+// NearMask is a square grid of N×N cells of Cell metres on the ground,
+// cell (i, j) covering x in Origin.X + [i, i+1)·Cell and z in Origin.Z +
+// [j, j+1)·Cell; Cells[j*N+i] != 0 marks near geometry there. Version
+// changes whenever Cells or Origin do (the renderer re-uploads then).
+type NearMask struct {
+	OriginX, OriginZ float64
+	Cell             float64
+	N                int
+	Cells            []uint8
+	Version          uint64
 }

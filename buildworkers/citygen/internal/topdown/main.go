@@ -70,15 +70,15 @@ func main() {
 		for k := 0; k+2 < r.Count; k += 3 {
 			var t tri
 			for v := 0; v < 3; v++ {
-				o := (k + v) * slots.FloatsPerVertex
-				t.p[v] = [3]float64{float64(r.Verts[o]) + origin[0], float64(r.Verts[o+1]) + origin[1], float64(r.Verts[o+2]) + origin[2]}
+				d := slots.Decode(r.Verts[(k+v)*slots.WordsPerVertex:])
+				t.p[v] = [3]float64{float64(d.Pos[0]) + origin[0], float64(d.Pos[1]) + origin[1], float64(d.Pos[2]) + origin[2]}
 			}
-			o := k * slots.FloatsPerVertex
-			c := [3]float64{float64(r.Verts[o+6]), float64(r.Verts[o+7]), float64(r.Verts[o+8])}
-			if c[0] < 0 {
-				c = dry[int(-c[0])-1]
+			d := slots.Decode(r.Verts[k*slots.WordsPerVertex:])
+			c := [3]float64{float64(d.Colour[0]), float64(d.Colour[1]), float64(d.Colour[2])}
+			if d.Palette >= 0 {
+				c = dry[d.Palette]
 			}
-			n := [3]float64{float64(r.Verts[o+3]), float64(r.Verts[o+4]), float64(r.Verts[o+5])}
+			n := [3]float64{float64(d.Normal[0]), float64(d.Normal[1]), float64(d.Normal[2])}
 			light := 0.55 + 0.45*math.Max(0, n[0]*-0.4+n[1]*0.8+n[2]*-0.45)
 			for i := range c {
 				c[i] *= light

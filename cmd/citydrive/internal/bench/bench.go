@@ -70,6 +70,21 @@ type Report struct {
 	Requeued           int     `json:"requeued"`
 	WallS              float64 `json:"wall_s"`
 	Frames             int     `json:"frames"`
+	BytesPerVertex     int     `json:"bytes_per_vertex"`
+	BufferBytes        int     `json:"buffer_bytes"` // the whole vertex buffer: slot tiers + dynamic region
+	BufferMB           float64 `json:"buffer_mb"`    // BufferBytes / 10^6 (the reference: 78.7)
+	FarSlots           int     `json:"far_slots"`
+	FarVertsPerSlot    int     `json:"far_verts_per_slot"`
+	FarCost            float64 `json:"far_cost"`
+	FarItems           int     `json:"far_items"`          // items of the last far walk
+	FarBuilds          int     `json:"far_builds"`         // far results uploaded over the run
+	FarBuilt           int     `json:"far_built"`          // far slots holding geometry at the end
+	FarWalks           int     `json:"far_walks"`          // far walks applied
+	FarAvgVerts        float64 `json:"far_avg_vertices"`   // per far item
+	FarReadyMS         float64 `json:"far_ready_ms"`       // from the start until every far item of a walk was built (0: never)
+	FarReachAheadM     float64 `json:"far_reach_ahead_m"`  // of the last far walk
+	FarReachBehindM    float64 `json:"far_reach_behind_m"` //
+	FarReachSideM      float64 `json:"far_reach_side_m"`   //
 }
 
 // startupLimit bounds the wait for the initial world.
@@ -87,6 +102,14 @@ func Run(o Options) (Report, error) {
 	buf, err := slots.NewCPUBuffer(cfg.Slots)
 	if err != nil {
 		return Report{}, err
+	}
+	farCfg := slots.Config{Slots: cfg.Far.Slots, VertsPerSlot: cfg.Far.VertsPerSlot}
+	if cfg.Far.Slots > 0 {
+		fb, err := slots.NewCPUBuffer(farCfg)
+		if err != nil {
+			return Report{}, err
+		}
+		cfg.Far.Sink = fb
 	}
 	wallStart := time.Now()
 	s, err := buildworkers.NewStreamer(cfg, w, buf, wallStart)
@@ -123,6 +146,10 @@ func Run(o Options) (Report, error) {
 	}
 	rep := Report{InitialWorldMS: float64(time.Since(t0).Microseconds()) / 1000}
 	startStats := s.Stats()
+	farDone := func() bool {
+		st := s.FarStats()
+		return st.Walks > 0 && st.Pending == 0 && st.Built == st.Used
+	}
 
 	var ms0, ms1, a, b runtime.MemStats
 	runtime.GC()
@@ -152,6 +179,9 @@ func Run(o Options) (Report, error) {
 			t := time.Now()
 			s.Update(dt, pos, heading, now)
 			times = append(times, float64(time.Since(t).Nanoseconds())/1000)
+		}
+		if rep.FarReadyMS == 0 && cfg.Far.On() && farDone() {
+			rep.FarReadyMS = float64(time.Since(t0).Microseconds()) / 1000
 		}
 		if o.Realtime {
 			// Wait out the frame busy, as a game's main thread is busy
@@ -198,6 +228,16 @@ func Run(o Options) (Report, error) {
 	rep.Requeued = st.Requeued
 	rep.WallS = time.Since(wallStart).Seconds()
 	rep.Frames = frames
+	rep.BytesPerVertex = slots.BytesPerVertex
+	rep.BufferBytes = (cfg.Slots.TotalVerts() + farCfg.Slots*farCfg.VertsPerSlot) * slots.BytesPerVertex
+	fst := s.FarStats()
+	rep.FarSlots, rep.FarVertsPerSlot, rep.FarCost = cfg.Far.Slots, cfg.Far.VertsPerSlot, cfg.Far.Walk.Cost
+	rep.FarItems, rep.FarBuilds, rep.FarBuilt, rep.FarWalks = fst.Items, fst.Builds, fst.Built, fst.Walks
+	rep.FarReachAheadM, rep.FarReachBehindM, rep.FarReachSideM = fst.Reach.Ahead, fst.Reach.Behind, fst.Reach.Side
+	if fst.Builds > 0 {
+		rep.FarAvgVerts = float64(fst.VertsBuilt) / float64(fst.Builds)
+	}
+	rep.BufferMB = float64(rep.BufferBytes) / 1e6
 	return rep, nil
 }
 
@@ -234,6 +274,8 @@ func (r Report) WriteTable(w io.Writer) {
 	}{
 		{"seed / duration", fmt.Sprintf("%d / %.0f s simulated (%d frames, %.0f m, %d junctions)", r.Seed, r.DurationS, r.Frames, r.DistanceM, r.Turns)},
 		{"slots × verts", fmt.Sprintf("%d × %d", r.Slots, r.VertsPerSlot)},
+		{"vertex buffer", fmt.Sprintf("%.1f MB, near + far + dynamic (%d bytes per vertex; the reference: 78.7 MB at 60)", r.BufferMB, r.BytesPerVertex)},
+		{"far tier", fmt.Sprintf("%d × %d, cost %.0f: %d items, %d builds (avg %.0f verts), complete %.0f ms after start; reach %.0f m ahead, %.0f behind, %.0f to the side", r.FarSlots, r.FarVertsPerSlot, r.FarCost, r.FarItems, r.FarBuilds, r.FarAvgVerts, r.FarReadyMS, r.FarReachAheadM, r.FarReachBehindM, r.FarReachSideM)},
 		{"workers × in flight", fmt.Sprintf("%d × %d (main fallback %d/frame)", r.Workers, r.InFlight, r.BuildsPerFrame)},
 		{"initial world", fmt.Sprintf("%.1f ms", r.InitialWorldMS)},
 		{"main stream work p50/p99/max", fmt.Sprintf("%.1f / %.1f / %.1f µs per frame", r.FrameStreamUSP50, r.FrameStreamUSP99, r.FrameStreamUSMax)},

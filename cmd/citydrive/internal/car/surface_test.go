@@ -32,14 +32,15 @@ func drawnTop(t *testing.T, b *citygen.Builder, g *roadgraph.Graph, it walker.It
 	require.True(t, ok)
 	top, found := math.Inf(-1), false
 	for k := 0; k+2 < r.Count; k += 3 {
-		f := r.Verts[k*slots.FloatsPerVertex:]
-		if f[slots.OffsetMaterial] != slots.MaterialRoad || f[slots.OffsetNormal+1] < 0.7 {
+		v0 := slots.Decode(r.Verts[k*slots.WordsPerVertex:])
+		if v0.Material != slots.MaterialRoad || v0.Normal[1] < 0.7 {
 			continue
 		}
 		var p [3][3]float64
 		for m := range 3 {
+			v := slots.Decode(r.Verts[(k+m)*slots.WordsPerVertex:])
 			for a := range 3 {
-				p[m][a] = float64(f[m*slots.FloatsPerVertex+slots.OffsetPosition+a]) + o[a]
+				p[m][a] = float64(v.Pos[a]) + o[a]
 			}
 		}
 		if y, in := triangleHeight(p, x, z); in && y > top {

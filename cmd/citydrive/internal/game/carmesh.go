@@ -88,7 +88,7 @@ func appendCar(dst []float32, x, y, z float32, heading float64) []float32 {
 // ground is streamed, the ground covers it.
 const (
 	lakeTiles    = 12
-	lakeTileSize = 200.0 // metres
+	lakeTileSize = 800.0 // metres: ±4.8 km, past the far tier and the top view
 	// LakeVerts is the vertex count of the lake.
 	LakeVerts = lakeTiles * lakeTiles * 6
 )

@@ -44,6 +44,7 @@ type Headless struct {
 	pressed map[render.Key]bool
 	Frames  int // frames drawn
 	closed  bool
+	farSink headlessSink // the far tier's region (far.go)
 }
 
 var _ Display = (*Headless)(nil)
@@ -59,7 +60,7 @@ func NewHeadless(slotCount int) *Headless {
 }
 
 // Upload records slot's vertex count.
-func (h *Headless) Upload(slot int, _ []float32, count int) error {
+func (h *Headless) Upload(slot int, _ []uint32, count int) error {
 	h.counts[slot] = count
 	return nil
 }

@@ -23,7 +23,7 @@ func TestCarEnvHandsOverNearbySlotObstacles(t *testing.T) {
 	table.Sync([]walker.Item{{Key: 1}, {Key: 2}})
 	near, _ := table.SlotOf(1)
 	far, _ := table.SlotOf(2)
-	verts := make([]float32, 3*slots.FloatsPerVertex)
+	verts := make([]uint32, 3*slots.WordsPerVertex)
 	// Slot "near" holds a parked car 30 m ahead of the car, slot "far" one
 	// 2 km away.
 	wall := slots.BoxObstacle([2]float64{30, 0}, 0, 2.1, 0.9, -5, 50, slots.ObstacleParkedCar)

@@ -101,6 +101,10 @@ type Session struct {
 	slowdown float64 // smoothed game time per wall time (1: real time)
 	frameMS  float64 // smoothed
 	times    []float64
+
+	gpu gpuSamples // GPU time per pass (gputime.go)
+	far farView    // far tier groups and the near mask (far.go)
+
 	workUS   []float64 // main-goroutine work per frame (all but drawing), µs
 	roadUS   []float64 // main-goroutine road streaming per frame, µs
 	voxelUS  []float64 // main-goroutine voxel + network work per frame, µs
@@ -129,6 +133,7 @@ func New(opt Options) (*Session, error) {
 	if r == nil {
 		opt.Render.Slots, opt.Render.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
 		opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
+		opt.Render.FarSlots, opt.Render.FarVertsPerSlot = cfg.Far.Slots, cfg.Far.VertsPerSlot
 		gl, err := render.Open(opt.Render)
 		if err != nil {
 			if opt.Net != nil {
@@ -139,6 +144,8 @@ func New(opt Options) (*Session, error) {
 		r = gl
 	}
 	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log)}
+	cfg.Far.Sink = farSinkOf(r, cfg.Far)
+	s.far.on = cfg.Far.On()
 	var err error
 	s.stream, err = buildworkers.NewStreamer(cfg, opt.World, r, time.Now())
 	if err != nil {
@@ -318,6 +325,7 @@ func (s *Session) Frame(dt float64) error {
 	s.times = append(s.times, ms)
 	s.frameMS = s.frameMS*0.9 + ms*0.1
 	s.r.Present()
+	s.sampleGPU()
 	return nil
 }
 
@@ -493,13 +501,21 @@ func (s *Session) setCamera() {
 		f := v.Forward()
 		cam.Position = mgl64.Vec3{v.Pos.X - f.X*1, v.Y + 470, v.Pos.Z - f.Z*1}
 		s.target = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
-		cam.Far = 1200
+		cam.Far, cam.Near = 1200, 0
+		if s.far.on { // high enough to see the far tier: 2.4 km ahead
+			cam.Position = mgl64.Vec3{v.Pos.X + f.X*899, v.Y + 2600, v.Pos.Z + f.Z*899}
+			s.target = mgl64.Vec3{v.Pos.X + f.X*900, v.Y, v.Pos.Z + f.Z*900}
+			cam.Far, cam.Near = 9000, 50 // fog from 3.1 km: the city reads from above
+		}
 		return
 	}
 	eye, target := v.ChaseCamera(chaseDistance, chaseHeight)
 	cam.Position = mgl64.Vec3(eye)
 	s.target = mgl64.Vec3(target)
-	cam.Far = 0
+	cam.Far, cam.Near = 0, 0
+	if s.far.on {
+		cam.Far = FarPlane
+	}
 }
 
 // buildFrame fills the frame's slot groups (nearest first, split by the
@@ -545,6 +561,7 @@ func (s *Session) buildFrame() {
 		})
 	}
 	s.frame.Groups = s.groups[:ngroups]
+	s.buildFar()
 	// The car, relative to itself: the dynamic origin follows it.
 	v := s.view()
 	s.frame.DynamicOrigin = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
@@ -575,8 +592,10 @@ func (s *Session) buildFrame() {
 			fps = 1000 / math.Max(s.frameMS, 1000.0/240)
 		}
 		s.frame.HUD = append(s.frame.HUD,
-			fmt.Sprintf("FPS %.0f  FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
+			fmt.Sprintf("FPS %.0f  CPU FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
+			s.gpuHUD(),
 			fmt.Sprintf("SLOTS %d/%d  PENDING %d  IN FLIGHT %d", st.Used, st.Total, st.Pending, st.InFlight),
+			s.farHUD(),
 			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
 			fmt.Sprintf("%s  SPEED %.0f KM/H", fallback, s.car.Speed()*3.6),
 		)
@@ -636,11 +655,12 @@ func (s *Session) Summarise() Summary {
 
 func (s *Session) summary() {
 	sum := s.Summarise()
-	fmt.Fprintf(s.opt.Out, "drove %.1f s of game time in %.1f s of wall time (%.2f km, average %.0f km/h): %d frames, frame time median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
+	fmt.Fprintf(s.opt.Out, "drove %.1f s of game time in %.1f s of wall time (%.2f km, average %.0f km/h): %d frames, CPU frame time (update + draw calls, before the swap) median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
 		sum.GameSeconds, sum.WallSeconds, sum.Drive.Distance/1000, sum.Drive.AverageSpeed()*3.6, sum.Frames, sum.FrameMSMedian, sum.FrameMSP99,
 		sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Overflows, sum.Stats.Fallback)
 	fmt.Fprintf(s.opt.Out, "main-goroutine work per frame: road streaming p99 %.0f µs; voxel ground + network p99 %.0f µs, max %.0f µs\n",
 		sum.RoadUSP99, sum.VoxelUSP99, sum.VoxelUSMax)
+	fmt.Fprintln(s.opt.Out, s.GPU())
 	for _, p := range sum.Shots {
 		fmt.Fprintf(s.opt.Out, "screenshot: %s\n", p)
 	}

@@ -1,0 +1,102 @@
+package game
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"citydrive/render"
+)
+
+// gpuTimed is the part of a Display that measures GPU time per pass with
+// timer queries (*render.Renderer; Headless does not).
+type gpuTimed interface {
+	GPUTimes() render.GPUTimes
+	AwaitGPUTimes() render.GPUTimes
+}
+
+var _ gpuTimed = (*render.Renderer)(nil)
+
+// gpuSamples keeps one value per pass per measured frame, in ms.
+type gpuSamples struct {
+	last                                     uint64 // render frame of the last sample
+	total, shadow, depth, main, terrain, hud []float64
+}
+
+// sampleGPU records the newest GPU times once per rendered frame they
+// belong to (they arrive a few frames late).
+func (s *Session) sampleGPU() {
+	t, ok := s.r.(gpuTimed)
+	if !ok {
+		return
+	}
+	g := t.GPUTimes()
+	if !g.Valid || g.Frame == s.gpu.last {
+		return
+	}
+	s.gpu.last = g.Frame
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	p := &s.gpu
+	p.total = append(p.total, ms(g.Total))
+	p.shadow = append(p.shadow, ms(g.Shadow))
+	p.depth = append(p.depth, ms(g.Depth))
+	p.main = append(p.main, ms(g.Main))
+	p.terrain = append(p.terrain, ms(g.Terrain))
+	p.hud = append(p.hud, ms(g.HUD))
+}
+
+// gpuHUD is the HUD line: the last frame's GPU time per pass.
+func (s *Session) gpuHUD() string {
+	if t, ok := s.r.(gpuTimed); ok {
+		return t.GPUTimes().String()
+	}
+	return "GPU n/a"
+}
+
+// GPUSummary is the GPU time per frame by pass over the session (medians,
+// and the total's p99), in ms; N is the frames measured.
+type GPUSummary struct {
+	N                                                  int
+	Total, TotalP99, Shadow, Depth, Main, Terrain, HUD float64
+}
+
+// GPU summarises the GPU times sampled so far.
+func (s *Session) GPU() GPUSummary {
+	q := func(v []float64, f float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[min(len(v)-1, int(f*float64(len(v))))]
+	}
+	p := &s.gpu
+	return GPUSummary{N: len(p.total), Total: q(p.total, 0.5), TotalP99: q(p.total, 0.99),
+		Shadow: q(p.shadow, 0.5), Depth: q(p.depth, 0.5), Main: q(p.main, 0.5), Terrain: q(p.terrain, 0.5), HUD: q(p.hud, 0.5)}
+}
+
+func (g GPUSummary) String() string {
+	if g.N == 0 {
+		return "GPU time: not measured (no timer queries)"
+	}
+	return fmt.Sprintf("GPU time per frame (timer queries, %d frames): median %.2f ms, p99 %.2f ms; medians by pass: shadow %.2f, depth %.2f, main %.2f, voxel ground %.2f, blit+HUD %.2f ms",
+		g.N, g.Total, g.TotalP99, g.Shadow, g.Depth, g.Main, g.Terrain, g.HUD)
+}
+
+// MeasureGPU draws frames more frames of the current view (nothing moves)
+// and returns the GPU time of the last, waiting for the GPU to finish.
+func (s *Session) MeasureGPU(frames int) (render.GPUTimes, error) {
+	t, ok := s.r.(gpuTimed)
+	if !ok {
+		return render.GPUTimes{}, nil
+	}
+	s.setCamera()
+	s.buildFrame()
+	for i := 0; i < frames; i++ {
+		if err := s.r.Draw(&s.frame); err != nil {
+			return render.GPUTimes{}, err
+		}
+		s.r.Present()
+	}
+	return t.AwaitGPUTimes(), nil
+}
