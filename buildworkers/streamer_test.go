@@ -413,7 +413,13 @@ func TestRebaseMovesOriginAndRebuildsEverySlot(t *testing.T) {
 		g.EnsureJunctionArms(j)
 		e := j.Arms[0]
 		h.car, h.head = e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2)
-		h.frame()
+		// The re-base happens on the next walk, whenever its 0.25 s clock
+		// fires after the initial build.
+		for f := 0; h.s.Stats().Rebases == 0; f++ {
+			require.LessOrEqual(t, f, int(h.s.cfg.VisibleEvery.Seconds()*60)+1, "the next walk re-bases")
+			h.frame()
+		}
+		assert.False(t, h.s.Ready(), "everything is rebuilt")
 		h.runUntilReady(t, 400)
 		st := h.s.Stats()
 		assert.Equal(t, 1, st.Rebases)
