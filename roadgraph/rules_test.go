@@ -172,3 +172,183 @@ func TestApplyRejectsTruncatedFlags(t *testing.T) {
 	assert.ErrorContains(t, applyEdge(t, 5, []byte{}), "truncated")
 	assert.NoError(t, applyEdge(t, 4, []byte{0xff}), "four nodes fit one byte")
 }
+
+// JunctionNear returns, of the junctions (with at least one arm) in the
+// nearest ring of lattice cells around p that holds any, the one nearest
+// to p: checked by brute force over random points, some on the lake where
+// rings are empty.
+func TestJunctionNearMatchesBruteForce(t *testing.T) {
+	w := world.New(testSeed)
+	g := New(w)
+	rng := rand.New(rand.NewPCG(31, 32))
+	rings := map[int32]int{}
+	for range 400 {
+		p := world.Vec2{X: rng.Float64()*6000 - 3000, Z: rng.Float64()*6000 - 3000}
+		c := world.CellAt(p.X, p.Z)
+		var want uint64
+		wantD := math.Inf(1)
+		ring := int32(-1)
+		for r := int32(0); r <= 3 && want == 0; r++ {
+			for di := -r; di <= r; di++ {
+				for dj := -r; dj <= r; dj++ {
+					cc := world.Cell{I: c.I + di, J: c.J + dj}
+					pos, ok := w.Junction(cc)
+					if !ok || len(w.Arms(cc, nil)) == 0 {
+						continue
+					}
+					if d := pos.Dist2(p); d < wantD {
+						want, wantD, ring = world.JunctionID(cc), d, r
+					}
+				}
+			}
+		}
+		rings[ring]++
+		j := g.JunctionNear(p)
+		if want == 0 {
+			assert.Nil(t, j, "nothing within three rings of %v", p)
+			continue
+		}
+		require.NotNil(t, j, "junction near %v", p)
+		assert.Equal(t, want, j.ID, "junction near %v (ring %d)", p, ring)
+		assert.Same(t, j, g.Junction(want), "loaded")
+	}
+	t.Logf("rings: %v", rings)
+	assert.Positive(t, rings[1], "some points need the first ring")
+}
+
+// EnsureAround loads edges reaching p from junctions up to three cells
+// away: the far end of every long bridge.
+func TestEnsureAroundReachesTheFarEndOfLongBridges(t *testing.T) {
+	w := world.New(testSeed)
+	full := New(w)
+	expandAround(t, full, world.Vec2{}, world.Vec2{}, 3000)
+	spans := map[int32]int{}
+	for _, e := range full.Edges() {
+		a, d := world.EdgeOrigin(e.ID)
+		if d != world.DirX {
+			continue
+		}
+		b := world.JunctionCell(e.B.ID)
+		span := b.I - a.I
+		if span < 2 {
+			continue
+		}
+		spans[span]++
+		// Just before B, in B's cell or next to it: A is span cells back.
+		p := e.Nodes[len(e.Nodes)-2]
+		g := New(w)
+		g.EnsureAround(p)
+		require.NotNil(t, g.Edge(e.ID), "bridge %d (%d cells) under %v", e.ID, span, p)
+	}
+	t.Logf("bridge spans: %v", spans)
+	assert.Positive(t, spans[3], "three-cell bridges")
+}
+
+// An edge's bounding box is exactly the box of its nodes.
+func TestEdgeBoundsAreTheBoxOfItsNodes(t *testing.T) {
+	g := New(world.New(testSeed))
+	grow(t, g, world.Vec2{}, 60, rand.New(rand.NewPCG(41, 42)), 0)
+	for _, e := range g.Edges() {
+		lo := world.Vec2{X: math.Inf(1), Z: math.Inf(1)}
+		hi := world.Vec2{X: math.Inf(-1), Z: math.Inf(-1)}
+		for _, n := range e.Nodes {
+			lo = world.Vec2{X: math.Min(lo.X, n.X), Z: math.Min(lo.Z, n.Z)}
+			hi = world.Vec2{X: math.Max(hi.X, n.X), Z: math.Max(hi.Z, n.Z)}
+		}
+		require.Equal(t, lo, e.Min, "edge %d", e.ID)
+		require.Equal(t, hi, e.Max, "edge %d", e.ID)
+	}
+}
+
+// EvictFar drops exactly the edges whose box lies farther than keep from
+// p, from any side, and the junctions left without arms; evicting nothing
+// leaves the signature alone.
+func TestEvictFarKeepsExactlyTheNearEdges(t *testing.T) {
+	for _, p := range []world.Vec2{{X: 400, Z: 300}, {X: -500, Z: -450}, {X: 300, Z: -600}} {
+		g := New(world.New(testSeed))
+		expandAround(t, g, world.Vec2{}, world.Vec2{}, 1200)
+		const keep = 500.0
+		var kept, dropped []uint64
+		for _, e := range g.Edges() {
+			// The box of the nodes (TestEdgeBoundsAreTheBoxOfItsNodes).
+			dx := math.Max(0, math.Max(e.Min.X-p.X, p.X-e.Max.X))
+			dz := math.Max(0, math.Max(e.Min.Z-p.Z, p.Z-e.Max.Z))
+			if math.Hypot(dx, dz) <= keep {
+				kept = append(kept, e.ID)
+			} else {
+				dropped = append(dropped, e.ID)
+			}
+		}
+		require.NotEmpty(t, kept)
+		require.NotEmpty(t, dropped)
+		sig := g.Signature()
+		assert.Equal(t, len(dropped), g.EvictFar(p, keep))
+		assert.Greater(t, g.Signature(), sig)
+		for _, id := range kept {
+			assert.NotNil(t, g.Edge(id), "edge %d within %g m of %v kept", id, keep, p)
+		}
+		for _, id := range dropped {
+			assert.Nil(t, g.Edge(id), "edge %d dropped", id)
+		}
+		for _, j := range g.Junctions() {
+			assert.NotEmpty(t, j.Arms, "junction %d without arms evicted", j.ID)
+		}
+		sig = g.Signature()
+		assert.Zero(t, g.EvictFar(p, keep))
+		assert.Equal(t, sig, g.Signature(), "nothing evicted, nothing changed")
+	}
+}
+
+// Edges loaded by a call are born after the signature before it, and a
+// junction whose arms were all loaded by its neighbours still moves the
+// signature when it is marked expanded.
+func TestBornAndExpansionMoveTheSignature(t *testing.T) {
+	w := world.New(testSeed)
+	g := New(w)
+	j := g.JunctionNear(world.Vec2{})
+	before := g.Signature()
+	g.EnsureJunctionArms(j)
+	require.NotEmpty(t, j.Arms)
+	for _, e := range j.Arms {
+		assert.Greater(t, e.Born, before, "edge %d born after", e.ID)
+		assert.LessOrEqual(t, e.Born, g.Signature())
+	}
+	// Expand every neighbour of k but not k: its arms are all loaded.
+	k := g.JunctionNear(world.Vec2{X: 1000, Z: 1000})
+	require.NotNil(t, k)
+	specs := w.Arms(world.JunctionCell(k.ID), nil)
+	require.NotEmpty(t, specs)
+	for _, s := range specs {
+		other := s.B
+		if world.JunctionID(other) == k.ID {
+			other = s.A
+		}
+		g.EnsureJunctionArms(g.ensureJunction(other))
+	}
+	require.False(t, k.Expanded)
+	require.Len(t, k.Arms, len(specs), "every arm loaded by a neighbour")
+	sig := g.Signature()
+	g.EnsureJunctionArms(k)
+	assert.True(t, k.Expanded)
+	assert.Greater(t, g.Signature(), sig, "marking a junction expanded is a change")
+}
+
+// Nearest and RoadsWithin measure to the centre line between nodes, not
+// just to the nodes.
+func TestNearestPointLiesBetweenNodes(t *testing.T) {
+	g := New(world.New(testSeed))
+	g.EnsureJunctionArms(g.JunctionNear(world.Vec2{}))
+	for _, e := range g.Edges() {
+		k := e.Segments() / 2
+		a, b := e.Nodes[k], e.Nodes[k+1]
+		off := Left(b.Sub(a).Norm()).Scale(3)
+		p := a.Lerp(b, 0.4).Add(off)
+		h, ok := g.Nearest(p)
+		require.True(t, ok)
+		require.Same(t, e, h.Edge)
+		assert.Equal(t, k, h.Seg)
+		assert.InDelta(t, 0.4, h.T, 1e-6)
+		assert.InDelta(t, 3, h.Dist, 1e-6)
+		assert.InDelta(t, 0, h.Point.Sub(a.Lerp(b, 0.4)).Len(), 1e-6)
+	}
+}
