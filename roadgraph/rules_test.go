@@ -221,7 +221,7 @@ func TestJunctionNearMatchesBruteForce(t *testing.T) {
 func TestEnsureAroundReachesTheFarEndOfLongBridges(t *testing.T) {
 	w := world.New(testSeed)
 	full := New(w)
-	expandAround(t, full, world.Vec2{}, world.Vec2{}, 3000)
+	expandAround(t, full, world.Vec2{}, world.Vec2{}, 2500)
 	spans := map[int32]int{}
 	for _, e := range full.Edges() {
 		a, d := world.EdgeOrigin(e.ID)
@@ -230,7 +230,7 @@ func TestEnsureAroundReachesTheFarEndOfLongBridges(t *testing.T) {
 		}
 		b := world.JunctionCell(e.B.ID)
 		span := b.I - a.I
-		if span < 2 {
+		if span < 3 { // shorter edges start at most two cells back
 			continue
 		}
 		spans[span]++
@@ -240,7 +240,6 @@ func TestEnsureAroundReachesTheFarEndOfLongBridges(t *testing.T) {
 		g.EnsureAround(p)
 		require.NotNil(t, g.Edge(e.ID), "bridge %d (%d cells) under %v", e.ID, span, p)
 	}
-	t.Logf("bridge spans: %v", spans)
 	assert.Positive(t, spans[3], "three-cell bridges")
 }
 
