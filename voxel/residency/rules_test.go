@@ -19,10 +19,11 @@ func TestOnePassDrainsEverythingDispatchedBefore(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			r := New(fakeLoad, workers)
 			defer r.Close()
+			synctest.Wait() // the workers wait for jobs
 			d := plan.Union(plan.Anchor{Radius: 6})
 			r.Reconcile(d)
 			sent := r.InFlight()
-			require.GreaterOrEqual(t, sent, workers*queuePerWorker, "the job queue filled")
+			require.Equal(t, workers*(queuePerWorker+1), sent, "one job in each worker, the queue full")
 			synctest.Wait() // workers finish all of it
 			r.Reconcile(d)
 			assert.Equal(t, sent, r.Resident(), "%d workers: all %d results drained in one pass", workers, sent)
@@ -31,6 +32,7 @@ func TestOnePassDrainsEverythingDispatchedBefore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := New(fakeLoad, 2)
 		defer r.Close()
+		synctest.Wait()
 		for _, p := range plan.Cylinder(voxel.ChunkPos{}, 6, nil) {
 			r.Want(p)
 		}
