@@ -31,7 +31,11 @@ func pumpUntilIdle(t *testing.T, r *Residency) []voxel.ChunkPos {
 
 func TestIncrementalWantPumpUnwant(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := New(fakeLoad, 2)
+		// Workers hold their jobs until the bound below is checked: under
+		// the race detector they run in parallel with Pump and would
+		// otherwise make room in the queue while it dispatches.
+		gate := make(chan struct{})
+		r := New(func(p voxel.ChunkPos) (*voxel.Chunk, error) { <-gate; return fakeLoad(p) }, 2)
 		defer r.Close()
 		area := plan.Cylinder(voxel.ChunkPos{}, 3, nil)
 		for _, p := range area {
@@ -44,6 +48,7 @@ func TestIncrementalWantPumpUnwant(t *testing.T) {
 		assert.Empty(t, got, "the first pass only dispatches")
 		assert.Positive(t, r.InFlight())
 		assert.LessOrEqual(t, r.InFlight(), 2*(queuePerWorker+1), "dispatch is bounded by the job queue")
+		close(gate)
 		got = append(got, pumpUntilIdle(t, r)...)
 		assert.ElementsMatch(t, area, got, "each chunk reported once, when it became resident")
 		assert.Equal(t, len(area), r.Resident())

@@ -17,27 +17,36 @@ import (
 func TestOnePassDrainsEverythingDispatchedBefore(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		synctest.Test(t, func(t *testing.T) {
-			r := New(fakeLoad, workers)
+			gate := make(chan struct{})
+			r := New(func(p voxel.ChunkPos) (*voxel.Chunk, error) { <-gate; return fakeLoad(p) }, workers)
 			defer r.Close()
 			synctest.Wait() // the workers wait for jobs
 			d := plan.Union(plan.Anchor{Radius: 6})
 			r.Reconcile(d)
+			synctest.Wait()
+			r.Reconcile(d) // tops the queue up behind the jobs the workers hold
 			sent := r.InFlight()
 			require.Equal(t, workers*(queuePerWorker+1), sent, "one job in each worker, the queue full")
+			close(gate)
 			synctest.Wait() // workers finish all of it
 			r.Reconcile(d)
 			assert.Equal(t, sent, r.Resident(), "%d workers: all %d results drained in one pass", workers, sent)
 		})
 	}
 	synctest.Test(t, func(t *testing.T) {
-		r := New(fakeLoad, 2)
+		gate := make(chan struct{})
+		r := New(func(p voxel.ChunkPos) (*voxel.Chunk, error) { <-gate; return fakeLoad(p) }, 2)
 		defer r.Close()
 		synctest.Wait()
 		for _, p := range plan.Cylinder(voxel.ChunkPos{}, 6, nil) {
 			r.Want(p)
 		}
 		r.Pump(nil)
+		synctest.Wait()
+		r.Pump(nil)
 		sent := r.InFlight()
+		require.Equal(t, 2*(queuePerWorker+1), sent)
+		close(gate)
 		synctest.Wait()
 		assert.Len(t, r.Pump(nil), sent, "incremental: all results drained in one pass")
 	})
