@@ -125,3 +125,9 @@ func TestReadyTimeoutIsTenSeconds(t *testing.T) {
 		assert.True(t, p.Healthy(), "a worker reported ready")
 	})
 }
+
+func readyGraph() *roadgraph.Graph {
+	g := roadgraph.New(world.New(testSeed))
+	g.EnsureJunctionArms(g.JunctionNear(world.Vec2{}))
+	return g
+}

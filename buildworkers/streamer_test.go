@@ -35,7 +35,8 @@ type fakeBuilder struct {
 	panicAt func(id int, n int) bool
 	gate    chan struct{} // when set, each Build waits for a token
 	count   func(it walker.Item) int
-	seen    *sync.Map // records "mirror held the item" per build
+	trees   func(it walker.Item) []Tree // nil: one tree at (1, 2, 3)
+	seen    *sync.Map                   // records "mirror held the item" per build
 	simple  bool
 	n       int
 }
@@ -80,8 +81,12 @@ func (b *fakeBuilder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float6
 		b.scratch = append(b.scratch, v[:]...)
 	}
 	bounds := slots.Bounds{Min: [3]float64{p.X, 0, p.Z}, Max: [3]float64{p.X, float64(n), p.Z}}
+	trees := []Tree{{Pos: [3]float32{1, 2, 3}}}
+	if b.trees != nil {
+		trees = b.trees(it)
+	}
 	return Output{Verts: b.scratch, Count: n, Bounds: bounds, Simplified: b.simple,
-		Trees: []Tree{{Pos: [3]float32{1, 2, 3}}}, Obstacles: []slots.Bounds{bounds}}, true
+		Trees: trees, Obstacles: []slots.Bounds{bounds}}, true
 }
 
 type harness struct {
