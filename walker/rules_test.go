@@ -332,3 +332,24 @@ func TestWalkLoadsAroundAnOffRoadCar(t *testing.T) {
 	assert.Equal(t, e.Key(1), items[0].Key)
 	assert.Equal(t, edges, len(g.Edges()), "on a loaded road nothing more is loaded")
 }
+
+// Walking off the end of an edge reaches its junction only after its last
+// segment: segment 0 (and the last one) are items like any other.
+func TestEndSegmentsThenTheJunction(t *testing.T) {
+	g := grownGraph(t)
+	e := longEdge(t, g, 40)
+	w := mustWalker(t, dyadic(5))
+	pos := e.Nodes[1].Lerp(e.Nodes[2], 0.5)
+	want := map[int64]float32{e.Key(1): 0, e.Key(0): 2, roadgraph.JunctionKey(e.A.ID): 4}
+	for k := 1; k <= 5; k++ {
+		want[e.Key(1+k)] = float32(k)
+	}
+	assert.Equal(t, want, costs(w.Walk(g, pos, e.Tangent(1))), "near A, heading to B")
+	last := e.Segments() - 1
+	pos = e.Nodes[last-1].Lerp(e.Nodes[last], 0.5)
+	want = map[int64]float32{e.Key(last - 1): 0, e.Key(last): 2, roadgraph.JunctionKey(e.B.ID): 4}
+	for k := 1; k <= 5; k++ {
+		want[e.Key(last-1-k)] = float32(k)
+	}
+	assert.Equal(t, want, costs(w.Walk(g, pos, e.Tangent(last-1).Scale(-1))), "near B, heading to A")
+}
