@@ -306,3 +306,60 @@ func TestNoResultsLandOnAWalkFrame(t *testing.T) {
 		assert.Equal(t, DefaultMaxInFlight, h.s.Stats().WorkerBuilds, "they land on the next")
 	})
 }
+
+// Without workers the main goroutine builds exactly MainBuildsPerFrame
+// items a frame; items handed back as missing are built at most that many
+// a frame too.
+func TestMainBuildsPerFrame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 0, nil, nil)
+		for f := 1; f <= 4; f++ {
+			h.frame()
+			assert.Equal(t, 5*f, h.s.Stats().MainBuilds, "frame %d", f)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 2, func(b *fakeBuilder) {
+			b.missing = func(id int, _ walker.Item) bool { return id <= 2 } // every worker's build
+		}, nil)
+		prev, most := 0, 0
+		for f := 0; f < 200 && !h.s.Ready(); f++ {
+			h.frame()
+			n := h.s.Stats().MainBuilds - prev
+			prev = h.s.Stats().MainBuilds
+			require.LessOrEqual(t, n, 5, "frame %d", f)
+			most = max(most, n)
+		}
+		require.True(t, h.s.Ready())
+		assert.Equal(t, 5, most)
+		assert.Equal(t, 40, h.s.Stats().MainBuilds)
+		assert.Equal(t, 40, h.s.Stats().Missing)
+	})
+}
+
+// Dispatch never blocks the main goroutine, even when a worker is stuck and
+// every request needs a change set before it.
+func TestDispatchNeverBlocksOnAStuckWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		g := readyGraph()
+		const maxInFlight = 5
+		p, err := NewPool(PoolConfig{Workers: 1, MaxInFlight: maxInFlight, World: g.World(),
+			NewBuilder: func() Builder { return &fakeBuilder{gate: gate} }}, time.Now())
+		require.NoError(t, err)
+		defer p.Close()
+		defer close(gate) // before Close: the worker must finish
+		synctest.Wait()
+		p.Poll()
+		j := g.Junctions()[0]
+		for id := uint64(1); id <= maxInFlight; id++ {
+			for _, e := range j.Arms { // grow: the next request needs a change set
+				g.EnsureJunctionArms(e.A)
+				g.EnsureJunctionArms(e.B)
+			}
+			j = j.Arms[0].B
+			require.True(t, p.Dispatch(g, segReq(g, id)), "request %d", id)
+		}
+		assert.False(t, p.Dispatch(g, segReq(g, maxInFlight+1)), "at the cap")
+	})
+}
