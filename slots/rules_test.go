@@ -343,3 +343,26 @@ func TestDrawOrderTiesInSlotOrder(t *testing.T) {
 	assert.True(t, slices.IsSorted(near), "near ring in slot order: %v", near)
 	assert.True(t, slices.IsSorted(far), "far ring in slot order: %v", far)
 }
+
+// countingSink accepts anything, so only the table's own checks stand
+// between a bad upload and the buffer.
+type countingSink struct{ uploads, clears int }
+
+func (s *countingSink) Upload(int, []float32, int) error { s.uploads++; return nil }
+func (s *countingSink) Clear(int)                        { s.clears++ }
+
+func TestTableChecksUploadsBeforeTheSink(t *testing.T) {
+	sink := &countingSink{}
+	tab, err := New(Config{Slots: 2, VertsPerSlot: 36}, sink)
+	require.NoError(t, err)
+	tab.Sync([]walker.Item{item(128, 0)})
+	s, _ := tab.SlotOf(128)
+	assert.Error(t, tab.Upload(s, 128, verts(2, 0, 0), 3, box(0, 0)), "fewer floats than vertices")
+	assert.Error(t, tab.Upload(s, 128, verts(37, 0, 0), 37, box(0, 0)), "more than a slot")
+	assert.ErrorIs(t, tab.Upload(s, 256, verts(3, 0, 0), 3, box(0, 0)), ErrStale)
+	assert.Zero(t, sink.uploads, "nothing reached the sink")
+	require.NoError(t, tab.Upload(s, 128, verts(3, 0, 0), 3, box(0, 0)))
+	assert.Equal(t, 1, sink.uploads)
+	tab.Sync(nil)
+	assert.Equal(t, 1, sink.clears, "release clears the slot in the sink")
+}
