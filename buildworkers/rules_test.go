@@ -58,7 +58,11 @@ func TestConfigLimits(t *testing.T) {
 	}
 	pc := PoolConfig{Workers: 256, MaxInFlight: 64, NewBuilder: ok.NewBuilder}
 	assert.NoError(t, pc.validate())
-	pc.Workers = 257
+	pc.Workers, pc.MaxInFlight = 1, 1
+	assert.NoError(t, pc.validate())
+	pc.Workers, pc.MaxInFlight = 0, 3
+	assert.Error(t, pc.validate())
+	pc.Workers, pc.MaxInFlight = 257, 3
 	assert.Error(t, pc.validate())
 	pc.Workers, pc.MaxInFlight = 1, 65
 	assert.Error(t, pc.validate())
