@@ -326,15 +326,19 @@ func TestMainBuildsPerFrame(t *testing.T) {
 		h := newHarness(t, 2, func(b *fakeBuilder) {
 			b.missing = func(id int, _ walker.Item) bool { return id <= 2 } // every worker's build
 		}, nil)
-		prev, most := 0, 0
+		prev, most, queued := 0, 0, false
 		for f := 0; f < 200 && !h.s.Ready(); f++ {
 			h.frame()
 			n := h.s.Stats().MainBuilds - prev
 			prev = h.s.Stats().MainBuilds
 			require.LessOrEqual(t, n, 5, "frame %d", f)
 			most = max(most, n)
+			// Pending counts what waits in the table and in the main queue.
+			queued = queued || len(h.s.mainQ) > 0
+			assert.Equal(t, len(h.s.Table().Pending())+len(h.s.mainQ), h.s.Stats().Pending)
 		}
 		require.True(t, h.s.Ready())
+		assert.True(t, queued, "missing items waited in the main queue")
 		assert.Equal(t, 5, most)
 		assert.Equal(t, 40, h.s.Stats().MainBuilds)
 		assert.Equal(t, 40, h.s.Stats().Missing)
