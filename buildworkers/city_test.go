@@ -74,7 +74,9 @@ func TestWorkerBytesEqualMainBytes(t *testing.T) {
 		origin := [3]float64{256, 0, -256}
 		synctest.Wait()
 		next, compared := 0, 0
-		for compared < len(items) {
+		for round := 0; compared < len(items); round++ {
+			require.True(t, p.Healthy(), p.Failure())
+			require.Less(t, round, 10*len(items), "results stopped coming")
 			for next < len(items) && p.Dispatch(g, Request{ID: uint64(next + 1), Item: items[next], Origin: origin}) {
 				next++
 			}

@@ -35,7 +35,8 @@ type fakeBuilder struct {
 	panicAt func(id int, n int) bool
 	gate    chan struct{} // when set, each Build waits for a token
 	count   func(it walker.Item) int
-	seen    *sync.Map // records "mirror held the item" per build
+	trees   func(it walker.Item) []slots.Tree // nil: one tree at (1, 2, 3)
+	seen    *sync.Map                   // records "mirror held the item" per build
 	simple  bool
 	n       int
 }
@@ -81,8 +82,12 @@ func (b *fakeBuilder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float6
 		b.scratch = append(b.scratch, v[:]...)
 	}
 	bounds := slots.Bounds{Min: [3]float64{p.X, 0, p.Z}, Max: [3]float64{p.X, float64(n), p.Z}}
+	trees := []slots.Tree{{Pos: [3]float32{1, 2, 3}}}
+	if b.trees != nil {
+		trees = b.trees(it)
+	}
 	return Output{Verts: b.scratch, Count: n, Bounds: bounds, Simplified: b.simple,
-		Trees: []slots.Tree{{Pos: [3]float32{1, 2, 3}}}, Obstacles: []slots.Obstacle{slots.BoxObstacle([2]float64{p.X, p.Z}, 0, 1, 1, 0, float64(n), slots.ObstacleBuilding)}}, true
+		Trees: trees, Obstacles: []slots.Obstacle{slots.BoxObstacle([2]float64{p.X, p.Z}, 0, 1, 1, 0, float64(n), slots.ObstacleBuilding)}}, true
 }
 
 type harness struct {
@@ -414,7 +419,13 @@ func TestRebaseMovesOriginAndRebuildsEverySlot(t *testing.T) {
 		g.EnsureJunctionArms(j)
 		e := j.Arms[0]
 		h.car, h.head = e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2)
-		h.frame()
+		// The re-base happens on the next walk, whenever its 0.25 s clock
+		// fires after the initial build.
+		for f := 0; h.s.Stats().Rebases == 0; f++ {
+			require.LessOrEqual(t, f, int(h.s.cfg.VisibleEvery.Seconds()*60)+1, "the next walk re-bases")
+			h.frame()
+		}
+		assert.False(t, h.s.Ready(), "everything is rebuilt")
 		h.runUntilReady(t, 400)
 		st := h.s.Stats()
 		assert.Equal(t, 1, st.Rebases)

@@ -71,12 +71,20 @@ func TestMirrorFollowsGrowthAndEviction(t *testing.T) {
 	}
 	assert.Greater(t, sets, 20)
 	assert.Positive(t, removed, "eviction reached the mirror")
-	_, ok := g.Changes(cur)
-	cs, ok2 := g.Changes(cur)
-	if ok {
-		assert.False(t, ok2, "no change set when the signature has not moved")
-		assert.Nil(t, cs)
-	}
+	g.Changes(cur) // catch up, whether or not the last steps moved anything
+	cs, ok := g.Changes(cur)
+	assert.False(t, ok, "no change set when the signature has not moved")
+	assert.Nil(t, cs)
+	// Any growth moves it again; a reset cursor gets everything in full.
+	g.EnsureAround(world.Vec2{X: 3000, Z: 3000})
+	cs, ok = g.Changes(cur)
+	require.True(t, ok, "growth makes a change set")
+	require.NoError(t, m.Apply(cs))
+	requireSameGraph(t, g, m)
+	cur.Reset()
+	cs, ok = g.Changes(cur)
+	require.True(t, ok, "a reset cursor syncs again without the graph moving")
+	assert.Len(t, cs.NewEdges, len(g.Edges()), "everything in full")
 }
 
 func TestChangeSetSendsOnlyUnknownEdgesInFull(t *testing.T) {

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Mutation testing of the policy packages with gremlins (pinned v0.6.0).
+#
+#   sh cmd/mutation.sh                 # the default list below
+#   sh cmd/mutation.sh walker slots    # just these packages (paths from the repo root)
+#
+# Prints one line per package (efficacy, mutant coverage, counts, time) and
+# writes every LIVED mutant to out/mutation-lived.txt (full gremlins output per
+# package in out/mutation/). Slow (minutes per package) and CPU-heavy, so it
+# is not part of CI; see docs/testing.md. Needs only the Go module proxy, once,
+# to install gremlins into a cache directory.
+#
+# Environment: MUTATION_WORKERS (default 1), MUTATION_TIMEOUT_COEFFICIENT
+# (default 10), GREMLINS_DIR (where gremlins is installed).
+set -eu
+cd "$(dirname "$0")/.."
+. cmd/goenv.sh
+
+version=v0.6.0
+bindir=${GREMLINS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/citydrive/gremlins-$version}
+gremlins=$bindir/gremlins
+if [ ! -x "$gremlins" ]; then
+	echo "installing gremlins $version into $bindir" >&2
+	mkdir -p "$bindir"
+	GOBIN=$bindir go install "github.com/go-gremlins/gremlins/cmd/gremlins@$version"
+fi
+
+workers=${MUTATION_WORKERS:-1}
+coef=${MUTATION_TIMEOUT_COEFFICIENT:-10}
+
+if [ $# -eq 0 ]; then
+	set -- roadgraph walker slots buildworkers \
+		voxel/plan voxel/residency voxel/lifecycle voxel/mesh voxel/meshpool voxel/store \
+		netsync/wire netsync netsync/voxelworld
+fi
+
+mkdir -p out/mutation
+lived=out/mutation-lived.txt
+: >"$lived"
+
+# Packages whose directory holds sub-packages that are not policy (or are
+# measured on their own): gremlins scans a directory recursively, so the
+# sub-packages are excluded by path regexp (relative to the package dir).
+excludes() {
+	case $1 in
+	roadgraph) echo '^world/' ;;               # pure geometry/noise of the world function
+	buildworkers) echo '^citygen/' ;;          # geometry builder
+	netsync) echo '^(transport|voxelworld|wire)/' ;;
+	*) echo '' ;;
+	esac
+}
+
+printf '%-22s %9s %9s %7s %6s %8s %8s %7s\n' package efficacy coverage killed lived uncov timedout time
+for pkg in "$@"; do
+	pkg=${pkg#./}
+	pkg=${pkg%/}
+	if [ ! -d "$pkg" ] || ! ls "$pkg"/*.go >/dev/null 2>&1; then
+		printf '%-22s skipped: no such package\n' "$pkg"
+		continue
+	fi
+	log=out/mutation/$(echo "$pkg" | tr / _).txt
+	ex=$(excludes "$pkg")
+	start=$(date +%s)
+	# --test-cpu is deliberately not used: v0.6.0 passes "-cpu N" to go test
+	# as one argument, every run then fails and every mutant reads KILLED.
+	if [ -n "$ex" ]; then
+		nice -n 19 "$gremlins" unleash --workers "$workers" --timeout-coefficient "$coef" \
+			-E "$ex" "./$pkg" >"$log" 2>&1 || true
+	else
+		nice -n 19 "$gremlins" unleash --workers "$workers" --timeout-coefficient "$coef" \
+			"./$pkg" >"$log" 2>&1 || true
+	fi
+	secs=$(($(date +%s) - start))
+	eff=$(sed -n 's/^Test efficacy: *//p' "$log")
+	cov=$(sed -n 's/^Mutator coverage: *//p' "$log")
+	killed=$(sed -n 's/^Killed: *\([0-9]*\),.*/\1/p' "$log")
+	nlived=$(sed -n 's/^Killed: .*Lived: *\([0-9]*\),.*/\1/p' "$log")
+	uncov=$(sed -n 's/^Killed: .*Not covered: *\([0-9]*\).*/\1/p' "$log")
+	tmo=$(sed -n 's/^Timed out: *\([0-9]*\),.*/\1/p' "$log")
+	if [ -z "$eff" ]; then
+		printf '%-22s failed: see %s\n' "$pkg" "$log"
+		continue
+	fi
+	printf '%-22s %9s %9s %7s %6s %8s %8s %6ss\n' "$pkg" "$eff" "$cov" "$killed" "$nlived" "$uncov" "$tmo" "$secs"
+	grep ' LIVED ' "$log" | awk -v p="$pkg" '{ print p "/" $4 " " $2 }' >>"$lived" || true
+done
+echo "lived mutants: $lived ($(wc -l <"$lived") lines)"
