@@ -36,7 +36,7 @@ type fakeBuilder struct {
 	gate    chan struct{} // when set, each Build waits for a token
 	count   func(it walker.Item) int
 	trees   func(it walker.Item) []slots.Tree // nil: one tree at (1, 2, 3)
-	seen    *sync.Map                   // records "mirror held the item" per build
+	seen    *sync.Map                         // records "mirror held the item" per build
 	simple  bool
 	n       int
 }

@@ -349,7 +349,7 @@ func TestDrawOrderTiesInSlotOrder(t *testing.T) {
 type countingSink struct{ uploads, clears int }
 
 func (s *countingSink) Upload(int, []uint32, int) error { s.uploads++; return nil }
-func (s *countingSink) Clear(int)                        { s.clears++ }
+func (s *countingSink) Clear(int)                       { s.clears++ }
 
 func TestTableChecksUploadsBeforeTheSink(t *testing.T) {
 	sink := &countingSink{}
