@@ -48,6 +48,15 @@ type edgeGeom struct {
 	max    world.Vec2
 	exits  [2][4]world.EdgeSpec // lane l's choices at its far end (no U-turn)
 	nexits [2]int
+	turns  [2][4]turn // memoised turns onto the exits (or the U-turn: index 0)
+}
+
+// turn is the curve from a lane's stop line onto an exit lane: a quadratic
+// Bezier p0, c, p1 of about length metres.
+type turn struct {
+	p0, c, p1 world.Vec2
+	length    float64
+	ok        bool
 }
 
 // Schedule computes the scheduled traffic of one world. Two Schedules of
@@ -58,6 +67,7 @@ type Schedule struct {
 	w     world.World
 	lat   *world.Cache
 	hour  float64
+	fill  float64 // timeFactor(hour)
 	geoms map[uint64]*edgeGeom
 	free  []*edgeGeom
 	specs []world.EdgeSpec // scratch of nearby
@@ -77,7 +87,7 @@ const geomLimit = 2048
 // the hour sets how full platoons are.
 func NewSchedule(w world.World, hour float64) *Schedule {
 	return &Schedule{
-		w: w, lat: world.NewCache(w), hour: hour,
+		w: w, lat: world.NewCache(w), hour: hour, fill: timeFactor(hour),
 		geoms: make(map[uint64]*edgeGeom, geomLimit),
 		specs: make([]world.EdgeSpec, 0, 8),
 		arms:  make([]world.EdgeSpec, 0, 8),
@@ -192,7 +202,7 @@ func (g *edgeGeom) timing(l uint8) laneTiming {
 
 // platoon is how many vehicles lane l of g sends in cycle c.
 func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
-	f := g.fill * timeFactor(s.hour) * maxPlatoon
+	f := g.fill * s.fill * maxPlatoon
 	n := int(f + s.w.Hash01(saltCount, int64(g.spec.ID), int64(l), c))
 	return max(0, min(maxPlatoon, n))
 }
@@ -246,31 +256,42 @@ func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicl
 		v.Pos, v.Dir = g.lanePoint(k.Lane, u)
 		return v, true
 	}
-	p0, d0 := g.lanePoint(k.Lane, lt.stop)
-	p1, d1 := s.exitPoint(g, k)
-	c := control(p0, d0, p1, d1)
-	length := (p0.Sub(c).Len() + c.Sub(p1).Len() + p1.Sub(p0).Len()) / 2
-	f := (u - lt.stop) / length
+	tr := s.turn(g, k, lt.stop)
+	f := (u - lt.stop) / tr.length
 	if f > 1 {
 		return Vehicle{}, false
 	}
-	a, b := p0.Lerp(c, f), c.Lerp(p1, f)
+	a, b := tr.p0.Lerp(tr.c, f), tr.c.Lerp(tr.p1, f)
 	v.Pos, v.Dir = a.Lerp(b, f), b.Sub(a).Norm()
 	return v, true
 }
 
-// exitPoint is where vehicle k joins its exit lane: the exit lane's entry,
-// and the direction there. The exit is chosen from (edge, lane, cycle,
-// vehicle); a dead end turns back onto the edge's other lane.
-func (s *Schedule) exitPoint(g *edgeGeom, k Key) (world.Vec2, world.Vec2) {
-	end := endOf(k.Lane)
-	n := g.nexits[k.Lane]
-	if n == 0 {
-		o := 1 - k.Lane
-		return g.lanePoint(o, g.r[end])
+// turn is vehicle k's turn from its stop line (at stop) onto its exit lane.
+// The exit is chosen from (edge, lane, cycle, vehicle); a dead end turns
+// back onto the edge's other lane.
+func (s *Schedule) turn(g *edgeGeom, k Key, stop float64) *turn {
+	i, n := 0, g.nexits[k.Lane]
+	if n > 0 {
+		i = min(n-1, int(s.w.Hash01(saltTurn, int64(g.spec.ID), int64(k.Lane)<<8|int64(k.K), k.Cycle)*float64(n)))
 	}
-	i := int(s.w.Hash01(saltTurn, int64(g.spec.ID), int64(k.Lane)<<8|int64(k.K), k.Cycle) * float64(n))
-	spec := g.exits[k.Lane][min(i, n-1)]
+	tr := &g.turns[k.Lane][i]
+	if !tr.ok {
+		p0, d0 := g.lanePoint(k.Lane, stop)
+		p1, d1 := s.exitPoint(g, k.Lane, i)
+		tr.p0, tr.p1, tr.c = p0, p1, control(p0, d0, p1, d1)
+		tr.length = (p0.Sub(tr.c).Len() + tr.c.Sub(p1).Len() + p1.Sub(p0).Len()) / 2
+		tr.ok = true
+	}
+	return tr
+}
+
+// exitPoint is where lane l's exit i begins, and the direction there.
+func (s *Schedule) exitPoint(g *edgeGeom, l uint8, i int) (world.Vec2, world.Vec2) {
+	end := endOf(l)
+	if g.nexits[l] == 0 {
+		return g.lanePoint(1-l, g.r[end])
+	}
+	spec := g.exits[l][i]
 	x := s.geom(spec)
 	junction := g.spec.B
 	if end == 0 {
