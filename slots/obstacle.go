@@ -12,6 +12,7 @@ const (
 	ObstacleParkedCar              // cars at the kerb and in yards
 	ObstacleFurniture              // lamps, traffic lights, benches, bins, bollards, hydrants, shelters
 	ObstacleRail                   // bridge rails
+	ObstacleTraffic                // moving traffic vehicles (roadgraph/traffic)
 )
 
 func (k ObstacleKind) String() string {
@@ -24,6 +25,8 @@ func (k ObstacleKind) String() string {
 		return "street furniture"
 	case ObstacleRail:
 		return "rail"
+	case ObstacleTraffic:
+		return "traffic"
 	}
 	return "none"
 }

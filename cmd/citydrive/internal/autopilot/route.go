@@ -8,13 +8,14 @@ import (
 	"math/rand/v2"
 
 	"citydrive/roadgraph"
+	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 )
 
 // laneOffset is the middle of the right-hand lane: between the centre line
 // and the cars parked on the edge stripe of a street (4.85 m out, 1.8 m
-// wide), and the inner lane of an avenue.
-const laneOffset = 2.1
+// wide), and the inner lane of an avenue. Traffic drives the same line.
+const laneOffset = traffic.LaneOffset
 
 // Route is a position on the road graph that moves forward.
 type Route struct {

@@ -85,6 +85,7 @@ const (
 	TouchRail
 	TouchShore // open water: the car stops at the shore
 	TouchVoxel // a solid block
+	TouchTraffic
 )
 
 // Has reports whether every contact in k is in c.
@@ -98,6 +99,8 @@ func touchOf(k slots.ObstacleKind) Contact {
 		return TouchParkedCar
 	case slots.ObstacleRail:
 		return TouchRail
+	case slots.ObstacleTraffic:
+		return TouchTraffic
 	}
 	return TouchFurniture
 }

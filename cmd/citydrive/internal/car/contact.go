@@ -2,7 +2,7 @@ package car
 
 // String lists the kinds touched, for logs ("parked car+shore").
 func (c Contact) String() string {
-	names := [...]string{"building", "parked car", "street furniture", "rail", "shore", "block"}
+	names := [...]string{"building", "parked car", "street furniture", "rail", "shore", "block", "traffic"}
 	s := ""
 	for i, n := range names {
 		if c&(1<<i) != 0 {

@@ -1,6 +1,9 @@
 package game
 
-import "citydrive/roadgraph/world"
+import (
+	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/roadgraph/world"
+)
 
 // Stuck: a car slower than stuckSpeed for longer than stuckTime is stuck.
 const (
@@ -10,14 +13,15 @@ const (
 
 // DriveStats is what the drive was like, measured every physics step.
 type DriveStats struct {
-	Distance      float64 // metres driven
-	Time          float64 // seconds of game time driven
-	StuckEpisodes int
-	LongestStuck  float64 // seconds
-	Contacts      int     // distinct contacts with obstacles of any kind
-	CarContacts   int     // of those, with parked cars
-	MinHeight     float64 // lowest height of the car above the road surface (negative: sunk)
-	Resets        int     // times the car was put back on its lane
+	Distance        float64 // metres driven
+	Time            float64 // seconds of game time driven
+	StuckEpisodes   int
+	LongestStuck    float64 // seconds
+	Contacts        int     // distinct contacts with obstacles of any kind
+	CarContacts     int     // of those, with parked cars
+	TrafficContacts int     // of those, with traffic vehicles
+	MinHeight       float64 // lowest height of the car above the road surface (negative: sunk)
+	Resets          int     // times the car was put back on its lane
 }
 
 // AverageSpeed is metres per second over the drive.
@@ -41,9 +45,9 @@ type driveLog struct {
 }
 
 // step records one physics step: the car moved dist metres, ends at
-// speed, height above the road surface, touching an obstacle (parked car or
-// not) or not.
-func (l *driveLog) step(dt, dist, speed, height float64, at world.Vec2, touching, parkedCar bool) {
+// speed, height above the road surface, touching what touched says.
+func (l *driveLog) step(dt, dist, speed, height float64, at world.Vec2, touched car.Contact) {
+	touching, parkedCar := touched != 0, touched.Has(car.TouchParkedCar)
 	if !l.started || height < l.MinHeight {
 		l.MinHeight = height
 	}
@@ -54,6 +58,9 @@ func (l *driveLog) step(dt, dist, speed, height float64, at world.Vec2, touching
 		l.Contacts++
 		if parkedCar {
 			l.CarContacts++
+		}
+		if touched.Has(car.TouchTraffic) {
+			l.TrafficContacts++
 		}
 		if l.onContact != nil {
 			l.onContact(at, parkedCar)

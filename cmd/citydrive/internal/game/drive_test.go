@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/roadgraph/world"
 )
 
@@ -15,7 +16,14 @@ func TestDriveLogCountsStuckEpisodesContactsAndHeight(t *testing.T) {
 	at := world.Vec2{X: 5, Z: 7}
 	run := func(n int, speed, height float64, touching, parked bool) {
 		for range n {
-			l.step(dt, speed*dt, speed, height, at, touching, parked)
+			var c car.Contact
+			if touching {
+				c |= car.TouchBuilding
+			}
+			if parked {
+				c = car.TouchParkedCar
+			}
+			l.step(dt, speed*dt, speed, height, at, c)
 		}
 	}
 	run(10, 10, 0.01, false, false) // 1 s at 10 m/s
@@ -36,4 +44,9 @@ func TestDriveLogCountsStuckEpisodesContactsAndHeight(t *testing.T) {
 	assert.InDelta(t, -0.02, l.MinHeight, 1e-12)
 	assert.Equal(t, []world.Vec2{at, at}, stuckAt, "each episode is reported once")
 	assert.InDelta(t, (10+0.75+5+2+10+0.42)/9.3, l.AverageSpeed(), 1e-9)
+	assert.Zero(t, l.TrafficContacts)
+	run(3, 10, 0, false, false)
+	l.step(dt, 1, 10, 0, at, car.TouchTraffic|car.TouchBuilding)
+	assert.Equal(t, 1, l.TrafficContacts)
+	assert.Equal(t, 3, l.Contacts)
 }

@@ -13,6 +13,7 @@ type carEnv struct {
 	surface *world.SurfaceCache
 	table   *slots.Table
 	ground  *ground.Client
+	traffic *trafficState // traffic.go
 }
 
 func newCarEnv(w world.World, table *slots.Table, ground *ground.Client) *carEnv {
@@ -43,7 +44,7 @@ func (e *carEnv) AppendObstacles(dst []slots.Obstacle, x, z, r float64) []slots.
 		}
 		dst = append(dst, obst...)
 	}
-	return dst
+	return e.appendTraffic(dst, x, z, r)
 }
 
 // Solid counts only blocks players built. The generated ground is what

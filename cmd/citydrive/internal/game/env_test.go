@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/walker"
@@ -47,4 +48,37 @@ func TestCarEnvHandsOverNearbySlotObstacles(t *testing.T) {
 	}
 	assert.True(t, touched.Has(car.TouchParkedCar))
 	assert.Less(t, c.Pos.X, 30-2.1-car.Length/2+0.01)
+}
+
+// Traffic vehicles are obstacles of their own kind, turned as they drive,
+// handed over only near the query, and the car touching one says so.
+func TestCarEnvHandsOverTrafficAsObstacles(t *testing.T) {
+	cfg := slots.Config{Slots: 1, VertsPerSlot: 36}
+	buf, err := slots.NewCPUBuffer(cfg)
+	require.NoError(t, err)
+	table, err := slots.New(cfg, buf)
+	require.NoError(t, err)
+	w := world.New(412)
+	env := newCarEnv(w, table, nil)
+	dir := world.Vec2{X: 0.6, Z: 0.8}
+	v := traffic.Vehicle{Pos: world.Vec2{X: 12, Z: 0}, Dir: dir}
+	env.traffic = &trafficState{vehicles: []traffic.Vehicle{v, {Pos: world.Vec2{X: 900}, Dir: dir}}}
+	got := env.AppendObstacles(nil, 0, 0, 10)
+	require.Len(t, got, 1)
+	o := got[0]
+	assert.Equal(t, slots.ObstacleTraffic, o.Kind)
+	assert.InDelta(t, 0.6, o.Axis[0], 1e-9)
+	assert.InDelta(t, 0.8, o.Axis[1], 1e-9)
+	assert.Equal(t, [2]float64{traffic.VehicleLength / 2, traffic.VehicleWidth / 2}, o.Half)
+	y := w.Surface(12, 0).Y
+	assert.InDelta(t, y, o.Y0, 1e-6)
+
+	c := car.New(world.Vec2{}, world.Vec2{X: 1}, env)
+	var touched car.Contact
+	for range 120 * 4 {
+		c.Step(1.0/120, car.Input{Throttle: 1}, env)
+		touched |= c.Contacts
+	}
+	assert.True(t, touched.Has(car.TouchTraffic))
+	assert.Equal(t, "traffic", car.TouchTraffic.String())
 }

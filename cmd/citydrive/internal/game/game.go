@@ -45,6 +45,8 @@ type Options struct {
 	ShotEvery time.Duration // of driving time
 	Weather   render.Weather
 	TimeOfDay float64
+	// NoTraffic leaves the city's traffic out (traffic.go).
+	NoTraffic bool
 	// FixedStep makes every frame 1/60 s of game time whatever the wall
 	// time (pictures, tests); the soak runs this way, paced.
 	FixedStep bool
@@ -347,6 +349,7 @@ func (s *Session) Update(dt float64) {
 	if dt > 0 {
 		s.slowdown = s.slowdown*0.9 + game/dt*0.1
 	}
+	s.updateTraffic(game)
 	s.simulate(steps, in.Drive)
 	s.clock += game
 	now := s.epoch.Add(time.Duration(s.clock * float64(time.Second)))
@@ -381,8 +384,7 @@ func (s *Session) simulate(steps int, hands car.Input) {
 		from := s.car.Pos
 		s.car.Step(physicsStep, in, env)
 		s.drive.step(physicsStep, s.car.Pos.Sub(from).Len(), math.Abs(s.car.Speed()),
-			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos,
-			s.car.Contacts != 0, s.car.Contacts.Has(car.TouchParkedCar))
+			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos, s.car.Contacts)
 	}
 }
 

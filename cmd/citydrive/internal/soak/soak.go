@@ -35,29 +35,37 @@ type Options struct {
 	Streaming buildworkers.Config
 	World     world.World
 	Log       *slog.Logger // nil: discarded
+	NoTraffic bool         // drive an empty city
+	Hour      float64      // time of day: traffic is busiest in the rush hours
 }
 
 // Report is what a soak measured. JSON field names are the -json output.
 type Report struct {
-	Seed          uint64  `json:"seed"`
-	GameSeconds   float64 `json:"game_s"`
-	WallSeconds   float64 `json:"wall_s"`
-	KM            float64 `json:"km"`
-	AverageKMH    float64 `json:"avg_kmh"`
-	StuckEpisodes int     `json:"stuck_episodes"`
-	LongestStuckS float64 `json:"longest_stuck_s"`
-	Contacts      int     `json:"contacts"`
-	CarContacts   int     `json:"parked_car_contacts"`
-	MinHeightM    float64 `json:"min_height_above_road_m"`
-	Recoveries    int     `json:"autopilot_recoveries"`
-	Frames        int     `json:"frames"`
-	WorkUSP50     float64 `json:"main_work_us_p50"`
-	WorkUSP99     float64 `json:"main_work_us_p99"`
-	RoadUSP99     float64 `json:"road_streaming_us_p99"`
-	VoxelUSP99    float64 `json:"voxel_network_us_p99"`
-	Builds        int     `json:"builds"`
-	StaleDropped  int     `json:"stale_dropped"`
-	Fallback      string  `json:"fallback"`
+	Seed            uint64  `json:"seed"`
+	GameSeconds     float64 `json:"game_s"`
+	WallSeconds     float64 `json:"wall_s"`
+	KM              float64 `json:"km"`
+	AverageKMH      float64 `json:"avg_kmh"`
+	StuckEpisodes   int     `json:"stuck_episodes"`
+	LongestStuckS   float64 `json:"longest_stuck_s"`
+	Contacts        int     `json:"contacts"`
+	CarContacts     int     `json:"parked_car_contacts"`
+	TrafficContacts int     `json:"traffic_contacts"`
+	TrafficMean     float64 `json:"traffic_vehicles_mean"`
+	TrafficMax      int     `json:"traffic_vehicles_max"`
+	TrafficLagging  int     `json:"traffic_held_up_max"`
+	TrafficUSP50    float64 `json:"traffic_us_p50"`
+	TrafficUSP99    float64 `json:"traffic_us_p99"`
+	MinHeightM      float64 `json:"min_height_above_road_m"`
+	Recoveries      int     `json:"autopilot_recoveries"`
+	Frames          int     `json:"frames"`
+	WorkUSP50       float64 `json:"main_work_us_p50"`
+	WorkUSP99       float64 `json:"main_work_us_p99"`
+	RoadUSP99       float64 `json:"road_streaming_us_p99"`
+	VoxelUSP99      float64 `json:"voxel_network_us_p99"`
+	Builds          int     `json:"builds"`
+	StaleDropped    int     `json:"stale_dropped"`
+	Fallback        string  `json:"fallback"`
 }
 
 // Run drives for o.Duration of game time and reports.
@@ -91,7 +99,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		Streaming: o.Streaming, World: o.World, Start: o.Start,
 		Display: game.NewHeadless(o.Streaming.Slots.Slots), Autopilot: true,
 		Duration: o.Duration, FixedStep: true, Paced: true,
-		Net: c, Log: log, Out: io.Discard,
+		Net: c, Log: log, Out: io.Discard, NoTraffic: o.NoTraffic, TimeOfDay: o.Hour,
 	})
 	if err != nil {
 		return Report{}, err
@@ -102,11 +110,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	sum := s.Summarise()
 	d := sum.Drive
+	ts := s.TrafficStats()
 	return Report{
 		Seed: o.Seed, GameSeconds: sum.GameSeconds, WallSeconds: time.Since(wall).Seconds(),
 		KM: d.Distance / 1000, AverageKMH: d.AverageSpeed() * 3.6,
 		StuckEpisodes: d.StuckEpisodes, LongestStuckS: d.LongestStuck,
 		Contacts: d.Contacts, CarContacts: d.CarContacts, MinHeightM: d.MinHeight,
+		TrafficContacts: d.TrafficContacts, TrafficMean: ts.MeanVehicles, TrafficMax: ts.MaxVehicles, TrafficLagging: ts.MaxLagging, TrafficUSP50: ts.USP50, TrafficUSP99: ts.USP99,
 		Recoveries: s.Recoveries(), Frames: sum.Frames,
 		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
 		Builds: sum.Stats.Builds, StaleDropped: sum.Stats.StaleDropped, Fallback: sum.Stats.Fallback,
@@ -118,12 +128,13 @@ func (r Report) String() string {
 	return fmt.Sprintf(`soak: seed %d, %.0f s of game time in %.1f s of wall time (%.1f× real time)
   driven:    %.2f km, average %.1f km/h
   stuck:     %d episodes (speed < 1 m/s for over 2 s), longest %.1f s; autopilot recoveries %d
-  contacts:  %d with obstacles, %d with parked cars
+  contacts:  %d with obstacles, %d with parked cars, %d with traffic
+  traffic:   %.0f vehicles simulated per frame on average, %d at most; at most %d held up by the car at once; main-goroutine traffic work p50 %.0f µs, p99 %.0f µs
   height:    lowest %.3f m above the road surface
   frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs (road streaming p99 %.0f µs, voxel + network p99 %.0f µs)
   streaming: %d builds, %d stale dropped, fallback %q
 `, r.Seed, r.GameSeconds, r.WallSeconds, r.GameSeconds/max(r.WallSeconds, 1e-9),
 		r.KM, r.AverageKMH, r.StuckEpisodes, r.LongestStuckS, r.Recoveries,
-		r.Contacts, r.CarContacts, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
+		r.Contacts, r.CarContacts, r.TrafficContacts, r.TrafficMean, r.TrafficMax, r.TrafficLagging, r.TrafficUSP50, r.TrafficUSP99, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
 		r.Builds, r.StaleDropped, r.Fallback)
 }

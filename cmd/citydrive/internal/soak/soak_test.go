@@ -27,7 +27,7 @@ func TestSoak(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
 	cfg.Workers = 1
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w})
+	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w, NoTraffic: true})
 	require.NoError(t, err)
 	t.Log("\n" + r.String())
 	assert.InDelta(t, 120, r.GameSeconds, 0.05)
@@ -36,4 +36,37 @@ func TestSoak(t *testing.T) {
 	assert.GreaterOrEqual(t, r.MinHeightM, -0.05, "never more than 5 cm below the road surface")
 	assert.GreaterOrEqual(t, r.KM, 12.0/5, "12 km per 10 simulated minutes")
 	assert.Empty(t, r.Fallback, "the workers stayed healthy")
+}
+
+// The same drive through the city's light night traffic: the car never
+// sticks and never touches a traffic vehicle or a parked car; the traffic
+// is there and costs the main goroutine little (p50: the p99 of a shared
+// machine is its neighbours' noise; the benchmark in roadgraph/traffic is
+// the measure). Overtaking slower traffic costs the autopilot distance, so
+// the distance floor is the traffic-free one less a fifth. At rush hour
+// (Hour 17.5) the autopilot, which avoids obstacles as if they stood still,
+// still runs into traffic and sticks behind it: not yet asserted here.
+const nightHour = 0
+
+func TestSoakWithTraffic(t *testing.T) {
+	if raceDetector {
+		t.Skip("the soak runs without the race detector: cmd/test.sh runs it on its own")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const seed = 412
+	w := world.New(seed)
+	cfg := buildworkers.DefaultConfig()
+	cfg.Workers = 1
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w, Hour: nightHour})
+	require.NoError(t, err)
+	t.Log("\n" + r.String())
+	assert.Zero(t, r.StuckEpisodes, "stuck episodes")
+	assert.Zero(t, r.CarContacts, "contacts with parked cars")
+	assert.Zero(t, r.TrafficContacts, "contacts with traffic")
+	assert.Greater(t, r.TrafficMax, 0, "traffic was simulated")
+	assert.Less(t, r.TrafficUSP50, 100.0, "traffic work per frame, µs")
+	assert.GreaterOrEqual(t, r.KM, 0.8*12.0/5, "12 km per 10 simulated minutes, less a fifth")
 }

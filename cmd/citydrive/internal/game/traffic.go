@@ -1,0 +1,94 @@
+package game
+
+import (
+	"slices"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/roadgraph/traffic"
+	"citydrive/slots"
+)
+
+// Traffic: the scheduled city traffic (roadgraph/traffic) within
+// trafficRadius of the car, at the world clock, with the vehicles near the
+// car reacting to it. It is computed once a frame, before the physics
+// steps, and the car and the autopilot meet it as obstacles through
+// carEnv.AppendObstacles. Nothing draws it yet (render work).
+const trafficRadius = 300.0
+
+// trafficState is the session's traffic and its figures.
+type trafficState struct {
+	flow     *traffic.Flow
+	vehicles []traffic.Vehicle // this frame's
+	frames   int
+	sum      int
+	most     int
+	lagging  int       // most vehicles held up at once
+	us       []float64 // main-goroutine traffic work per frame, µs
+}
+
+// TrafficStats is what the traffic was like over the session.
+type TrafficStats struct {
+	MeanVehicles float64 // simulated within trafficRadius per frame
+	MaxVehicles  int
+	MaxLagging   int     // most vehicles held up by the car at once
+	USP50, USP99 float64 // main-goroutine traffic work per frame
+}
+
+// worldTime is the world clock traffic runs on: the game clock (solo and
+// remote clients do not share it yet).
+func (s *Session) worldTime() float64 { return s.clock }
+
+// updateTraffic moves the traffic to the world time at the end of this
+// frame's game time.
+func (s *Session) updateTraffic(game float64) {
+	if s.opt.NoTraffic {
+		return
+	}
+	t0 := time.Now()
+	e := s.carEnv()
+	if e.traffic == nil {
+		e.traffic = &trafficState{flow: traffic.NewFlow(traffic.NewSchedule(s.opt.World, s.opt.TimeOfDay))}
+	}
+	tr := e.traffic
+	c := s.car
+	me := traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width}
+	tr.vehicles = tr.flow.Update(s.worldTime()+game, game, c.Pos, trafficRadius, me)
+	tr.frames++
+	tr.sum += len(tr.vehicles)
+	tr.most = max(tr.most, len(tr.vehicles))
+	tr.lagging = max(tr.lagging, tr.flow.Lagging())
+	tr.us = append(tr.us, us(time.Since(t0)))
+}
+
+// TrafficStats returns the traffic figures so far.
+func (s *Session) TrafficStats() TrafficStats {
+	tr := s.carEnv().traffic
+	if tr == nil || tr.frames == 0 {
+		return TrafficStats{}
+	}
+	v := slices.Clone(tr.us)
+	slices.Sort(v)
+	return TrafficStats{MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most, MaxLagging: tr.lagging,
+		USP50: v[len(v)/2], USP99: v[min(len(v)-1, int(0.99*float64(len(v))))]}
+}
+
+// appendTraffic appends the traffic vehicles within r of (x, z) as
+// oriented boxes standing on the road surface.
+func (e *carEnv) appendTraffic(dst []slots.Obstacle, x, z, r float64) []slots.Obstacle {
+	if e.traffic == nil {
+		return dst
+	}
+	reach := r + traffic.VehicleLength
+	for i := range e.traffic.vehicles {
+		v := &e.traffic.vehicles[i]
+		dx, dz := v.Pos.X-x, v.Pos.Z-z
+		if dx*dx+dz*dz > reach*reach {
+			continue
+		}
+		y := e.surface.Surface(v.Pos.X, v.Pos.Z).Y
+		dst = append(dst, slots.BoxObstacle([2]float64{v.Pos.X, v.Pos.Z}, v.Heading(),
+			traffic.VehicleLength/2, traffic.VehicleWidth/2, y, y+traffic.VehicleHeight, slots.ObstacleTraffic))
+	}
+	return dst
+}

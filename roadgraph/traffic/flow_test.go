@@ -1,0 +1,154 @@
+package traffic
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/roadgraph/world"
+)
+
+// overlap reports whether two oriented boxes overlap (separating axes).
+func overlap(a, b Blocker) bool {
+	axes := [4]world.Vec2{a.Dir, right(a.Dir), b.Dir, right(b.Dir)}
+	d := b.Pos.Sub(a.Pos)
+	ext := func(x Blocker, ax world.Vec2) float64 {
+		return math.Abs(x.Dir.Dot(ax))*x.Length/2 + math.Abs(right(x.Dir).Dot(ax))*x.Width/2
+	}
+	for _, ax := range axes {
+		if math.Abs(d.Dot(ax)) > ext(a, ax)+ext(b, ax) {
+			return false
+		}
+	}
+	return true
+}
+
+func box(v Vehicle) Blocker {
+	return Blocker{Pos: v.Pos, Dir: v.Dir, Length: VehicleLength, Width: VehicleWidth}
+}
+
+// carInLane parks a car on the lane of a scheduled vehicle, ahead of it,
+// and returns the car and the time.
+func carInLane(t *testing.T, s *Schedule, p world.Vec2) (Blocker, Key) {
+	for tt := 0.0; tt < SignalPeriod; tt += 0.5 {
+		for _, v := range s.Vehicles(tt, p, 250, nil) {
+			g := s.geomByID(v.Key.Edge)
+			lt := g.timing(v.Key.Lane)
+			if v.U < lt.start+5 && lt.stop-lt.start > 80 {
+				pos, dir := g.lanePoint(v.Key.Lane, v.U+45)
+				return Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}, v.Key
+			}
+		}
+	}
+	t.Fatal("no vehicle entering a long lane")
+	return Blocker{}, Key{}
+}
+
+func TestVehiclesStopForTheCarThenRejoinTheirSchedule(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	car, first := carInLane(t, s, p)
+	f := NewFlow(NewSchedule(w, 17.5))
+	const dt = 1.0 / 60
+	far := Blocker{Pos: world.Vec2{X: 1e6, Z: 1e6}, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	// Start the flow a little before the vehicle enters its lane.
+	t0 := 0.0
+	for tt := 0.0; tt < SignalPeriod; tt += 0.5 {
+		if _, ok := s.At(first, tt, 0); ok {
+			t0 = tt - 1
+			break
+		}
+	}
+	stopped := false
+	maxLag := 0.0
+	tt := t0
+	for ; tt < t0+40; tt += dt {
+		vs := f.Update(tt, dt, car.Pos, 250, car)
+		for _, v := range vs {
+			require.False(t, overlap(box(v), car), "vehicle %+v drove into the car at %.2f", v.Key, tt)
+			if v.Key == first && v.Speed == 0 {
+				stopped = true
+			}
+		}
+		for _, l := range f.lags {
+			v, ok := f.s.At(l.key, tt, l.lag)
+			require.True(t, ok)
+			// Local: only vehicles near the car, or queued behind one that
+			// is, run late.
+			assert.Less(t, v.Pos.Sub(car.Pos).Len(), reactRadius+maxPlatoon*headway*avenueSpeedMax)
+			maxLag = math.Max(maxLag, l.lag)
+		}
+	}
+	require.True(t, stopped, "the vehicle stopped behind the car")
+	// Bounded: no more than the time held up at schedule speed.
+	assert.Greater(t, maxLag, 10.0)
+	assert.Less(t, maxLag, 40*avenueSpeedMax)
+	// The car drives off: within the time it takes to make up the lag at
+	// rejoinShare, every vehicle is back on its schedule.
+	back := tt + maxLag/(rejoinShare*streetSpeedMin) + 5
+	for ; tt < back; tt += dt {
+		f.Update(tt, dt, car.Pos, 250, far)
+	}
+	assert.Zero(t, f.Lagging())
+	got := f.Update(tt, dt, car.Pos, 250, far)
+	want := s.Vehicles(tt, car.Pos, 250, nil)
+	require.Len(t, got, len(want))
+	for i := range got {
+		assert.Equal(t, want[i].Key, got[i].Key)
+		assert.Less(t, got[i].Pos.Sub(want[i].Pos).Len(), 0.1)
+	}
+}
+
+func TestVehiclesFarFromTheCarKeepTheirSchedule(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	f := NewFlow(NewSchedule(w, 17.5))
+	car := Blocker{Pos: p.Add(world.Vec2{X: 2000}), Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	for tt := 0.0; tt < 10; tt += 1.0 / 60 {
+		got := f.Update(tt, 1.0/60, p, 250, car)
+		want := s.Vehicles(tt, p, 250, nil)
+		require.Equal(t, len(want), len(got))
+		for i := range got {
+			require.Equal(t, want[i], got[i])
+		}
+	}
+}
+
+func TestFlowDoesNotAllocateOnceWarm(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	f := NewFlow(NewSchedule(w, 17.5))
+	car, _ := carInLane(t, NewSchedule(w, 17.5), p)
+	tt := 0.0
+	f.Update(tt, 0, car.Pos, 250, car)
+	allocs := testing.AllocsPerRun(600, func() {
+		tt += 1.0 / 60
+		f.Update(tt, 1.0/60, car.Pos, 250, car)
+	})
+	assert.Zero(t, allocs)
+}
+
+// BenchmarkFlowUpdate is one frame of traffic around a car in a busy
+// district at rush hour (b.ReportMetric: vehicles).
+func BenchmarkFlowUpdate(b *testing.B) {
+	w := world.New(testSeed)
+	_, p := busyJunction(b, w)
+	f := NewFlow(NewSchedule(w, 17.5))
+	car := Blocker{Pos: p, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	tt := 0.0
+	n := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tt += 1.0 / 60
+		car.Pos = car.Pos.Add(world.Vec2{X: 0.2})
+		n += len(f.Update(tt, 1.0/60, car.Pos, benchRadius, car))
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "vehicles")
+}
+
+const benchRadius = 700

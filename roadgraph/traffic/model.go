@@ -1,0 +1,427 @@
+package traffic
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+
+	"citydrive/roadgraph/world"
+)
+
+// Key names one vehicle of the schedule: the k-th vehicle of the platoon
+// that lane Lane of edge Edge sends in signal cycle Cycle.
+type Key struct {
+	Edge  uint64
+	Cycle int64
+	Lane  uint8 // 0: from the edge's junction A towards B; 1: back
+	K     uint8
+}
+
+// Vehicle is one traffic vehicle at one instant.
+type Vehicle struct {
+	Key   Key
+	Pos   world.Vec2 // centre, world metres
+	Dir   world.Vec2 // unit heading
+	Speed float64    // m/s
+	// U is metres along the vehicle's path from its lane's start junction;
+	// past Stop it is turning through the far junction.
+	U, Stop float64
+}
+
+// Heading is the vehicle's heading in radians from +X towards +Z (the
+// obstacle convention).
+func (v Vehicle) Heading() float64 { return math.Atan2(v.Dir.Z, v.Dir.X) }
+
+// lane geometry of one lattice edge, memoised.
+type edgeGeom struct {
+	spec   world.EdgeSpec
+	nodes  []world.Vec2
+	cum    []float64 // arc length at each node
+	length float64
+	r      [2]float64 // junction radius at A, at B
+	arms   [2]int     // lattice arms at A, at B
+	speed  [2]float64 // per lane
+	fill   float64    // district share of platoon places
+	phase  [2]float64 // signal offset (seconds) of A, of B
+	min    world.Vec2
+	max    world.Vec2
+	exits  [2][4]world.EdgeSpec // lane l's choices at its far end (no U-turn)
+	nexits [2]int
+	turns  [2][4]turn // memoised turns onto the exits (or the U-turn: index 0)
+}
+
+// turn is the curve from a lane's stop line onto an exit lane: a quadratic
+// Bezier p0, c, p1 of about length metres.
+type turn struct {
+	p0, c, p1 world.Vec2
+	length    float64
+	ok        bool
+}
+
+// Schedule computes the scheduled traffic of one world. Two Schedules of
+// the same world and hour answer the same whatever they were asked before:
+// the caches below only memoise pure functions. Not safe for concurrent
+// use; one per goroutine.
+type Schedule struct {
+	w     world.World
+	lat   *world.Cache
+	hour  float64
+	fill  float64 // timeFactor(hour)
+	geoms map[uint64]*edgeGeom
+	free  []*edgeGeom
+	specs []world.EdgeSpec // scratch of nearby
+	arms  []world.EdgeSpec // scratch of geom (called inside nearby's loop)
+	// near caches the edges around a lattice cell for Vehicles.
+	nearCell  world.Cell
+	nearR     int32
+	nearValid bool
+	near      []*edgeGeom
+	warmNext  int // next cell of the box around nearCell that warm looks at
+}
+
+// geomLimit bounds the geometry cache; past half of it a call starts over
+// (recycling the memory), so a car driving on reaches a steady state.
+const geomLimit = 2048
+
+// NewSchedule returns the schedule of world w at hour of day hour (0–24):
+// the hour sets how full platoons are.
+func NewSchedule(w world.World, hour float64) *Schedule {
+	return &Schedule{
+		w: w, lat: world.NewCache(w), hour: hour, fill: timeFactor(hour),
+		geoms: make(map[uint64]*edgeGeom, geomLimit),
+		specs: make([]world.EdgeSpec, 0, 8),
+		arms:  make([]world.EdgeSpec, 0, 8),
+		near:  make([]*edgeGeom, 0, 256),
+	}
+}
+
+// World is the schedule's world.
+func (s *Schedule) World() world.World { return s.w }
+
+func (s *Schedule) resetIfFull() {
+	if len(s.geoms) < geomLimit/2 {
+		return
+	}
+	for _, g := range s.geoms {
+		s.free = append(s.free, g)
+	}
+	clear(s.geoms)
+	s.nearValid = false
+}
+
+// geom returns the memoised geometry of edge spec e.
+func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
+	if g := s.geoms[e.ID]; g != nil {
+		return g
+	}
+	var g *edgeGeom
+	if n := len(s.free); n > 0 {
+		g = s.free[n-1]
+		s.free = s.free[:n-1]
+		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0]}
+	} else {
+		g = &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)}
+	}
+	g.spec = e
+	g.nodes = s.lat.EdgeNodes(e, g.nodes)
+	g.min = world.Vec2{X: math.Inf(1), Z: math.Inf(1)}
+	g.max = world.Vec2{X: math.Inf(-1), Z: math.Inf(-1)}
+	total := 0.0
+	for i, p := range g.nodes {
+		if i > 0 {
+			total += p.Sub(g.nodes[i-1]).Len()
+		}
+		g.cum = append(g.cum, total)
+		g.min = world.Vec2{X: math.Min(g.min.X, p.X), Z: math.Min(g.min.Z, p.Z)}
+		g.max = world.Vec2{X: math.Max(g.max.X, p.X), Z: math.Max(g.max.Z, p.Z)}
+	}
+	g.length = total
+	lo, hi := streetSpeedMin, streetSpeedMax
+	if e.IsAvenue() {
+		lo, hi = avenueSpeedMin, avenueSpeedMax
+	}
+	mid := g.nodes[len(g.nodes)/2]
+	g.fill = districtFactor(s.w.District(mid.X, mid.Z))
+	for end, c := range [2]world.Cell{e.A, e.B} {
+		s.arms = s.lat.Arms(c, s.arms[:0])
+		hw := world.StreetHalfWidth
+		for _, a := range s.arms {
+			hw = math.Max(hw, a.HalfWidth())
+		}
+		g.r[end] = math.Max(hw, world.StreetHalfWidth) + world.WalkWidth + 1
+		g.arms[end] = len(s.arms)
+		g.phase[end] = s.w.Hash01(saltSignal, int64(world.JunctionID(c)), 0, 0) * SignalPeriod
+		// lane 0 ends at B (end 1), lane 1 at A (end 0)
+		l := 1 - end
+		for _, a := range s.arms {
+			if a.ID != e.ID {
+				g.exits[l][g.nexits[l]] = a
+				g.nexits[l]++
+			}
+		}
+		g.speed[end] = lo + (hi-lo)*s.w.Hash01(saltSpeed, int64(e.ID), int64(end), 0)
+	}
+	s.geoms[e.ID] = g
+	return g
+}
+
+// geomByID is geom for an edge known only by id (nil if the lattice has
+// none).
+func (s *Schedule) geomByID(id uint64) *edgeGeom {
+	if g := s.geoms[id]; g != nil {
+		return g
+	}
+	e, ok := s.w.Edge(id)
+	if !ok {
+		return nil
+	}
+	return s.geom(e)
+}
+
+// endOf is the end (0: A, 1: B) at which lane l finishes.
+func endOf(l uint8) int { return 1 - int(l) }
+
+// lane timing of one lane: where it starts and stops, its speed and when
+// platoon vehicle k of cycle c crosses the stop line: base + c*P + k*gap.
+type laneTiming struct {
+	start, stop, speed, base, gap float64
+}
+
+func (g *edgeGeom) timing(l uint8) laneTiming {
+	e := endOf(l)
+	lt := laneTiming{start: g.r[1-e], stop: g.length - g.r[e], speed: g.speed[l]}
+	if g.arms[e] >= SignalArms {
+		lt.base = greenStart(g.spec.Dir) - g.phase[e] + greenLead
+		lt.gap = headway
+	} else {
+		lt.base = -g.phase[e] + greenLead
+		lt.gap = SignalPeriod / maxPlatoon
+	}
+	return lt
+}
+
+// platoon is how many vehicles lane l of g sends in cycle c.
+func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
+	f := g.fill * s.fill * maxPlatoon
+	n := int(f + s.w.Hash01(saltCount, int64(g.spec.ID), int64(l), c))
+	return max(0, min(maxPlatoon, n))
+}
+
+// lanePoint is the point of lane l at u metres from its start junction,
+// and the travel direction there.
+func (g *edgeGeom) lanePoint(l uint8, u float64) (world.Vec2, world.Vec2) {
+	s := u
+	if l == 1 {
+		s = g.length - u
+	}
+	s = math.Max(0, math.Min(g.length, s))
+	i := sort.SearchFloat64s(g.cum, s) - 1
+	i = max(0, min(len(g.nodes)-2, i))
+	a, b := g.nodes[i], g.nodes[i+1]
+	segLen := g.cum[i+1] - g.cum[i]
+	f := 0.0
+	if segLen > 0 {
+		f = (s - g.cum[i]) / segLen
+	}
+	c := a.Lerp(b, f)
+	d := b.Sub(a).Norm()
+	if l == 1 {
+		d = d.Scale(-1)
+	}
+	return c.Add(right(d).Scale(LaneOffset)), d
+}
+
+// right is the right-hand side of travel direction d (Z is south: the
+// right of +X is +Z).
+func right(d world.Vec2) world.Vec2 { return world.Vec2{X: -d.Z, Z: d.X} }
+
+// At evaluates vehicle k at world time t, lag metres behind its schedule.
+// ok is false when the vehicle is not on the road at that moment.
+func (s *Schedule) At(k Key, t, lag float64) (Vehicle, bool) {
+	g := s.geomByID(k.Edge)
+	if g == nil {
+		return Vehicle{}, false
+	}
+	return s.at(g, k, g.timing(k.Lane), t, lag)
+}
+
+func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicle, bool) {
+	cross := lt.base + float64(k.Cycle)*SignalPeriod + float64(k.K)*lt.gap
+	u := lt.stop + lt.speed*(t-cross) - lag
+	if u < lt.start || lt.stop <= lt.start {
+		return Vehicle{}, false
+	}
+	v := Vehicle{Key: k, U: u, Stop: lt.stop, Speed: lt.speed}
+	if u <= lt.stop {
+		v.Pos, v.Dir = g.lanePoint(k.Lane, u)
+		return v, true
+	}
+	tr := s.turn(g, k, lt.stop)
+	f := (u - lt.stop) / tr.length
+	if f > 1 {
+		return Vehicle{}, false
+	}
+	a, b := tr.p0.Lerp(tr.c, f), tr.c.Lerp(tr.p1, f)
+	v.Pos, v.Dir = a.Lerp(b, f), b.Sub(a).Norm()
+	return v, true
+}
+
+// turn is vehicle k's turn from its stop line (at stop) onto its exit lane.
+// The exit is chosen from (edge, lane, cycle, vehicle); a dead end turns
+// back onto the edge's other lane.
+func (s *Schedule) turn(g *edgeGeom, k Key, stop float64) *turn {
+	i, n := 0, g.nexits[k.Lane]
+	if n > 0 {
+		i = min(n-1, int(s.w.Hash01(saltTurn, int64(g.spec.ID), int64(k.Lane)<<8|int64(k.K), k.Cycle)*float64(n)))
+	}
+	tr := &g.turns[k.Lane][i]
+	if !tr.ok {
+		p0, d0 := g.lanePoint(k.Lane, stop)
+		p1, d1 := s.exitPoint(g, k.Lane, i)
+		tr.p0, tr.p1, tr.c = p0, p1, control(p0, d0, p1, d1)
+		tr.length = (p0.Sub(tr.c).Len() + tr.c.Sub(p1).Len() + p1.Sub(p0).Len()) / 2
+		tr.ok = true
+	}
+	return tr
+}
+
+// exitPoint is where lane l's exit i begins, and the direction there.
+func (s *Schedule) exitPoint(g *edgeGeom, l uint8, i int) (world.Vec2, world.Vec2) {
+	end := endOf(l)
+	if g.nexits[l] == 0 {
+		return g.lanePoint(1-l, g.r[end])
+	}
+	spec := g.exits[l][i]
+	x := s.geom(spec)
+	junction := g.spec.B
+	if end == 0 {
+		junction = g.spec.A
+	}
+	if spec.A == junction {
+		return x.lanePoint(0, x.r[0])
+	}
+	return x.lanePoint(1, x.r[1])
+}
+
+// control is the Bezier control point of a turn from p0 heading d0 to p1
+// heading d1: where the two lines meet, or ahead of the midpoint when they
+// run (anti)parallel.
+func control(p0, d0, p1, d1 world.Vec2) world.Vec2 {
+	mid := p0.Lerp(p1, 0.5)
+	cross := d0.X*d1.Z - d0.Z*d1.X
+	if math.Abs(cross) < 0.2 {
+		if d0.Dot(d1) < 0 { // turning back
+			return mid.Add(d0.Scale(p1.Sub(p0).Len()))
+		}
+		return mid
+	}
+	// p0 + d0*a = p1 - d1*b
+	q := p1.Sub(p0)
+	a := (q.X*d1.Z - q.Z*d1.X) / cross
+	b := (d0.X*q.Z - d0.Z*q.X) / cross
+	if a <= 0 || b <= 0 {
+		return mid
+	}
+	return p0.Add(d0.Scale(a))
+}
+
+// maxTurn bounds a turn's length relative to its junction radius (for
+// finding the cycles that may be on the road).
+const maxTurn = 4.0
+
+// Vehicles appends to dst every scheduled vehicle within radius of centre
+// at world time t, in a fixed order (by edge, lane, cycle, vehicle). It
+// allocates nothing once its caches are warm and dst has room.
+func (s *Schedule) Vehicles(t float64, centre world.Vec2, radius float64, dst []Vehicle) []Vehicle {
+	s.resetIfFull()
+	s.nearby(centre, radius)
+	r2 := radius * radius
+	for _, g := range s.near {
+		if boxDist2(g.min, g.max, centre) > (radius+LaneOffset)*(radius+LaneOffset) {
+			continue
+		}
+		for l := uint8(0); l < 2; l++ {
+			lt := g.timing(l)
+			if lt.stop <= lt.start {
+				continue
+			}
+			before := (lt.stop - lt.start) / lt.speed
+			after := maxTurn * g.r[endOf(l)] / lt.speed
+			lo := int64(math.Ceil((t - after - lt.base - float64(maxPlatoon-1)*lt.gap) / SignalPeriod))
+			hi := int64(math.Floor((t + before - lt.base) / SignalPeriod))
+			for c := lo; c <= hi; c++ {
+				n := s.platoon(g, l, c)
+				for k := 0; k < n; k++ {
+					v, ok := s.at(g, Key{Edge: g.spec.ID, Cycle: c, Lane: l, K: uint8(k)}, lt, t, 0)
+					if ok && v.Pos.Dist2(centre) <= r2 {
+						dst = append(dst, v)
+					}
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// nearby fills s.near with the edges that start in the lattice cells
+// around centre, recomputing only when centre's cell changes.
+func (s *Schedule) nearby(centre world.Vec2, radius float64) {
+	c := world.CellAt(centre.X, centre.Z)
+	r := int32(math.Ceil(radius/world.CellSize)) + 1
+	if s.nearValid && c == s.nearCell && r == s.nearR {
+		s.warm()
+		return
+	}
+	s.near = s.near[:0]
+	for i := c.I - r - world.MaxSpanCells; i <= c.I+r; i++ {
+		for j := c.J - r - 1; j <= c.J+r; j++ {
+			cell := world.Cell{I: i, J: j}
+			s.specs = s.lat.Arms(cell, s.specs[:0])
+			for _, e := range s.specs {
+				if e.A == cell {
+					s.near = append(s.near, s.geom(e))
+				}
+			}
+		}
+	}
+	// Arms of later cells may have filled the cache past its half; the
+	// pointers stay valid until the next call's reset.
+	slices.SortFunc(s.near, func(a, b *edgeGeom) int { return cmp.Compare(a.spec.ID, b.spec.ID) })
+	s.nearCell, s.nearR, s.nearValid, s.warmNext = c, r, true, 0
+}
+
+// warmCells is how many lattice cells a call warms: the box one cell
+// wider than the one nearby reads is warm within a second at 60 calls a
+// second, long before a car crosses a cell.
+const warmCells = 2
+
+// warm builds the geometry of the edges one cell beyond what nearby
+// reads, a few cells per call, so that when the car crosses into the next
+// cell nearby finds it memoised instead of building a row of edges in one
+// frame.
+func (s *Schedule) warm() {
+	r := s.nearR + 1
+	c := s.nearCell
+	w := int(2*r + 1 + world.MaxSpanCells)
+	h := int(2*r + 2)
+	for range warmCells {
+		if s.warmNext >= w*h {
+			return
+		}
+		cell := world.Cell{I: c.I - r - world.MaxSpanCells + int32(s.warmNext%w), J: c.J - r - 1 + int32(s.warmNext/w)}
+		s.warmNext++
+		s.specs = s.lat.Arms(cell, s.specs[:0])
+		for _, e := range s.specs {
+			if e.A == cell {
+				s.geom(e)
+			}
+		}
+	}
+}
+
+func boxDist2(min, max, p world.Vec2) float64 {
+	dx := math.Max(0, math.Max(min.X-p.X, p.X-max.X))
+	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
+	return dx*dx + dz*dz
+}

@@ -1,0 +1,203 @@
+package traffic
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+)
+
+const testSeed = 1
+
+// busyJunction is a signalled junction near the origin of the test world.
+func busyJunction(t testing.TB, w world.World) (world.Cell, world.Vec2) {
+	for r := int32(0); r < 6; r++ {
+		for i := -r; i <= r; i++ {
+			for j := -r; j <= r; j++ {
+				c := world.Cell{I: i, J: j}
+				if p, ok := w.Junction(c); ok && len(w.Arms(c, nil)) == 4 {
+					return c, p
+				}
+			}
+		}
+	}
+	t.Fatal("no four-way junction near the origin")
+	return world.Cell{}, world.Vec2{}
+}
+
+func TestTwoSchedulesAgreeWhateverTheyWereAskedBefore(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	a, b := NewSchedule(w, 17.5), NewSchedule(w, 17.5)
+	// Warm the two in different orders, at other places and times.
+	for _, q := range []world.Vec2{{X: 3000, Z: -2000}, p, {X: -900, Z: 450}} {
+		a.Vehicles(100, q, 300, nil)
+	}
+	for _, q := range []world.Vec2{{X: -900, Z: 450}, {X: 600, Z: 600}} {
+		b.Vehicles(7, q, 300, nil)
+	}
+	seen := 0
+	for _, tt := range []float64{0, 12.3, 1000.05, 86400 + 3.7} {
+		va := a.Vehicles(tt, p, 250, nil)
+		vb := b.Vehicles(tt, p, 250, nil)
+		require.Len(t, vb, len(va), "t=%v", tt)
+		for i := range va {
+			require.Equal(t, va[i].Key, vb[i].Key)
+			assert.Less(t, va[i].Pos.Sub(vb[i].Pos).Len(), 0.1, "vehicle %+v", va[i].Key)
+		}
+		seen += len(va)
+	}
+	assert.Greater(t, seen, 40, "a busy junction at rush hour has traffic")
+}
+
+// Vehicles run on the lanes of the road graph, whichever way it was grown:
+// on an edge both graphs loaded, LaneOffset right of its centre line.
+func TestVehiclesRunOnTheRightHandLaneOfTheLoadedGraph(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	g1, g2 := roadgraph.New(w), roadgraph.New(w)
+	g1.EnsureAround(p)
+	for _, q := range []world.Vec2{p.Add(world.Vec2{X: 600}), p.Add(world.Vec2{X: 300, Z: 150}), p} {
+		g2.EnsureAround(q)
+	}
+	s := NewSchedule(w, 12)
+	checked := 0
+	for tt := 0.0; tt < SignalPeriod; tt += 1.7 {
+		for _, v := range s.Vehicles(tt, p, 200, nil) {
+			e1, e2 := g1.Edge(v.Key.Edge), g2.Edge(v.Key.Edge)
+			require.NotNil(t, e1, "vehicle on an edge the graph does not hold")
+			require.NotNil(t, e2)
+			if v.U > v.Stop {
+				continue // turning through a junction
+			}
+			near := nearestPoint(e1.Nodes, v.Pos)
+			off := v.Pos.Sub(near)
+			assert.InDelta(t, LaneOffset, off.Len(), 0.15, "distance from the centre line")
+			assert.Greater(t, off.Dot(right(v.Dir)), 0.0, "on the right of the centre line")
+			assert.Equal(t, e1.Nodes, e2.Nodes)
+			checked++
+		}
+	}
+	assert.Greater(t, checked, 20)
+}
+
+func nearestPoint(nodes []world.Vec2, p world.Vec2) world.Vec2 {
+	best, bd := nodes[0], math.Inf(1)
+	for i := 0; i+1 < len(nodes); i++ {
+		a, b := nodes[i], nodes[i+1]
+		ab := b.Sub(a)
+		f := math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/ab.Dot(ab)))
+		q := a.Add(ab.Scale(f))
+		if d := q.Dist2(p); d < bd {
+			best, bd = q, d
+		}
+	}
+	return best
+}
+
+// Every vehicle crosses its stop line on green, as the junction's signal
+// shows it: the lights everyone agrees on.
+func TestVehiclesCrossTheStopLineOnGreen(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	const dt = 0.25
+	crossings := 0
+	for tt := 0.0; tt < 3*SignalPeriod; tt += dt {
+		for _, v := range s.Vehicles(tt, p, 300, nil) {
+			if v.U > v.Stop || v.U <= v.Stop-v.Speed*dt {
+				continue
+			}
+			e, ok := w.Edge(v.Key.Edge)
+			require.True(t, ok)
+			end := e.B
+			if v.Key.Lane == 1 {
+				end = e.A
+			}
+			arms := len(w.Arms(end, nil))
+			// it crosses within dt after tt
+			light := SignalLight(w, world.JunctionID(end), arms, e.Dir, tt+dt/2)
+			assert.Equal(t, Green, light, "vehicle %+v at the stop line", v.Key)
+			if arms >= SignalArms {
+				crossings++
+			}
+		}
+	}
+	assert.Greater(t, crossings, 20)
+}
+
+func TestSignalsAlternateBetweenAxes(t *testing.T) {
+	w := world.New(testSeed)
+	c, _ := busyJunction(t, w)
+	id := world.JunctionID(c)
+	green := map[world.Dir]float64{}
+	for tt := 0.0; tt < SignalPeriod; tt += 0.1 {
+		x, z := SignalLight(w, id, 4, world.DirX, tt), SignalLight(w, id, 4, world.DirZ, tt)
+		assert.False(t, x == Green && z == Green, "both axes green at %v", tt)
+		assert.True(t, x == Red || z == Red, "one axis is red at %v", tt)
+		if x == Green {
+			green[world.DirX] += 0.1
+		}
+		if z == Green {
+			green[world.DirZ] += 0.1
+		}
+		assert.Equal(t, Green, SignalLight(w, id, 2, world.DirX, tt), "a bend has no signal")
+	}
+	assert.InDelta(t, greenLength, green[world.DirX], 0.2)
+	assert.InDelta(t, greenLength, green[world.DirZ], 0.2)
+}
+
+// A vehicle moves smoothly, along its lane and through its turn.
+func TestVehiclesMoveWithoutJumps(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	const dt = 0.05
+	prev := map[Key]Vehicle{}
+	moves := 0
+	for tt := 0.0; tt < 2*SignalPeriod; tt += dt {
+		next := map[Key]Vehicle{}
+		for _, v := range s.Vehicles(tt, p, 250, nil) {
+			if u, ok := prev[v.Key]; ok {
+				d := v.Pos.Sub(u.Pos).Len()
+				require.Less(t, d, 2*v.Speed*dt+0.05, "vehicle %+v jumped at U %.1f (stop %.1f)", v.Key, v.U, v.Stop)
+				moves++
+			}
+			next[v.Key] = v
+		}
+		prev = next
+	}
+	assert.Greater(t, moves, 1000)
+}
+
+func TestRushHourDowntownIsBusierThanNight(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	rush, night := NewSchedule(w, 17.5), NewSchedule(w, 3)
+	nr, nn := 0, 0
+	for tt := 0.0; tt < 4*SignalPeriod; tt += 3.1 {
+		nr += len(rush.Vehicles(tt, p, 300, nil))
+		nn += len(night.Vehicles(tt, p, 300, nil))
+	}
+	assert.Greater(t, nr, 2*nn)
+	assert.Greater(t, nn, 0)
+	assert.Greater(t, districtFactor(world.Downtown), districtFactor(world.Fields))
+}
+
+func TestVehiclesDoNotAllocateOnceWarm(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	dst := make([]Vehicle, 0, 1024)
+	s.Vehicles(0, p, 250, dst)
+	tt := 0.0
+	allocs := testing.AllocsPerRun(200, func() {
+		tt += 1.0 / 60
+		dst = s.Vehicles(tt, p.Add(world.Vec2{X: tt}), 250, dst[:0])
+	})
+	assert.Zero(t, allocs)
+}
