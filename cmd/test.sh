@@ -15,4 +15,4 @@ fi
 echo "== go test -race (under Xvfb)"
 xvfb-run -a -s "-screen 0 1280x720x24" go test -race -count=1 -timeout 30m ./...
 echo "== soak: 2 simulated minutes of the real game loop (without the race detector, which makes it minutes long)"
-go test -count=1 -run '^TestSoak$' ./cmd/citydrive/internal/soak
+go test -count=1 -run '^TestSoak' ./cmd/citydrive/internal/soak

@@ -22,7 +22,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as one JSON object as the last line")
 	verbose := fs.Bool("v", false, "log the game's and the server's messages to stderr")
 	hour := fs.Float64("hour", 0, "time of day (0–24) the city's traffic runs at: busiest at 8 and 17.5")
-	noTraffic := fs.Bool("notraffic", false, "drive an empty city")
+	withTraffic := fs.Bool("traffic", false, "drive among the city's traffic (experimental: not drawn yet, and the autopilot does not stop at red lights, so rush hours jam)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this file")
 	var start pointFlag
 	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")
@@ -58,7 +58,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	r, err := soak.Run(context.Background(), soak.Options{
 		Seed: *sf.seed, Duration: *duration, Start: start.p, Streaming: cfg, World: w, Log: log,
-		Hour: *hour, NoTraffic: *noTraffic,
+		Hour: *hour, Traffic: *withTraffic,
 	})
 	if err != nil {
 		return err

@@ -45,8 +45,9 @@ type Options struct {
 	ShotEvery time.Duration // of driving time
 	Weather   render.Weather
 	TimeOfDay float64
-	// NoTraffic leaves the city's traffic out (traffic.go).
-	NoTraffic bool
+	// Traffic puts the city's traffic on the roads (traffic.go). Off by
+	// default until it is drawn and the autopilot stops at red lights.
+	Traffic bool
 	// FixedStep makes every frame 1/60 s of game time whatever the wall
 	// time (pictures, tests); the soak runs this way, paced.
 	FixedStep bool

@@ -42,7 +42,7 @@ func (s *Session) worldTime() float64 { return s.clock }
 // updateTraffic moves the traffic to the world time at the end of this
 // frame's game time.
 func (s *Session) updateTraffic(game float64) {
-	if s.opt.NoTraffic {
+	if !s.opt.Traffic {
 		return
 	}
 	t0 := time.Now()

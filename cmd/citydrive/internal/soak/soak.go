@@ -35,7 +35,7 @@ type Options struct {
 	Streaming buildworkers.Config
 	World     world.World
 	Log       *slog.Logger // nil: discarded
-	NoTraffic bool         // drive an empty city
+	Traffic   bool         // drive among the city's traffic (experimental)
 	Hour      float64      // time of day: traffic is busiest in the rush hours
 }
 
@@ -99,7 +99,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		Streaming: o.Streaming, World: o.World, Start: o.Start,
 		Display: game.NewHeadless(o.Streaming.Slots.Slots), Autopilot: true,
 		Duration: o.Duration, FixedStep: true, Paced: true,
-		Net: c, Log: log, Out: io.Discard, NoTraffic: o.NoTraffic, TimeOfDay: o.Hour,
+		Net: c, Log: log, Out: io.Discard, Traffic: o.Traffic, TimeOfDay: o.Hour,
 	})
 	if err != nil {
 		return Report{}, err

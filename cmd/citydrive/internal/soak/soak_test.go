@@ -27,7 +27,7 @@ func TestSoak(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
 	cfg.Workers = 1
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w, NoTraffic: true})
+	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w})
 	require.NoError(t, err)
 	t.Log("\n" + r.String())
 	assert.InDelta(t, 120, r.GameSeconds, 0.05)
@@ -60,7 +60,7 @@ func TestSoakWithTraffic(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
 	cfg.Workers = 1
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w, Hour: nightHour})
+	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w, Hour: nightHour, Traffic: true})
 	require.NoError(t, err)
 	t.Log("\n" + r.String())
 	assert.Zero(t, r.StuckEpisodes, "stuck episodes")
