@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -47,4 +49,21 @@ func (f *pointFlag) Set(s string) error {
 	}
 	f.p, f.set = world.Vec2{X: x, Z: z}, true
 	return nil
+}
+
+// startCPUProfile starts a CPU profile into path ("" : none) and returns
+// what stops it.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/game"
@@ -144,17 +143,11 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 			return fmt.Errorf("-shot-every must be positive")
 		}
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return err
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	stop, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

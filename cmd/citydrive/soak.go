@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"runtime/pprof"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/soak"
@@ -40,17 +38,11 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return err
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	stop, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo

@@ -12,10 +12,10 @@ import (
 	"citydrive/roadgraph/world"
 )
 
-// Two minutes of the real game loop, headless: the car must never stick,
-// touch a parked car or sink into the road, and must cover the distance
-// a 30 m/s cruise gives through a city.
-func TestSoak(t *testing.T) {
+// soak drives two simulated minutes on seed 412 with one worker, o's
+// traffic settings, and logs the report.
+func soak(t *testing.T, o Options) Report {
+	t.Helper()
 	if raceDetector {
 		t.Skip("the soak runs without the race detector: cmd/test.sh runs it on its own")
 	}
@@ -27,9 +27,18 @@ func TestSoak(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
 	cfg.Workers = 1
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w})
+	o.Seed, o.Duration, o.Streaming, o.World = seed, 2*time.Minute, cfg, w
+	r, err := Run(context.Background(), o)
 	require.NoError(t, err)
 	t.Log("\n" + r.String())
+	return r
+}
+
+// Two minutes of the real game loop, headless: the car must never stick,
+// touch a parked car or sink into the road, and must cover the distance
+// a 30 m/s cruise gives through a city.
+func TestSoak(t *testing.T) {
+	r := soak(t, Options{})
 	assert.InDelta(t, 120, r.GameSeconds, 0.05)
 	assert.Zero(t, r.StuckEpisodes, "stuck episodes")
 	assert.Zero(t, r.CarContacts, "contacts with parked cars")
@@ -49,20 +58,7 @@ func TestSoak(t *testing.T) {
 const nightHour = 0
 
 func TestSoakWithTraffic(t *testing.T) {
-	if raceDetector {
-		t.Skip("the soak runs without the race detector: cmd/test.sh runs it on its own")
-	}
-	if testing.Short() {
-		t.Skip("-short")
-	}
-	const seed = 412
-	w := world.New(seed)
-	cfg := buildworkers.DefaultConfig()
-	cfg.Workers = 1
-	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	r, err := Run(context.Background(), Options{Seed: seed, Duration: 2 * time.Minute, Streaming: cfg, World: w, Hour: nightHour, Traffic: true})
-	require.NoError(t, err)
-	t.Log("\n" + r.String())
+	r := soak(t, Options{Hour: nightHour, Traffic: true})
 	assert.Zero(t, r.StuckEpisodes, "stuck episodes")
 	assert.Zero(t, r.CarContacts, "contacts with parked cars")
 	assert.Zero(t, r.TrafficContacts, "contacts with traffic")
