@@ -164,7 +164,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
 	c.spawn(func() {
-		err := readFrames(chunk, wire.ChunkCap, lim, func(m wire.Message) error {
+		err := readFrames(chunk, wire.ChunkCap, 0, lim, func(m wire.Message) error {
 			switch m.(type) {
 			case *wire.ChunkDefaults, *wire.ChunkEdits, *wire.ChunkDrop,
 				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast:
@@ -181,7 +181,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		c.readerDone(err)
 	})
 	c.spawn(func() {
-		err := readFrames(ctrl, wire.ControlCap, lim, func(m wire.Message) error {
+		err := readFrames(ctrl, wire.ControlCap, 0, lim, func(m wire.Message) error {
 			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
 		})
 		c.readerDone(err)
@@ -209,6 +209,9 @@ func (c *Client) explain(err error) error {
 	if ae, ok := remoteAppError(err); ok && ae.Remote {
 		if ae.ErrorCode == CodeRefused {
 			return &RefusedError{Reason: ae.ErrorMessage, ByServer: true}
+		}
+		if ae.ErrorCode == CodeBusy {
+			return fmt.Errorf("%w (code %d): %s", ErrBusy, uint64(ae.ErrorCode), ae.ErrorMessage)
 		}
 		return fmt.Errorf("netsync: server closed the connection (code %d): %s", uint64(ae.ErrorCode), ae.ErrorMessage)
 	}

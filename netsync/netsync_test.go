@@ -318,6 +318,13 @@ type rawClient struct {
 
 func rawDial(t *testing.T, s *testServer, conf *quic.Config, handshake bool) *rawClient {
 	t.Helper()
+	return rawJoin(t, s, conf, handshake, frame(t, &wire.Subscribe{Radius: 1}))
+}
+
+// rawJoin is rawDial writing first (as a real client writes its first
+// Subscribe) on the chunk stream after the handshake.
+func rawJoin(t *testing.T, s *testServer, conf *quic.Config, handshake bool, first []byte) *rawClient {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	tlsConf, err := transport.ClientTLS(s.Fingerprint(), wire.ProtocolVersion)
@@ -347,7 +354,7 @@ func rawDial(t *testing.T, s *testServer, conf *quic.Config, handshake bool) *ra
 	r.chunk, err = conn.OpenStreamSync(ctx)
 	require.NoError(t, err)
 	// As a real client does: the first Subscribe makes the stream visible.
-	_, err = r.chunk.Write(frame(t, &wire.Subscribe{Radius: 1}))
+	_, err = r.chunk.Write(first)
 	require.NoError(t, err)
 	return r
 }

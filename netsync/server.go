@@ -33,6 +33,7 @@ type Server struct {
 
 	joins      chan *serverPeer
 	handshakes chan struct{} // semaphore
+	perAddr    *addrGate
 	nextPlayer atomic.Uint32
 	players    atomic.Int32
 	runOnce    atomic.Bool
@@ -72,7 +73,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, ln, err := transport.Listen(cfg.Addr, transport.ServerTLS(cert, wire.ProtocolVersion, log), transport.ServerQUIC())
+	resetKey, err := transport.ResetKey(cert)
+	if err != nil {
+		return nil, err
+	}
+	ep, ln, err := transport.Listen(cfg.Addr, transport.ServerTLS(cert, wire.ProtocolVersion, log), transport.ServerQUIC(), resetKey)
 	if err != nil {
 		return nil, fmt.Errorf("netsync: listen on %s: %w", cfg.Addr, err)
 	}
@@ -83,6 +88,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		joins:      make(chan *serverPeer, 16),
 		runDone:    make(chan struct{}),
 		handshakes: make(chan struct{}, cfg.MaxHandshakes),
+		perAddr:    newAddrGate(cfg.MaxHandshakesPerAddr),
 		peers:      map[uint32]*serverPeer{},
 		enc:        wire.NewEncoder(),
 		union:      newUnion(),
@@ -202,7 +208,7 @@ func (s *Server) tick(now time.Time) {
 	for {
 		select {
 		case p := <-s.joins:
-			s.addPeer(p)
+			s.addPeer(p, now)
 			p.log.Info("client joined")
 			s.observe(Event{Kind: EventJoined, Player: p.id, Remote: p.conn.RemoteAddr()})
 			continue
@@ -213,7 +219,14 @@ func (s *Server) tick(now time.Time) {
 	for _, p := range s.peers {
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
+			p.sub.bucket.refill(dt)
 			s.drain(p)
+			if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
+				s.subscribe(p, &m)
+			}
+			if !p.area.subscribed && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
+				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
+			}
 		}
 		if p.ctx.Err() != nil {
 			s.removePeer(p)
@@ -227,7 +240,8 @@ func (s *Server) tick(now time.Time) {
 	s.relayCars()
 }
 
-func (s *Server) addPeer(p *serverPeer) {
+func (s *Server) addPeer(p *serverPeer, now time.Time) {
+	p.joined = now
 	s.peers[p.id] = p
 	s.order = append(s.order, p)
 	s.liveMu.Lock()
@@ -291,15 +305,18 @@ func (s *Server) drain(p *serverPeer) {
 func (s *Server) handle(p *serverPeer, m wire.Message) {
 	switch m := m.(type) {
 	case *wire.Subscribe:
-		s.subscribe(p, m)
+		if p.sub.offer(m) {
+			s.metrics.subsCoalesced.Inc()
+		}
 	case *wire.EditRequest:
 		s.edit(p, m)
 	}
 }
 
 func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
+	s.metrics.subsApplied.Inc()
 	ch := &s.change
-	if !p.area.subscribe(m.Centre, m.Radius, s.cfg.MaxRadius, ch) {
+	if !p.area.subscribe(saturateCentre(m.Centre), m.Radius, s.cfg.MaxRadius, ch) {
 		return
 	}
 	for _, pos := range ch.left {
