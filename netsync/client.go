@@ -89,6 +89,11 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, transport.ClientQUIC())
 	if err != nil {
+		var te *quic.TransportError
+		if errors.As(err, &te) && te.Remote && te.ErrorCode == quic.ConnectionRefused {
+			// quic-go's own accept queue was full: busy too.
+			return nil, fmt.Errorf("netsync: connecting to %s: %w: %w", cfg.Addr, ErrBusy, err)
+		}
 		return nil, fmt.Errorf("netsync: connecting to %s: %w", cfg.Addr, err)
 	}
 	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),

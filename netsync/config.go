@@ -78,6 +78,16 @@ type Tuning struct {
 	// SubscribeTimeout is how long a client may stay connected without a
 	// Subscribe being applied.
 	SubscribeTimeout time.Duration
+
+	// MaxCarSpeed (m/s) bounds how fast a player's car may move between
+	// two accepted snapshots, plus CarSlack metres (quantisation, datagram
+	// jitter); faster moves and jumps are dropped, and edit reach is
+	// measured from the last accepted position. A car moved for real is
+	// accepted at its new place after CarReanchor of plausible snapshots
+	// there. 0: positions are not checked.
+	MaxCarSpeed float64
+	CarSlack    float64
+	CarReanchor time.Duration
 }
 
 // DefaultServerConfig is a loopback server with every budget at its
@@ -107,6 +117,10 @@ func DefaultServerConfig() ServerConfig {
 			HelloTimeout:         2 * time.Second,
 			FrameTimeout:         5 * time.Second,
 			SubscribeTimeout:     10 * time.Second,
+
+			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
+			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
+			CarReanchor: 3 * time.Second,
 		},
 	}
 }
@@ -133,6 +147,8 @@ func (c *ServerConfig) check() error {
 		return errors.New("netsync: DeliveryBudget must not be negative and every timeout must be positive")
 	case !(c.SubscribesPerSecond >= 1):
 		return fmt.Errorf("netsync: SubscribesPerSecond %g must be at least 1", c.SubscribesPerSecond)
+	case !(c.MaxCarSpeed >= 0 && c.CarSlack >= 0) || c.CarReanchor < 0:
+		return fmt.Errorf("netsync: MaxCarSpeed %g, CarSlack %g and CarReanchor %v must not be negative", c.MaxCarSpeed, c.CarSlack, c.CarReanchor)
 	case !(c.Reach >= 0):
 		return fmt.Errorf("netsync: Reach %g must not be negative", c.Reach)
 	}

@@ -205,7 +205,7 @@ func TestSlowClientsAreLetGo(t *testing.T) {
 // Welcome, so many simultaneous joins cannot pass MaxPlayers.
 func TestBurstOfJoinsKeepsThePlayerLimit(t *testing.T) {
 	const max, n = 3, 12
-	s := startServer(t, func(c *ServerConfig) { c.MaxPlayers = max })
+	s := startServer(t, func(c *ServerConfig) { c.MaxPlayers, c.MaxHandshakesPerAddr = max, n })
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	clients := make([]*Client, n)
@@ -269,4 +269,40 @@ func count(t *testing.T, c prometheus.Counter) float64 {
 	var m dto.Metric
 	require.NoError(t, c.Write(&m))
 	return m.GetCounter().GetValue()
+}
+
+// TestImpossibleCarMovesAreNotRelayed: after a plausible car, a jump far
+// beyond what the car can drive in a tick is dropped: the other client
+// never sees it.
+func TestImpossibleCarMovesAreNotRelayed(t *testing.T) {
+	s := startServer(t, nil)
+	a := dial(t, s.clientConfig())
+	b := dial(t, s.clientConfig())
+	frameT := time.NewTicker(5 * time.Millisecond)
+	defer frameT.Stop()
+	deadline := time.After(testTimeout)
+	seq := uint32(0)
+	for len(b.Cars(nil)) == 0 { // the plausible car arrives first
+		seq++
+		a.SendCar(wire.QuantiseCar(0, seq, 10, 1, 20, 0, 0))
+		select {
+		case <-frameT.C:
+		case <-deadline:
+			t.Fatal("car never relayed")
+		}
+	}
+	for count(t, s.metrics.carsRejected) < 5 { // 50 m in one frame: a jump
+		seq++
+		a.SendCar(wire.QuantiseCar(0, seq, 60, 1, 20, 0, 0))
+		for _, c := range b.Cars(nil) {
+			x, _, _ := c.Position()
+			assert.InDelta(t, 10, x, 0.01, "the jump was relayed")
+		}
+		select {
+		case <-frameT.C:
+		case <-deadline:
+			t.Fatal("the jumps were not rejected")
+		}
+	}
+	assert.NoError(t, a.Err(), "an impossible car is dropped, the player is not")
 }

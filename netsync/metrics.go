@@ -23,6 +23,7 @@ const (
 	MetricSubsCoalesced    = "citydrive_subscribes_coalesced_total"
 	MetricSubsApplied      = "citydrive_subscribes_applied_total"
 	MetricTicks            = "citydrive_ticks_total"
+	MetricCarsRejected     = "citydrive_car_snapshots_rejected_total"
 	MetricHandshakesBusy   = "citydrive_handshakes_refused_busy_total"
 )
 
@@ -52,6 +53,7 @@ type metrics struct {
 	subsCoalesced   prometheus.Counter
 	subsApplied     prometheus.Counter
 	ticks           prometheus.Counter
+	carsRejected    prometheus.Counter
 	handshakesBusy  *prometheus.CounterVec
 	clients         *clientBytes
 }
@@ -96,6 +98,9 @@ func newMetrics(s *Server) *metrics {
 		ticks: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricTicks, Help: "Server ticks run.",
 		}),
+		carsRejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricCarsRejected, Help: "Car snapshots dropped as physically impossible (too fast, a jump, not finite).",
+		}),
 		handshakesBusy: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricHandshakesBusy, Help: "Connections refused as busy, by limit (server: all handshakes; addr: one address's).",
 		}, []string{"limit"}),
@@ -114,7 +119,7 @@ func newMetrics(s *Server) *metrics {
 
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
-		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.handshakesBusy, m.clients} {
+		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.handshakesBusy, m.clients} {
 		if err := r.Register(c); err != nil {
 			return err
 		}

@@ -48,6 +48,7 @@ type Server struct {
 	union       *union
 	pace        pacing
 	admit       admission
+	cars        carRule
 	change      areaChange // subscribe scratch
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
@@ -95,6 +96,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		pace: pacing{edited: cfg.DeliveriesPerTick, defaults: cfg.DefaultsPerTick, skips: maxSkips,
 			budget: cfg.DeliveryBudget, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
+		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack, reanchor: cfg.CarReanchor},
 		live:  map[uint32]*serverPeer{},
 	}
 	s.metrics = newMetrics(s)
@@ -216,6 +218,7 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
+	carsChanged := s.intakeCars(now)
 	for _, p := range s.peers {
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
@@ -237,7 +240,9 @@ func (s *Server) tick(now time.Time) {
 	s.union.flush(s.cfg.World.UnionChanged)
 	s.cfg.World.CommittedEdits(s.editDone)
 	s.deliverAll()
-	s.relayCars()
+	if carsChanged {
+		s.relayCars()
+	}
 }
 
 func (s *Server) addPeer(p *serverPeer, now time.Time) {
@@ -413,11 +418,8 @@ func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
 		s.send(p, &wire.EditReject{Seq: m.Seq, Reason: sentence})
 	}
 	e := voxel.BlockEdit{Pos: m.Pos, Index: m.Index, Block: m.Block}
-	p.carMu.Lock()
-	car, have := p.carIn, p.carHave
-	p.carMu.Unlock()
-	cx, cy, cz := car.Position()
-	if v := s.admit.check(e, p.area.holds(m.Pos), cx, cy, cz, have, &p.tokens); v.why != admitted {
+	cx, cy, cz := p.lastCar.Position() // the server's accepted position
+	if v := s.admit.check(e, p.area.holds(m.Pos), cx, cy, cz, p.hasCar, &p.tokens); v.why != admitted {
 		reject(v.why, s.admit.sentence(v))
 		return
 	}
@@ -451,21 +453,33 @@ func (s *Server) editDone(tag uint64, e voxel.BlockEdit, err error) {
 	}
 }
 
-// relayCars hands every client the latest snapshots of the other cars in
-// its area, through its latest-only slot.
-func (s *Server) relayCars() {
+// intakeCars takes every player's newest car snapshot, if it arrived since
+// the last tick and the car rule accepts it; it reports whether any car
+// changed.
+func (s *Server) intakeCars(now time.Time) bool {
 	changed := false
 	for _, p := range s.peers {
 		p.carMu.Lock()
-		if p.carNew {
-			p.lastCar, p.hasCar, p.carNew = p.carIn, true, false
-			changed = true
-		}
+		c, fresh := p.carIn, p.carNew
+		p.carNew = false
 		p.carMu.Unlock()
+		if !fresh {
+			continue
+		}
+		x, y, z := c.Position()
+		if !s.cars.judge(&p.track, x, y, z, now) {
+			s.metrics.carsRejected.Inc()
+			continue
+		}
+		p.lastCar, p.hasCar = c, true
+		changed = true
 	}
-	if !changed {
-		return
-	}
+	return changed
+}
+
+// relayCars hands every client the latest snapshots of the other cars in
+// its area, through its latest-only slot.
+func (s *Server) relayCars() {
 	for _, to := range s.peers {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue

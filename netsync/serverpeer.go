@@ -46,9 +46,10 @@ type serverPeer struct {
 	batch   []voxel.ChunkPos // this tick's ready defaults, reused
 	tokens  tokens
 	sub     subscribeGate
-	joined  time.Time // when the tick took it in (SubscribeTimeout)
-	lastCar wire.CarSnapshot
+	joined  time.Time        // when the tick took it in (SubscribeTimeout)
+	lastCar wire.CarSnapshot // the last accepted snapshot
 	hasCar  bool
+	track   carTrack
 }
 
 func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
