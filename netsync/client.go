@@ -89,9 +89,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, transport.ClientQUIC())
 	if err != nil {
-		var te *quic.TransportError
-		if errors.As(err, &te) && te.Remote && te.ErrorCode == quic.ConnectionRefused {
-			// quic-go's own accept queue was full: busy too.
+		if refusedByQUIC(err) {
 			return nil, fmt.Errorf("netsync: connecting to %s: %w: %w", cfg.Addr, ErrBusy, err)
 		}
 		return nil, fmt.Errorf("netsync: connecting to %s: %w", cfg.Addr, err)
@@ -172,7 +170,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		err := readFrames(chunk, wire.ChunkCap, 0, lim, func(m wire.Message) error {
 			switch m.(type) {
 			case *wire.ChunkDefaults, *wire.ChunkEdits, *wire.ChunkDrop,
-				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast:
+				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast, *wire.TickRate:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
@@ -223,7 +221,18 @@ func (c *Client) explain(err error) error {
 	if err == nil {
 		return ErrClosed
 	}
+	if refusedByQUIC(err) {
+		return fmt.Errorf("%w: %w", ErrBusy, err)
+	}
 	return err
+}
+
+// refusedByQUIC reports whether the server's QUIC stack refused the
+// connection (CONNECTION_REFUSED: its accept queue was full), which is
+// busy too.
+func refusedByQUIC(err error) bool {
+	var te *quic.TransportError
+	return errors.As(err, &te) && te.Remote && te.ErrorCode == quic.ConnectionRefused
 }
 
 func (c *Client) spawn(f func()) {

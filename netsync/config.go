@@ -88,6 +88,14 @@ type Tuning struct {
 	MaxCarSpeed float64
 	CarSlack    float64
 	CarReanchor time.Duration
+
+	// TickBudget is the work one tick may take before the server slows
+	// time: the tick rate drops smoothly (the factor grows with the square
+	// of the overload) down to TickFloorHz, clients are told the rate
+	// (TickRate), and it recovers when the load falls. 0: never slows.
+	// TickFloorHz above TickHz means TickHz.
+	TickBudget  time.Duration
+	TickFloorHz int
 }
 
 // DefaultServerConfig is a loopback server with every budget at its
@@ -121,6 +129,9 @@ func DefaultServerConfig() ServerConfig {
 			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
 			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
 			CarReanchor: 3 * time.Second,
+
+			TickBudget:  10 * time.Millisecond,
+			TickFloorHz: 10,
 		},
 	}
 }
@@ -147,6 +158,8 @@ func (c *ServerConfig) check() error {
 		return errors.New("netsync: DeliveryBudget must not be negative and every timeout must be positive")
 	case !(c.SubscribesPerSecond >= 1):
 		return fmt.Errorf("netsync: SubscribesPerSecond %g must be at least 1", c.SubscribesPerSecond)
+	case c.TickBudget < 0, c.TickFloorHz < 1:
+		return fmt.Errorf("netsync: TickBudget %v must not be negative and TickFloorHz %d at least 1 (it is capped at TickHz)", c.TickBudget, c.TickFloorHz)
 	case !(c.MaxCarSpeed >= 0 && c.CarSlack >= 0) || c.CarReanchor < 0:
 		return fmt.Errorf("netsync: MaxCarSpeed %g, CarSlack %g and CarReanchor %v must not be negative", c.MaxCarSpeed, c.CarSlack, c.CarReanchor)
 	case !(c.Reach >= 0):

@@ -157,7 +157,7 @@ func (s *Server) handshake(conn *quic.Conn) {
 
 	id := s.nextPlayer.Add(1)
 	welcome := &wire.Welcome{Protocol: own, Seed: s.cfg.Seed, Generator: s.cfg.Generator,
-		Player: id, MaxRadius: s.cfg.MaxRadius, TickHz: uint32(s.cfg.TickHz)}
+		Player: id, MaxRadius: s.cfg.MaxRadius, TickHz: uint32(s.curHz.Load())}
 	f, err := wire.NewEncoder().AppendFrame(nil, welcome, wire.ControlCap)
 	if err == nil {
 		_, err = ctrl.Write(f)
@@ -174,6 +174,7 @@ func (s *Server) handshake(conn *quic.Conn) {
 		return
 	}
 	p := s.newPeer(id, conn, ctrl, chunk) // removePeer gives the place back
+	p.welcomedHz = int(welcome.TickHz)
 	select {
 	case s.joins <- p:
 	case <-s.ctx.Done():

@@ -306,3 +306,20 @@ func TestImpossibleCarMovesAreNotRelayed(t *testing.T) {
 	}
 	assert.NoError(t, a.Err(), "an impossible car is dropped, the player is not")
 }
+
+// TestOverloadSlowsTime: a server whose every tick is over budget slows
+// down to the floor and tells its clients the rate as it goes.
+func TestOverloadSlowsTime(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.TickBudget, c.TickFloorHz = time.Nanosecond, 50 })
+	c := dial(t, s.clientConfig())
+	last := c.Welcome().TickHz // the slowing may have begun before the join
+	assert.LessOrEqual(t, last, uint32(100))
+	for last != 50 {
+		r := nextOf[*wire.TickRate](t, c)
+		assert.Less(t, r.Hz, last, "the rate only falls under constant overload")
+		last = r.Hz
+	}
+	assert.Equal(t, int32(50), s.curHz.Load())
+	late := dial(t, s.clientConfig())
+	assert.Equal(t, uint32(50), late.Welcome().TickHz, "a joiner is welcomed with the current rate")
+}

@@ -24,6 +24,7 @@ const (
 	MetricSubsApplied      = "citydrive_subscribes_applied_total"
 	MetricTicks            = "citydrive_ticks_total"
 	MetricCarsRejected     = "citydrive_car_snapshots_rejected_total"
+	MetricTickRate         = "citydrive_tick_rate_hz"
 	MetricHandshakesBusy   = "citydrive_handshakes_refused_busy_total"
 )
 
@@ -54,6 +55,7 @@ type metrics struct {
 	subsApplied     prometheus.Counter
 	ticks           prometheus.Counter
 	carsRejected    prometheus.Counter
+	tickRate        prometheus.GaugeFunc
 	handshakesBusy  *prometheus.CounterVec
 	clients         *clientBytes
 }
@@ -98,6 +100,9 @@ func newMetrics(s *Server) *metrics {
 		ticks: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricTicks, Help: "Server ticks run.",
 		}),
+		tickRate: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: MetricTickRate, Help: "Current tick rate: below the configured rate while the server slows time under load.",
+		}, func() float64 { return float64(s.curHz.Load()) }),
 		carsRejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricCarsRejected, Help: "Car snapshots dropped as physically impossible (too fast, a jump, not finite).",
 		}),
@@ -119,7 +124,7 @@ func newMetrics(s *Server) *metrics {
 
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
-		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.handshakesBusy, m.clients} {
+		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.tickRate, m.handshakesBusy, m.clients} {
 		if err := r.Register(c); err != nil {
 			return err
 		}

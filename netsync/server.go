@@ -49,7 +49,10 @@ type Server struct {
 	pace        pacing
 	admit       admission
 	cars        carRule
-	change      areaChange // subscribe scratch
+	dil         dilation
+	hz          int          // current tick rate (tick goroutine)
+	curHz       atomic.Int32 // the same, for handshakes and metrics
+	change      areaChange   // subscribe scratch
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
 	lastTick    time.Time
@@ -97,8 +100,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 			budget: cfg.DeliveryBudget, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
 		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack, reanchor: cfg.CarReanchor},
+		dil:   newDilation(cfg.TickBudget, cfg.TickHz, cfg.TickFloorHz),
+		hz:    cfg.TickHz,
 		live:  map[uint32]*serverPeer{},
 	}
+	s.curHz.Store(int32(cfg.TickHz))
 	s.metrics = newMetrics(s)
 	if cfg.Registerer != nil {
 		if err := s.metrics.register(cfg.Registerer); err != nil {
@@ -146,7 +152,12 @@ func (s *Server) Run(ctx context.Context) error {
 		case now := <-t.C:
 			start := time.Now()
 			s.tick(now)
-			s.metrics.observeTick(time.Since(start))
+			work := time.Since(start)
+			s.metrics.observeTick(work)
+			if hz := s.dil.observe(work); hz != s.hz {
+				s.setRate(hz)
+				t.Reset(time.Second / time.Duration(hz))
+			}
 		}
 	}
 }
@@ -245,8 +256,23 @@ func (s *Server) tick(now time.Time) {
 	}
 }
 
+// setRate slows or speeds up time: the new tick rate is announced to every
+// client.
+func (s *Server) setRate(hz int) {
+	s.hz = hz
+	s.curHz.Store(int32(hz))
+	s.log.Debug("tick rate", "hz", hz)
+	m := &wire.TickRate{Hz: uint32(hz)}
+	for _, p := range s.order {
+		s.send(p, m)
+	}
+}
+
 func (s *Server) addPeer(p *serverPeer, now time.Time) {
 	p.joined = now
+	if p.welcomedHz != s.hz { // the rate changed since its Welcome
+		s.send(p, &wire.TickRate{Hz: uint32(s.hz)})
+	}
 	s.peers[p.id] = p
 	s.order = append(s.order, p)
 	s.liveMu.Lock()

@@ -42,14 +42,16 @@ type serverPeer struct {
 	carNew  bool
 
 	// Tick-goroutine state.
-	area    *area
-	batch   []voxel.ChunkPos // this tick's ready defaults, reused
-	tokens  tokens
-	sub     subscribeGate
-	joined  time.Time        // when the tick took it in (SubscribeTimeout)
-	lastCar wire.CarSnapshot // the last accepted snapshot
-	hasCar  bool
-	track   carTrack
+	area   *area
+	batch  []voxel.ChunkPos // this tick's ready defaults, reused
+	tokens tokens
+	sub    subscribeGate
+	joined time.Time // when the tick took it in (SubscribeTimeout)
+	// welcomedHz is the tick rate its Welcome announced.
+	welcomedHz int
+	lastCar    wire.CarSnapshot // the last accepted snapshot
+	hasCar     bool
+	track      carTrack
 }
 
 func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {

@@ -39,6 +39,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	helloTimeout := fs.Duration("hello-timeout", def.HelloTimeout, "time from accepting a connection to a complete Hello")
 	frameTimeout := fs.Duration("frame-timeout", def.FrameTimeout, "time a client's frame may take from its first byte")
 	subTimeout := fs.Duration("subscribe-timeout", def.SubscribeTimeout, "time a client may stay connected before its first Subscribe")
+	tickBudget := fs.Duration("tick-budget", def.TickBudget, "work one tick may take before the server slows time (lowers the tick rate; 0: never)")
+	tickFloor := fs.Int("tick-floor-hz", def.TickFloorHz, "lowest tick rate time may slow to")
 	carSpeed := fs.Float64("max-car-speed", def.MaxCarSpeed, "fastest a player's car may move (m/s); faster moves and jumps are dropped (0: not checked)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
 	verbose := fs.Bool("v", false, "debug logging")
@@ -68,6 +70,10 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-max-players, -max-handshakes and -max-handshakes-per-addr must be at least 1")
 	case !(*subRate >= 1 && *subRate <= 1000):
 		return fmt.Errorf("-subscribes-per-second must be in [1, 1000], got %g", *subRate)
+	case *tickBudget < 0 || *tickBudget > time.Second:
+		return fmt.Errorf("-tick-budget must be in [0, 1s], got %v", *tickBudget)
+	case *tickFloor < 1 || *tickFloor > wire.MaxTickHz:
+		return fmt.Errorf("-tick-floor-hz must be in 1..%d (above -tick-hz it means -tick-hz), got %d", wire.MaxTickHz, *tickFloor)
 	case !(*carSpeed >= 0 && *carSpeed <= 1e4):
 		return fmt.Errorf("-max-car-speed must be in [0, 1e4] m/s, got %g", *carSpeed)
 	case *helloTimeout <= 0, *frameTimeout <= 0, *subTimeout <= 0:
@@ -91,6 +97,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning.DeliveryBudget, tuning.Reach = *budget, *reach
 	tuning.MaxPlayers, tuning.MaxHandshakes, tuning.MaxHandshakesPerAddr = *maxPlayers, *maxHS, *maxHSAddr
 	tuning.SubscribesPerSecond, tuning.MaxCarSpeed = *subRate, *carSpeed
+	tuning.TickBudget, tuning.TickFloorHz = *tickBudget, *tickFloor
 	tuning.HelloTimeout, tuning.FrameTimeout, tuning.SubscribeTimeout = *helloTimeout, *frameTimeout, *subTimeout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
