@@ -89,6 +89,9 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, transport.ClientQUIC())
 	if err != nil {
+		if refusedByQUIC(err) {
+			return nil, fmt.Errorf("netsync: connecting to %s: %w: %w", cfg.Addr, ErrBusy, err)
+		}
 		return nil, fmt.Errorf("netsync: connecting to %s: %w", cfg.Addr, err)
 	}
 	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
@@ -164,10 +167,10 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
 	c.spawn(func() {
-		err := readFrames(chunk, wire.ChunkCap, lim, func(m wire.Message) error {
+		err := readFrames(chunk, wire.ChunkCap, 0, lim, func(m wire.Message) error {
 			switch m.(type) {
 			case *wire.ChunkDefaults, *wire.ChunkEdits, *wire.ChunkDrop,
-				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast:
+				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast, *wire.TickRate:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
@@ -181,7 +184,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		c.readerDone(err)
 	})
 	c.spawn(func() {
-		err := readFrames(ctrl, wire.ControlCap, lim, func(m wire.Message) error {
+		err := readFrames(ctrl, wire.ControlCap, 0, lim, func(m wire.Message) error {
 			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
 		})
 		c.readerDone(err)
@@ -210,12 +213,26 @@ func (c *Client) explain(err error) error {
 		if ae.ErrorCode == CodeRefused {
 			return &RefusedError{Reason: ae.ErrorMessage, ByServer: true}
 		}
+		if ae.ErrorCode == CodeBusy {
+			return fmt.Errorf("%w (code %d): %s", ErrBusy, uint64(ae.ErrorCode), ae.ErrorMessage)
+		}
 		return fmt.Errorf("netsync: server closed the connection (code %d): %s", uint64(ae.ErrorCode), ae.ErrorMessage)
 	}
 	if err == nil {
 		return ErrClosed
 	}
+	if refusedByQUIC(err) {
+		return fmt.Errorf("%w: %w", ErrBusy, err)
+	}
 	return err
+}
+
+// refusedByQUIC reports whether the server's QUIC stack refused the
+// connection (CONNECTION_REFUSED: its accept queue was full), which is
+// busy too.
+func refusedByQUIC(err error) bool {
+	var te *quic.TransportError
+	return errors.As(err, &te) && te.Remote && te.ErrorCode == quic.ConnectionRefused
 }
 
 func (c *Client) spawn(f func()) {

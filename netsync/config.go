@@ -61,6 +61,41 @@ type Tuning struct {
 	MaxHandshakes    int   // concurrent handshakes
 	MaxPlayers       int   // connected players
 	HandshakeTimeout time.Duration
+
+	// SubscribesPerSecond is each client's Subscribe budget (also the
+	// burst): Subscribes arriving faster are coalesced, only the newest
+	// centre kept, and at most one cylinder is rebuilt per client per tick.
+	SubscribesPerSecond float64
+	// MaxHandshakesPerAddr bounds concurrent handshakes from one IP, so one
+	// host holding half-open handshakes cannot take every slot.
+	MaxHandshakesPerAddr int
+	// HelloTimeout bounds the time from accepting a connection to a
+	// complete Hello (shorter than HandshakeTimeout, the whole handshake).
+	HelloTimeout time.Duration
+	// FrameTimeout bounds how long a client's frame may take once its first
+	// byte has arrived; a stalled frame ends the connection.
+	FrameTimeout time.Duration
+	// SubscribeTimeout is how long a client may stay connected without a
+	// Subscribe being applied.
+	SubscribeTimeout time.Duration
+
+	// MaxCarSpeed (m/s) bounds how fast a player's car may move between
+	// two accepted snapshots, plus CarSlack metres (quantisation, datagram
+	// jitter); faster moves and jumps are dropped, and edit reach is
+	// measured from the last accepted position. A car moved for real is
+	// accepted at its new place after CarReanchor of plausible snapshots
+	// there. 0: positions are not checked.
+	MaxCarSpeed float64
+	CarSlack    float64
+	CarReanchor time.Duration
+
+	// TickBudget is the work one tick may take before the server slows
+	// time: the tick rate drops smoothly (the factor grows with the square
+	// of the overload) down to TickFloorHz, clients are told the rate
+	// (TickRate), and it recovers when the load falls. 0: never slows.
+	// TickFloorHz above TickHz means TickHz.
+	TickBudget  time.Duration
+	TickFloorHz int
 }
 
 // DefaultServerConfig is a loopback server with every budget at its
@@ -84,6 +119,19 @@ func DefaultServerConfig() ServerConfig {
 			MaxHandshakes:     64,
 			MaxPlayers:        256,
 			HandshakeTimeout:  transport.HandshakeTimeout,
+
+			SubscribesPerSecond:  8,
+			MaxHandshakesPerAddr: 8,
+			HelloTimeout:         2 * time.Second,
+			FrameTimeout:         5 * time.Second,
+			SubscribeTimeout:     10 * time.Second,
+
+			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
+			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
+			CarReanchor: 3 * time.Second,
+
+			TickBudget:  10 * time.Millisecond,
+			TickFloorHz: 10,
 		},
 	}
 }
@@ -102,12 +150,18 @@ func (c *ServerConfig) check() error {
 	case c.TickHz < 1 || c.TickHz > wire.MaxTickHz:
 		return fmt.Errorf("netsync: TickHz %d out of range (1..%d)", c.TickHz, wire.MaxTickHz)
 	case c.DeliveriesPerTick < 1, c.DefaultsPerTick < 1, c.InboundQueue < 1, c.InboundPerTick < 1,
-		c.OutboundFrames < 1, c.OutboundBytes < 1, c.MaxHandshakes < 1, c.MaxPlayers < 1:
+		c.OutboundFrames < 1, c.OutboundBytes < 1, c.MaxHandshakes < 1, c.MaxPlayers < 1, c.MaxHandshakesPerAddr < 1:
 		return errors.New("netsync: every per-tick, queue and player bound must be at least 1 (start from DefaultServerConfig)")
 	case !(c.EditsPerSecond > 0):
 		return fmt.Errorf("netsync: EditsPerSecond %g must be positive", c.EditsPerSecond)
-	case c.DeliveryBudget < 0, c.HandshakeTimeout <= 0:
-		return errors.New("netsync: DeliveryBudget must not be negative and HandshakeTimeout must be positive")
+	case c.DeliveryBudget < 0, c.HandshakeTimeout <= 0, c.HelloTimeout <= 0, c.FrameTimeout <= 0, c.SubscribeTimeout <= 0:
+		return errors.New("netsync: DeliveryBudget must not be negative and every timeout must be positive")
+	case !(c.SubscribesPerSecond >= 1):
+		return fmt.Errorf("netsync: SubscribesPerSecond %g must be at least 1", c.SubscribesPerSecond)
+	case c.TickBudget < 0, c.TickFloorHz < 1:
+		return fmt.Errorf("netsync: TickBudget %v must not be negative and TickFloorHz %d at least 1 (it is capped at TickHz)", c.TickBudget, c.TickFloorHz)
+	case !(c.MaxCarSpeed >= 0 && c.CarSlack >= 0) || c.CarReanchor < 0:
+		return fmt.Errorf("netsync: MaxCarSpeed %g, CarSlack %g and CarReanchor %v must not be negative", c.MaxCarSpeed, c.CarSlack, c.CarReanchor)
 	case !(c.Reach >= 0):
 		return fmt.Errorf("netsync: Reach %g must not be negative", c.Reach)
 	}

@@ -27,6 +27,11 @@ func TestServerConfigCheck(t *testing.T) {
 		{name: "no edit rate", mod: func(c *ServerConfig) { c.EditsPerSecond = 0 }},
 		{name: "negative reach", mod: func(c *ServerConfig) { c.Reach = -1 }},
 		{name: "negative budget", mod: func(c *ServerConfig) { c.DeliveryBudget = -1 }},
+		{name: "no subscribe budget", mod: func(c *ServerConfig) { c.SubscribesPerSecond = 0 }},
+		{name: "no handshakes per address", mod: func(c *ServerConfig) { c.MaxHandshakesPerAddr = 0 }},
+		{name: "zero hello timeout", mod: func(c *ServerConfig) { c.HelloTimeout = 0 }},
+		{name: "zero frame timeout", mod: func(c *ServerConfig) { c.FrameTimeout = 0 }},
+		{name: "zero subscribe timeout", mod: func(c *ServerConfig) { c.SubscribeTimeout = 0 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

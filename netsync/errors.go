@@ -14,8 +14,13 @@ const (
 	CodeProtocol     quic.ApplicationErrorCode = 2 // malformed, oversized, out-of-range or out-of-order input
 	CodeSlowConsumer quic.ApplicationErrorCode = 3 // the peer stopped reading; its queue passed the bound
 	CodeShutdown     quic.ApplicationErrorCode = 4 // server shutting down
-	CodeBusy         quic.ApplicationErrorCode = 5 // server full
+	CodeBusy         quic.ApplicationErrorCode = 5 // too many handshakes (from everyone, or from this address); retry later
+	CodeTimeout      quic.ApplicationErrorCode = 6 // the client was too slow: Hello, a frame, or its first Subscribe
 )
+
+// ErrBusy is wrapped by Dial's error when the server refused the
+// connection as busy (CodeBusy); trying again later may succeed.
+var ErrBusy = errors.New("netsync: server busy")
 
 // RefusedError is returned by Dial when the handshake was refused, by the
 // server or by the client itself. Reason tells the player what to do.

@@ -20,6 +20,12 @@ const (
 	MetricEditsRejected    = "citydrive_edits_rejected_total"
 	MetricDatagramsDropped = "citydrive_datagrams_dropped_total"
 	MetricBudgetExhausted  = "citydrive_delivery_budget_exhausted_total"
+	MetricSubsCoalesced    = "citydrive_subscribes_coalesced_total"
+	MetricSubsApplied      = "citydrive_subscribes_applied_total"
+	MetricTicks            = "citydrive_ticks_total"
+	MetricCarsRejected     = "citydrive_car_snapshots_rejected_total"
+	MetricTickRate         = "citydrive_tick_rate_hz"
+	MetricHandshakesBusy   = "citydrive_handshakes_refused_busy_total"
 )
 
 // TickBuckets are the tick-duration histogram's buckets (seconds): fine
@@ -45,6 +51,12 @@ type metrics struct {
 	dropped         prometheus.CounterFunc
 	budgetExhausted prometheus.Counter
 	drops           prometheus.Counter
+	subsCoalesced   prometheus.Counter
+	subsApplied     prometheus.Counter
+	ticks           prometheus.Counter
+	carsRejected    prometheus.Counter
+	tickRate        prometheus.GaugeFunc
+	handshakesBusy  *prometheus.CounterVec
 	clients         *clientBytes
 }
 
@@ -79,6 +91,24 @@ func newMetrics(s *Server) *metrics {
 		drops: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricChunkDrops, Help: "ChunkDrop messages sent: removals a client cannot work out from its own Subscribe.",
 		}),
+		subsCoalesced: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricSubsCoalesced, Help: "Subscribes replaced by a newer one before they were applied (the per-client Subscribe budget).",
+		}),
+		subsApplied: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricSubsApplied, Help: "Subscribes applied (one cylinder rebuild each).",
+		}),
+		ticks: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricTicks, Help: "Server ticks run.",
+		}),
+		tickRate: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: MetricTickRate, Help: "Current tick rate: below the configured rate while the server slows time under load.",
+		}, func() float64 { return float64(s.curHz.Load()) }),
+		carsRejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricCarsRejected, Help: "Car snapshots dropped as physically impossible (too fast, a jump, not finite).",
+		}),
+		handshakesBusy: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricHandshakesBusy, Help: "Connections refused as busy, by limit (server: all handshakes; addr: one address's).",
+		}, []string{"limit"}),
 		clients: &clientBytes{s: s,
 			in:  prometheus.NewDesc(MetricClientBytesIn, "QUIC bytes received from a client (all streams, datagrams and acknowledgements; no UDP/IP headers).", []string{"player"}, nil),
 			out: prometheus.NewDesc(MetricClientBytesOut, "QUIC bytes sent to a client, retransmissions included (no UDP/IP headers).", []string{"player"}, nil),
@@ -94,7 +124,7 @@ func newMetrics(s *Server) *metrics {
 
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
-		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.clients} {
+		m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.tickRate, m.handshakesBusy, m.clients} {
 		if err := r.Register(c); err != nil {
 			return err
 		}
@@ -104,6 +134,7 @@ func (m *metrics) register(r prometheus.Registerer) error {
 
 func (m *metrics) observeTick(d time.Duration) {
 	s := d.Seconds()
+	m.ticks.Inc()
 	m.tick.Observe(s)
 	m.tickQ.Observe(s)
 }

@@ -43,6 +43,7 @@ func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
 	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, 3, NewMemoryWorld()
 	cfg.MaxRadius, cfg.TickHz, cfg.MaxBlock, cfg.Logger = 4, 100, 200, quietLog()
 	cfg.Reach = 0 // off: these clients send no cars (admission_test.go checks reach)
+	cfg.TickBudget = 0 // time dilation off: a loaded test machine must not change the rate (TestOverloadSlowsTime turns it on)
 	cfg.Observer = func(e Event) {
 		select {
 		case events <- e:
@@ -318,6 +319,13 @@ type rawClient struct {
 
 func rawDial(t *testing.T, s *testServer, conf *quic.Config, handshake bool) *rawClient {
 	t.Helper()
+	return rawJoin(t, s, conf, handshake, frame(t, &wire.Subscribe{Radius: 1}))
+}
+
+// rawJoin is rawDial writing first (as a real client writes its first
+// Subscribe) on the chunk stream after the handshake.
+func rawJoin(t *testing.T, s *testServer, conf *quic.Config, handshake bool, first []byte) *rawClient {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	tlsConf, err := transport.ClientTLS(s.Fingerprint(), wire.ProtocolVersion)
@@ -347,7 +355,7 @@ func rawDial(t *testing.T, s *testServer, conf *quic.Config, handshake bool) *ra
 	r.chunk, err = conn.OpenStreamSync(ctx)
 	require.NoError(t, err)
 	// As a real client does: the first Subscribe makes the stream visible.
-	_, err = r.chunk.Write(frame(t, &wire.Subscribe{Radius: 1}))
+	_, err = r.chunk.Write(first)
 	require.NoError(t, err)
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
@@ -135,15 +136,29 @@ func (s *carSlot) run(ctx context.Context, conn *quic.Conn, dropped *atomic.Uint
 	}
 }
 
+// readDeadliner is a stream with a read deadline (*quic.Stream).
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
 // readFrames decodes frames from r and hands each message to deliver, which
-// may block (that is backpressure onto the peer, never onto a tick).
-func readFrames(r io.Reader, maxFrame int, lim wire.Limits, deliver func(wire.Message) error) error {
+// may block (that is backpressure onto the peer, never onto a tick). With
+// frameTimeout > 0 and r a readDeadliner, a frame must complete within
+// frameTimeout of its first byte (waiting between frames is unbounded);
+// a stalled one fails with an error wrapping os.ErrDeadlineExceeded.
+func readFrames(r io.Reader, maxFrame int, frameTimeout time.Duration, lim wire.Limits, deliver func(wire.Message) error) error {
 	fr := wire.NewFrameReader(r, maxFrame)
+	d, timed := r.(readDeadliner)
+	timed = timed && frameTimeout > 0
+	if timed {
+		fr.OnFrameStart = func() { _ = d.SetReadDeadline(time.Now().Add(frameTimeout)) }
+	}
 	dec := wire.NewDecoder(lim)
 	for {
 		p, err := fr.Next()
 		if err != nil {
 			return err
+		}
+		if timed {
+			_ = d.SetReadDeadline(time.Time{})
 		}
 		m, err := dec.Decode(p)
 		if err != nil {

@@ -33,6 +33,7 @@ type Server struct {
 
 	joins      chan *serverPeer
 	handshakes chan struct{} // semaphore
+	perAddr    *addrGate
 	nextPlayer atomic.Uint32
 	players    atomic.Int32
 	runOnce    atomic.Bool
@@ -47,7 +48,11 @@ type Server struct {
 	union       *union
 	pace        pacing
 	admit       admission
-	change      areaChange // subscribe scratch
+	cars        carRule
+	dil         dilation
+	hz          int          // current tick rate (tick goroutine)
+	curHz       atomic.Int32 // the same, for handshakes and metrics
+	change      areaChange   // subscribe scratch
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
 	lastTick    time.Time
@@ -72,7 +77,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, ln, err := transport.Listen(cfg.Addr, transport.ServerTLS(cert, wire.ProtocolVersion, log), transport.ServerQUIC())
+	resetKey, err := transport.ResetKey(cert)
+	if err != nil {
+		return nil, err
+	}
+	ep, ln, err := transport.Listen(cfg.Addr, transport.ServerTLS(cert, wire.ProtocolVersion, log), transport.ServerQUIC(), resetKey)
 	if err != nil {
 		return nil, fmt.Errorf("netsync: listen on %s: %w", cfg.Addr, err)
 	}
@@ -83,14 +92,19 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		joins:      make(chan *serverPeer, 16),
 		runDone:    make(chan struct{}),
 		handshakes: make(chan struct{}, cfg.MaxHandshakes),
+		perAddr:    newAddrGate(cfg.MaxHandshakesPerAddr),
 		peers:      map[uint32]*serverPeer{},
 		enc:        wire.NewEncoder(),
 		union:      newUnion(),
 		pace: pacing{edited: cfg.DeliveriesPerTick, defaults: cfg.DefaultsPerTick, skips: maxSkips,
 			budget: cfg.DeliveryBudget, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
+		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack, reanchor: cfg.CarReanchor},
+		dil:   newDilation(cfg.TickBudget, cfg.TickHz, cfg.TickFloorHz),
+		hz:    cfg.TickHz,
 		live:  map[uint32]*serverPeer{},
 	}
+	s.curHz.Store(int32(cfg.TickHz))
 	s.metrics = newMetrics(s)
 	if cfg.Registerer != nil {
 		if err := s.metrics.register(cfg.Registerer); err != nil {
@@ -138,7 +152,12 @@ func (s *Server) Run(ctx context.Context) error {
 		case now := <-t.C:
 			start := time.Now()
 			s.tick(now)
-			s.metrics.observeTick(time.Since(start))
+			work := time.Since(start)
+			s.metrics.observeTick(work)
+			if hz := s.dil.observe(work); hz != s.hz {
+				s.setRate(hz)
+				t.Reset(time.Second / time.Duration(hz))
+			}
 		}
 	}
 }
@@ -202,7 +221,7 @@ func (s *Server) tick(now time.Time) {
 	for {
 		select {
 		case p := <-s.joins:
-			s.addPeer(p)
+			s.addPeer(p, now)
 			p.log.Info("client joined")
 			s.observe(Event{Kind: EventJoined, Player: p.id, Remote: p.conn.RemoteAddr()})
 			continue
@@ -210,10 +229,18 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
+	carsChanged := s.intakeCars(now)
 	for _, p := range s.peers {
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
+			p.sub.bucket.refill(dt)
 			s.drain(p)
+			if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
+				s.subscribe(p, &m)
+			}
+			if !p.area.subscribed && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
+				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
+			}
 		}
 		if p.ctx.Err() != nil {
 			s.removePeer(p)
@@ -224,10 +251,28 @@ func (s *Server) tick(now time.Time) {
 	s.union.flush(s.cfg.World.UnionChanged)
 	s.cfg.World.CommittedEdits(s.editDone)
 	s.deliverAll()
-	s.relayCars()
+	if carsChanged {
+		s.relayCars()
+	}
 }
 
-func (s *Server) addPeer(p *serverPeer) {
+// setRate slows or speeds up time: the new tick rate is announced to every
+// client.
+func (s *Server) setRate(hz int) {
+	s.hz = hz
+	s.curHz.Store(int32(hz))
+	s.log.Debug("tick rate", "hz", hz)
+	m := &wire.TickRate{Hz: uint32(hz)}
+	for _, p := range s.order {
+		s.send(p, m)
+	}
+}
+
+func (s *Server) addPeer(p *serverPeer, now time.Time) {
+	p.joined = now
+	if p.welcomedHz != s.hz { // the rate changed since its Welcome
+		s.send(p, &wire.TickRate{Hz: uint32(s.hz)})
+	}
 	s.peers[p.id] = p
 	s.order = append(s.order, p)
 	s.liveMu.Lock()
@@ -291,15 +336,18 @@ func (s *Server) drain(p *serverPeer) {
 func (s *Server) handle(p *serverPeer, m wire.Message) {
 	switch m := m.(type) {
 	case *wire.Subscribe:
-		s.subscribe(p, m)
+		if p.sub.offer(m) {
+			s.metrics.subsCoalesced.Inc()
+		}
 	case *wire.EditRequest:
 		s.edit(p, m)
 	}
 }
 
 func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
+	s.metrics.subsApplied.Inc()
 	ch := &s.change
-	if !p.area.subscribe(m.Centre, m.Radius, s.cfg.MaxRadius, ch) {
+	if !p.area.subscribe(saturateCentre(m.Centre), m.Radius, s.cfg.MaxRadius, ch) {
 		return
 	}
 	for _, pos := range ch.left {
@@ -396,11 +444,8 @@ func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
 		s.send(p, &wire.EditReject{Seq: m.Seq, Reason: sentence})
 	}
 	e := voxel.BlockEdit{Pos: m.Pos, Index: m.Index, Block: m.Block}
-	p.carMu.Lock()
-	car, have := p.carIn, p.carHave
-	p.carMu.Unlock()
-	cx, cy, cz := car.Position()
-	if v := s.admit.check(e, p.area.holds(m.Pos), cx, cy, cz, have, &p.tokens); v.why != admitted {
+	cx, cy, cz := p.lastCar.Position() // the server's accepted position
+	if v := s.admit.check(e, p.area.holds(m.Pos), cx, cy, cz, p.hasCar, &p.tokens); v.why != admitted {
 		reject(v.why, s.admit.sentence(v))
 		return
 	}
@@ -434,21 +479,33 @@ func (s *Server) editDone(tag uint64, e voxel.BlockEdit, err error) {
 	}
 }
 
-// relayCars hands every client the latest snapshots of the other cars in
-// its area, through its latest-only slot.
-func (s *Server) relayCars() {
+// intakeCars takes every player's newest car snapshot, if it arrived since
+// the last tick and the car rule accepts it; it reports whether any car
+// changed.
+func (s *Server) intakeCars(now time.Time) bool {
 	changed := false
 	for _, p := range s.peers {
 		p.carMu.Lock()
-		if p.carNew {
-			p.lastCar, p.hasCar, p.carNew = p.carIn, true, false
-			changed = true
-		}
+		c, fresh := p.carIn, p.carNew
+		p.carNew = false
 		p.carMu.Unlock()
+		if !fresh {
+			continue
+		}
+		x, y, z := c.Position()
+		if !s.cars.judge(&p.track, x, y, z, now) {
+			s.metrics.carsRejected.Inc()
+			continue
+		}
+		p.lastCar, p.hasCar = c, true
+		changed = true
 	}
-	if !changed {
-		return
-	}
+	return changed
+}
+
+// relayCars hands every client the latest snapshots of the other cars in
+// its area, through its latest-only slot.
+func (s *Server) relayCars() {
 	for _, to := range s.peers {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
@@ -40,11 +42,16 @@ type serverPeer struct {
 	carNew  bool
 
 	// Tick-goroutine state.
-	area    *area
-	batch   []voxel.ChunkPos // this tick's ready defaults, reused
-	tokens  tokens
-	lastCar wire.CarSnapshot
-	hasCar  bool
+	area   *area
+	batch  []voxel.ChunkPos // this tick's ready defaults, reused
+	tokens tokens
+	sub    subscribeGate
+	joined time.Time // when the tick took it in (SubscribeTimeout)
+	// welcomedHz is the tick rate its Welcome announced.
+	welcomedHz int
+	lastCar    wire.CarSnapshot // the last accepted snapshot
+	hasCar     bool
+	track      carTrack
 }
 
 func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
@@ -61,12 +68,13 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		cars:   newCarSlot(),
 		area:   newArea(),
 		tokens: newTokens(s.cfg.EditsPerSecond),
+		sub:    newSubscribeGate(s.cfg.SubscribesPerSecond),
 	}
 	lim := wire.Limits{MaxRadius: s.cfg.MaxRadius, MaxBlock: s.cfg.MaxBlock}
 	s.spawn(func() {
 		// Clients send only small messages, so the chunk stream's inbound
 		// direction uses the control cap.
-		err := readFrames(chunk, wire.ControlCap, lim, func(m wire.Message) error {
+		err := readFrames(chunk, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
 			switch m.(type) {
 			case *wire.Subscribe, *wire.EditRequest:
 			default:
@@ -82,7 +90,7 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		p.readerDone("chunk stream", err)
 	})
 	s.spawn(func() {
-		err := readFrames(ctrl, wire.ControlCap, lim, func(m wire.Message) error {
+		err := readFrames(ctrl, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
 			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
 		})
 		p.readerDone("control stream", err)
@@ -136,6 +144,8 @@ func (s *Server) spawn(f func()) {
 func (p *serverPeer) readerDone(stream string, err error) {
 	switch {
 	case p.ctx.Err() != nil:
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		p.fail(CodeTimeout, stream+": a frame stalled: "+err.Error())
 	case err == nil, errors.Is(err, io.EOF):
 		p.fail(CodeOK, stream+" closed by client")
 	case errors.Is(err, wire.ErrMalformed), errors.Is(err, wire.ErrFrameTooLarge),

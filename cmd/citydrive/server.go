@@ -32,6 +32,16 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	deliveries := fs.Int("deliveries", def.DeliveriesPerTick, "edited-chunk deliveries per client per tick")
 	budget := fs.Duration("delivery-budget", def.DeliveryBudget, "wall time one tick may spend delivering chunks to all clients (0: count only)")
 	reach := fs.Float64("reach", def.Reach, "how far from their car (metres) players may edit blocks (0: anywhere in their area)")
+	maxPlayers := fs.Int("max-players", def.MaxPlayers, "connected players at most; more are refused \"server full\"")
+	maxHS := fs.Int("max-handshakes", def.MaxHandshakes, "concurrent handshakes at most; more are refused busy (close code 5)")
+	maxHSAddr := fs.Int("max-handshakes-per-addr", def.MaxHandshakesPerAddr, "concurrent handshakes from one IP at most; more are refused busy")
+	subRate := fs.Float64("subscribes-per-second", def.SubscribesPerSecond, "Subscribes applied per client per second (also the burst); faster ones are coalesced, the newest kept")
+	helloTimeout := fs.Duration("hello-timeout", def.HelloTimeout, "time from accepting a connection to a complete Hello")
+	frameTimeout := fs.Duration("frame-timeout", def.FrameTimeout, "time a client's frame may take from its first byte")
+	subTimeout := fs.Duration("subscribe-timeout", def.SubscribeTimeout, "time a client may stay connected before its first Subscribe")
+	tickBudget := fs.Duration("tick-budget", def.TickBudget, "work one tick may take before the server slows time (lowers the tick rate; 0: never)")
+	tickFloor := fs.Int("tick-floor-hz", def.TickFloorHz, "lowest tick rate time may slow to")
+	carSpeed := fs.Float64("max-car-speed", def.MaxCarSpeed, "fastest a player's car may move (m/s); faster moves and jumps are dropped (0: not checked)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
 	verbose := fs.Bool("v", false, "debug logging")
 	fs.Usage = func() {
@@ -56,6 +66,18 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-delivery-budget must be in [0, 1s], got %v", *budget)
 	case !(*reach >= 0 && *reach <= 1e6):
 		return fmt.Errorf("-reach must be in [0, 1e6] metres, got %g", *reach)
+	case *maxPlayers < 1, *maxHS < 1, *maxHSAddr < 1:
+		return fmt.Errorf("-max-players, -max-handshakes and -max-handshakes-per-addr must be at least 1")
+	case !(*subRate >= 1 && *subRate <= 1000):
+		return fmt.Errorf("-subscribes-per-second must be in [1, 1000], got %g", *subRate)
+	case *tickBudget < 0 || *tickBudget > time.Second:
+		return fmt.Errorf("-tick-budget must be in [0, 1s], got %v", *tickBudget)
+	case *tickFloor < 1 || *tickFloor > wire.MaxTickHz:
+		return fmt.Errorf("-tick-floor-hz must be in 1..%d (above -tick-hz it means -tick-hz), got %d", wire.MaxTickHz, *tickFloor)
+	case !(*carSpeed >= 0 && *carSpeed <= 1e4):
+		return fmt.Errorf("-max-car-speed must be in [0, 1e4] m/s, got %g", *carSpeed)
+	case *helloTimeout <= 0, *frameTimeout <= 0, *subTimeout <= 0:
+		return fmt.Errorf("-hello-timeout, -frame-timeout and -subscribe-timeout must be positive")
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return fmt.Errorf("-addr %q: want host:port or :port: %v", *addr, err)
@@ -73,6 +95,10 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning := def.Tuning
 	tuning.TickHz, tuning.MaxRadius, tuning.DeliveriesPerTick = *tickHz, uint32(*maxRadius), *deliveries
 	tuning.DeliveryBudget, tuning.Reach = *budget, *reach
+	tuning.MaxPlayers, tuning.MaxHandshakes, tuning.MaxHandshakesPerAddr = *maxPlayers, *maxHS, *maxHSAddr
+	tuning.SubscribesPerSecond, tuning.MaxCarSpeed = *subRate, *carSpeed
+	tuning.TickBudget, tuning.TickFloorHz = *tickBudget, *tickFloor
+	tuning.HelloTimeout, tuning.FrameTimeout, tuning.SubscribeTimeout = *helloTimeout, *frameTimeout, *subTimeout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h, err := host.Start(ctx, host.Options{

@@ -19,7 +19,7 @@ type Endpoint struct {
 	err  error
 }
 
-func newEndpoint(laddr string) (*Endpoint, error) {
+func newEndpoint(laddr string, resetKey *quic.StatelessResetKey) (*Endpoint, error) {
 	ua, err := net.ResolveUDPAddr("udp", laddr)
 	if err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func newEndpoint(laddr string) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Endpoint{udp: udp, tr: &quic.Transport{Conn: udp}}, nil
+	return &Endpoint{udp: udp, tr: &quic.Transport{Conn: udp, StatelessResetKey: resetKey}}, nil
 }
 
 // Addr is the local UDP address.
@@ -42,9 +42,10 @@ func (e *Endpoint) Close() error {
 	return e.err
 }
 
-// Listen opens a QUIC listener on addr (e.g. "127.0.0.1:0").
-func Listen(addr string, tlsConf *tls.Config, conf *quic.Config) (*Endpoint, *quic.Listener, error) {
-	e, err := newEndpoint(addr)
+// Listen opens a QUIC listener on addr (e.g. "127.0.0.1:0"). resetKey (see
+// ResetKey; nil: none) makes stateless resets survive a restart.
+func Listen(addr string, tlsConf *tls.Config, conf *quic.Config, resetKey *quic.StatelessResetKey) (*Endpoint, *quic.Listener, error) {
+	e, err := newEndpoint(addr, resetKey)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +71,7 @@ func Dial(ctx context.Context, addr string, tlsConf *tls.Config, conf *quic.Conf
 			local = "[::1]:0"
 		}
 	}
-	e, err := newEndpoint(local)
+	e, err := newEndpoint(local, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/quic-go/quic-go"
 )
 
 // IdentityFile is the name of the server's certificate-and-key PEM file
@@ -149,4 +151,25 @@ func createIdentity(dir, path string) ([]byte, error) {
 		return nil, fmt.Errorf("transport: creating identity: %w", err)
 	}
 	return data, nil
+}
+
+// resetKeyLabel separates the stateless-reset key from any other use of
+// the identity's private key.
+const resetKeyLabel = "citydrive stateless reset key v1\x00"
+
+// ResetKey derives the QUIC stateless-reset key from the server identity's
+// private key, so a restarted server (same identity file) answers packets
+// of its old connections with a reset the client recognises at once,
+// instead of the client waiting out its idle timeout.
+func ResetKey(cert tls.Certificate) (*quic.StatelessResetKey, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return nil, fmt.Errorf("transport: stateless reset key: %w", err)
+	}
+	h := sha256.New()
+	h.Write([]byte(resetKeyLabel))
+	h.Write(der)
+	var k quic.StatelessResetKey
+	copy(k[:], h.Sum(nil))
+	return &k, nil
 }

@@ -77,7 +77,7 @@ func TestNormalizeFingerprint(t *testing.T) {
 func TestPinning(t *testing.T) {
 	cert, fp, err := LoadOrCreateIdentity(t.TempDir(), quiet())
 	require.NoError(t, err)
-	ep, ln, err := Listen("127.0.0.1:0", ServerTLS(cert, 1, quiet()), ServerQUIC())
+	ep, ln, err := Listen("127.0.0.1:0", ServerTLS(cert, 1, quiet()), ServerQUIC(), nil)
 	require.NoError(t, err)
 	defer ep.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -133,4 +133,23 @@ func TestPinning(t *testing.T) {
 	require.NoError(t, cep.Close())
 	require.NoError(t, cep2.Close())
 	require.NoError(t, ep.Close())
+}
+
+func TestResetKeyFollowsTheIdentity(t *testing.T) {
+	dir := t.TempDir()
+	a, _, err := LoadOrCreateIdentity(dir, quiet())
+	require.NoError(t, err)
+	again, _, err := LoadOrCreateIdentity(dir, quiet())
+	require.NoError(t, err)
+	other, _, err := LoadOrCreateIdentity(t.TempDir(), quiet())
+	require.NoError(t, err)
+	ka, err := ResetKey(a)
+	require.NoError(t, err)
+	kAgain, err := ResetKey(again)
+	require.NoError(t, err)
+	kOther, err := ResetKey(other)
+	require.NoError(t, err)
+	assert.Equal(t, *ka, *kAgain, "a restarted server (same identity file) keeps its reset key")
+	assert.NotEqual(t, *ka, *kOther, "another identity, another key")
+	assert.NotEqual(t, quic.StatelessResetKey{}, *ka)
 }

@@ -33,6 +33,7 @@ const (
 	KindEditAck       Kind = 21
 	KindEditReject    Kind = 22
 	KindEditBroadcast Kind = 23
+	KindTickRate      Kind = 30 // protocol 3
 )
 
 func (k Kind) String() string {
@@ -59,6 +60,8 @@ func (k Kind) String() string {
 		return "EditReject"
 	case KindEditBroadcast:
 		return "EditBroadcast"
+	case KindTickRate:
+		return "TickRate"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -95,6 +98,8 @@ func newMessage(k Kind) Message {
 		return new(EditReject)
 	case KindEditBroadcast:
 		return new(EditBroadcast)
+	case KindTickRate:
+		return new(TickRate)
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ func samples() []Message {
 		&EditAck{Seq: 70000},
 		&EditReject{Seq: 70000, Reason: "too far from your car (reach is 8 m)"},
 		&EditBroadcast{Pos: pos, Index: 31000, Block: 9},
+		&TickRate{Hz: 17},
 	}
 }
 
@@ -80,6 +81,7 @@ func TestMessageSizes(t *testing.T) {
 		KindEditAck:       {&EditAck{Seq: 1 << 31}, 7},
 		KindEditReject:    {&EditReject{Seq: 1 << 31, Reason: long}, 522},
 		KindEditBroadcast: {&EditBroadcast{Pos: far, Index: 32767, Block: 255}, 22},
+		KindTickRate:      {&TickRate{Hz: MaxTickHz}, 5},
 	}
 	for k, w := range worst {
 		b, err := Encode(w.m)

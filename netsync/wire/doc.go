@@ -19,7 +19,9 @@ import "citydrive/voxel"
 // ALPN name ("citydrive/<version>") and in Hello/Welcome. Version 2 replaced
 // the per-chunk ChunkDefault (kind 11) with the batched ChunkDefaults (kind
 // 14) and stopped sending ChunkDrop for chunks the client evicts itself.
-const ProtocolVersion uint32 = 2
+// Version 3 added TickRate (kind 30): the server's current tick rate when
+// it slows time under load.
+const ProtocolVersion uint32 = 3
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
 // blocks and edits are package voxel's types: the wire carries the voxel

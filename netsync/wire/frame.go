@@ -38,6 +38,9 @@ type FrameReader struct {
 	max int
 	hdr [HeaderSize]byte
 	buf []byte
+	// OnFrameStart, if set, is called when a frame's first byte has
+	// arrived, before the rest is read (to start a per-frame deadline).
+	OnFrameStart func()
 }
 
 // NewFrameReader reads frames of at most max payload bytes from r.
@@ -51,7 +54,16 @@ const growStep = 4 << 10
 // Next returns the next frame's payload, valid until the following call.
 // At a clean end of stream (no partial header) it returns io.EOF.
 func (f *FrameReader) Next() ([]byte, error) {
-	if _, err := io.ReadFull(f.r, f.hdr[:]); err != nil {
+	if _, err := io.ReadFull(f.r, f.hdr[:1]); err != nil {
+		return nil, err
+	}
+	if f.OnFrameStart != nil {
+		f.OnFrameStart()
+	}
+	if _, err := io.ReadFull(f.r, f.hdr[1:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%w: %d-byte header cut short", ErrTruncated, HeaderSize)
 		}

@@ -169,6 +169,47 @@ func chunkAt(surf *world.SurfaceCache, p world.Vec2) (voxel.ChunkPos, float64) {
 	return voxel.ChunkAt(p.X, y, p.Z), y
 }
 
+// dialPatience is how long a bot keeps trying to join (busy refusals
+// included).
+const dialPatience = 30 * time.Second
+
+// Backoff after a "server busy" refusal: the first wait, doubled per retry
+// up to the cap, each jittered to between half and all of it so a crowd of
+// bots does not come back in step.
+const (
+	busyBackoffFirst = 100 * time.Millisecond
+	busyBackoffMax   = 2 * time.Second
+)
+
+// busyBackoff is the wait before retry attempt (0-based) after a busy
+// refusal; u in [0, 1) is the jitter.
+func busyBackoff(attempt int, u float64) time.Duration {
+	d := busyBackoffMax
+	if attempt < 16 {
+		d = min(busyBackoffMax, busyBackoffFirst<<attempt)
+	}
+	return d/2 + time.Duration(u*float64(d/2))
+}
+
+// dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
+// with jittered exponential backoff until ctx ends; any other error is
+// returned at once.
+func dialRetrying(ctx context.Context, cfg netsync.ClientConfig, rng *rand.Rand) (*netsync.Client, error) {
+	for attempt := 0; ; attempt++ {
+		c, err := netsync.Dial(ctx, cfg)
+		if err == nil || !errors.Is(err, netsync.ErrBusy) {
+			return c, err
+		}
+		t := time.NewTimer(busyBackoff(attempt, rng.Float64()))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("still busy after %d attempts: %w", attempt+1, err)
+		case <-t.C:
+		}
+	}
+}
+
 func drive(ctx context.Context, o Options, id int) (b Bot) {
 	b.ID = id
 	w := world.New(o.Seed)
@@ -185,12 +226,12 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	if askRadius == 0 {
 		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
 	}
-	dialCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	c, err := netsync.Dial(dialCtx, netsync.ClientConfig{
+	dialCtx, cancel := context.WithTimeout(ctx, dialPatience)
+	c, err := dialRetrying(dialCtx, netsync.ClientConfig{
 		Addr: o.Addr, Fingerprint: o.Fingerprint, Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius,
 		Logger: o.Logger.With("bot", id),
-	})
+	}, rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))))
 	cancel()
 	if err != nil {
 		b.Err = err

@@ -1,17 +1,25 @@
 package bots
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/netsync"
+	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/voxel"
+	"citydrive/voxel/gen"
 )
 
 // A bot reports the height a player's car would have: on a bridge, the
@@ -65,3 +73,57 @@ func (flatRoad) AppendObstacles(dst []slots.Obstacle, _, _, _ float64) []slots.O
 	return dst
 }
 func (flatRoad) Solid(_, _, _ int64) bool { return false }
+
+func TestBusyBackoff(t *testing.T) {
+	cases := []struct {
+		attempt  int
+		u        float64
+		min, max time.Duration
+	}{
+		{0, 0, 50 * time.Millisecond, 50 * time.Millisecond},
+		{0, 0.999, 50 * time.Millisecond, 100 * time.Millisecond},
+		{1, 0, 100 * time.Millisecond, 100 * time.Millisecond},
+		{3, 0.5, 400 * time.Millisecond, 800 * time.Millisecond},
+		{10, 0, busyBackoffMax / 2, busyBackoffMax / 2},
+		{1000, 0.999, busyBackoffMax / 2, busyBackoffMax},
+	}
+	for _, tc := range cases {
+		d := busyBackoff(tc.attempt, tc.u)
+		assert.GreaterOrEqual(t, d, tc.min, "attempt %d", tc.attempt)
+		assert.LessOrEqual(t, d, tc.max, "attempt %d", tc.attempt)
+	}
+}
+
+// A bot refused "server busy" (the only handshake slot is held by a
+// connection that never says Hello) retries and joins once the slot frees.
+func TestBotRetriesBusy(t *testing.T) {
+	cfg := netsync.DefaultServerConfig()
+	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, gen.Version, netsync.NewMemoryWorld()
+	cfg.MaxHandshakes, cfg.HelloTimeout = 1, 300*time.Millisecond
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := netsync.NewServer(cfg)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background()) }()
+	defer func() { require.NoError(t, s.Close()); require.NoError(t, <-done) }()
+
+	tlsConf, err := transport.ClientTLS(s.Fingerprint(), wire.ProtocolVersion)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ep, holder, err := transport.Dial(ctx, s.Addr().String(), tlsConf, transport.ClientQUIC())
+	require.NoError(t, err)
+	defer ep.Close()
+
+	ccfg := netsync.ClientConfig{Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42,
+		Generator: gen.Version, Radius: 1, Logger: cfg.Logger}
+	// While the holder has the slot, a plain dial is refused busy; the
+	// holder's Hello deadline then frees it and the retrying dial joins.
+	_, err = netsync.Dial(ctx, ccfg)
+	require.ErrorIs(t, err, netsync.ErrBusy)
+	c, err := dialRetrying(ctx, ccfg, rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	defer c.Close()
+	assert.NotZero(t, c.Player())
+	<-holder.Context().Done()
+}

@@ -355,8 +355,13 @@ func TestEditOutOfReachIsRejected(t *testing.T) {
 	require.True(t, ok, "%+v", m)
 	assert.Contains(t, rej.Reason, "out of reach")
 	assert.Contains(t, rej.Reason, "48 m")
-	// Within reach it is applied.
+	// A car jumping 60 m at once is not believed: still out of reach.
 	_, m = edit(t, s, sp.car(), pos, idx, voxel.Stone)
+	assert.IsType(t, &wire.EditReject{}, m)
+	// Another player, whose car is within reach, has it applied.
+	s2 := newStream(t, dial(t, h, sp.chunk, testRadius))
+	s2.untilArea(want)
+	_, m = edit(t, s2, sp.car(), pos, idx, voxel.Stone)
 	assert.IsType(t, &wire.EditAck{}, m)
 }
 

@@ -1,0 +1,100 @@
+package netsync
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+func TestSubscribeGate(t *testing.T) {
+	sub := func(x int32) *wire.Subscribe { return &wire.Subscribe{Centre: voxel.ChunkPos{X: x}, Radius: 4} }
+	type step struct {
+		offer     []int32 // centres offered this tick
+		dt        float64 // seconds since the last tick (refill)
+		coalesced int     // how many offers replaced a waiting one
+		applied   bool
+		centre    int32 // the applied centre
+	}
+	cases := []struct {
+		name  string
+		rate  float64
+		steps []step
+	}{
+		{"one per tick is applied at once", 2, []step{
+			{offer: []int32{1}, applied: true, centre: 1},
+			{offer: []int32{2}, applied: true, centre: 2},
+		}},
+		{"a flood in one tick: one rebuild, the newest centre", 8, []step{
+			{offer: []int32{1, 2, 3, 4, 5}, coalesced: 4, applied: true, centre: 5},
+			{},
+		}},
+		{"over budget: waits, coalesced, then applied on refill", 1, []step{
+			{offer: []int32{1}, applied: true, centre: 1},
+			{offer: []int32{2}, dt: 0.1},
+			{offer: []int32{3}, dt: 0.1, coalesced: 1},
+			{dt: 0.5},
+			{dt: 0.5, applied: true, centre: 3},
+			{dt: 1},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newSubscribeGate(tc.rate)
+			for i, s := range tc.steps {
+				g.bucket.refill(s.dt)
+				n := 0
+				for _, x := range s.offer {
+					if g.offer(sub(x)) {
+						n++
+					}
+				}
+				assert.Equal(t, s.coalesced, n, "step %d coalesced", i)
+				got, ok := g.due()
+				require.Equal(t, s.applied, ok, "step %d applied", i)
+				if ok {
+					assert.Equal(t, s.centre, got.Centre.X, "step %d centre", i)
+				}
+				_, again := g.due()
+				assert.False(t, again, "step %d: at most one per tick", i)
+			}
+		})
+	}
+}
+
+func TestAddrGate(t *testing.T) {
+	g := newAddrGate(2)
+	assert.True(t, g.acquire("10.0.0.1"))
+	assert.True(t, g.acquire("10.0.0.1"))
+	assert.False(t, g.acquire("10.0.0.1"), "third from one address")
+	assert.True(t, g.acquire("10.0.0.2"), "another address is not locked out")
+	g.release("10.0.0.1")
+	assert.True(t, g.acquire("10.0.0.1"), "a released slot is reusable")
+	g.release("10.0.0.1")
+	g.release("10.0.0.1")
+	g.release("10.0.0.2")
+	assert.Zero(t, g.held("10.0.0.1"))
+	assert.Empty(t, g.n, "no entries kept for idle addresses")
+}
+
+func TestSaturateCentre(t *testing.T) {
+	const m = wire.AbsMaxRadius
+	cases := []struct{ in, want voxel.ChunkPos }{
+		{voxel.ChunkPos{X: 5, Y: -3, Z: 7}, voxel.ChunkPos{X: 5, Y: -3, Z: 7}},
+		{voxel.ChunkPos{X: math.MaxInt32, Y: math.MinInt32, Z: math.MaxInt32 - m},
+			voxel.ChunkPos{X: math.MaxInt32 - m, Y: math.MinInt32 + m, Z: math.MaxInt32 - m}},
+	}
+	for _, tc := range cases {
+		got := saturateCentre(tc.in)
+		assert.Equal(t, tc.want, got)
+		// Every offset of the largest cylinder stays in range.
+		for _, v := range []int32{got.X, got.Y, got.Z} {
+			assert.LessOrEqual(t, int64(v)+m, int64(math.MaxInt32))
+			assert.GreaterOrEqual(t, int64(v)-m, int64(math.MinInt32))
+		}
+	}
+}

@@ -1,0 +1,5 @@
+package wire
+
+import "testing"
+
+func FuzzTickRate(f *testing.F) { fuzzKind(f, KindTickRate) }
