@@ -42,7 +42,7 @@ func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
 	cfg := DefaultServerConfig()
 	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, 3, NewMemoryWorld()
 	cfg.MaxRadius, cfg.TickHz, cfg.MaxBlock, cfg.Logger = 4, 100, 200, quietLog()
-	cfg.Reach = 0 // off: these clients send no cars (admission_test.go checks reach)
+	cfg.Reach = 0      // off: these clients send no cars (admission_test.go checks reach)
 	cfg.TickBudget = 0 // time dilation off: a loaded test machine must not change the rate (TestOverloadSlowsTime turns it on)
 	cfg.Observer = func(e Event) {
 		select {
