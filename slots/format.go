@@ -128,7 +128,10 @@ func PaletteRed(i int) float32 { return -float32(i + 1) }
 
 // quant rounds v/step to an integer, clamped to [0, max].
 func quant(v, step float64, bias, max int) uint32 {
-	q := int(math.Floor(v/step+0.5)) + bias
+	// Truncation is floor wherever the result is not clamped to 0, and
+	// 1/step folds to a constant once quant is inlined: no call, no divide
+	// (this runs for every vertex a worker writes).
+	q := int(v*(1/step) + 0.5 + float64(bias))
 	if q < 0 {
 		q = 0
 	} else if q > max {
@@ -235,15 +238,25 @@ func PackMaterial(normal uint32, material int, variant float32) uint32 {
 // PackStreet encodes the street frame into words 4 and 5 (with occlusion).
 // frameZ is halfWidth + flags*LampFlagScale, as in the wide layout.
 func PackStreet(along, across float64, frameZ, occlusion float32) (w4, w5 uint32) {
+	return PackAlongAcross(along, across), PackFrame(frameZ, occlusion)
+}
+
+// PackAlongAcross is PackStreet's first word: the street frame's along and
+// across.
+func PackAlongAcross(along, across float64) uint32 {
+	return quant(along, AlongStep, AlongBias*32, 0xffff) | (quant(across, AcrossStep, 1<<15, 0xffff)-1<<15)<<16
+}
+
+// PackFrame is PackStreet's second word: half width, lamp flags and
+// occlusion (constant over most of an item, so a writer packs it once).
+func PackFrame(frameZ, occlusion float32) uint32 {
 	flags := 0
 	hw := float64(frameZ)
 	if frameZ > 0 {
 		flags = int(frameZ / LampFlagScale)
 		hw = float64(frameZ) - float64(flags*LampFlagScale)
 	}
-	w4 = quant(along, AlongStep, AlongBias*32, 0xffff) | (quant(across, AcrossStep, 1<<15, 0xffff)-1<<15)<<16
-	w5 = quant(hw, HalfWidthStep, 0, 0xff) | uint32(flags&0xff)<<8 | unit8(occlusion)<<16
-	return w4, w5
+	return quant(hw, HalfWidthStep, 0, 0xff) | uint32(flags&0xff)<<8 | unit8(occlusion)<<16
 }
 
 // Vertex is one decoded vertex in the wide layout's terms.

@@ -67,6 +67,16 @@ type writer struct {
 	facadeY   float64    // and its base height
 
 	min, max [3]float64 // bounds relative to origin
+	// the last normal and colour packed, and their words (see vert)
+	packed bool
+	packN  vec3
+	packNW uint32
+	packC  [3]float32
+	packCW uint32
+	// and the street frame's second word
+	packedF       bool
+	packFZ, packO float32
+	packFW        uint32
 }
 
 func (w *writer) reset(origin [3]float64) {
@@ -101,9 +111,20 @@ func (w *writer) vert(p, n vec3) {
 		o := w.n * slots.WordsPerVertex
 		b := w.buf[o : o+slots.WordsPerVertex : o+slots.WordsPerVertex]
 		b[0], b[1] = slots.PackPos(x, y, z)
-		b[2] = slots.PackColour(w.col[0], w.col[1], w.col[2])
-		b[3] = slots.PackMaterial(slots.PackNormal(float32(n.x), float32(n.y), float32(n.z)), int(w.mat+0.5), w.variant)
-		b[4], b[5] = slots.PackStreet(along, across, w.frameZ, w.occl)
+		// A quad's six vertices share a normal and a colour: pack each once.
+		if !w.packed || n != w.packN {
+			w.packN, w.packNW = n, slots.PackNormal(float32(n.x), float32(n.y), float32(n.z))
+		}
+		if !w.packed || w.col != w.packC {
+			w.packC, w.packCW = w.col, slots.PackColour(w.col[0], w.col[1], w.col[2])
+		}
+		w.packed = true
+		b[2] = w.packCW
+		b[3] = slots.PackMaterial(w.packNW, int(w.mat+0.5), w.variant)
+		if !w.packedF || w.frameZ != w.packFZ || w.occl != w.packO {
+			w.packFZ, w.packO, w.packFW, w.packedF = w.frameZ, w.occl, slots.PackFrame(w.frameZ, w.occl), true
+		}
+		b[4], b[5] = slots.PackAlongAcross(along, across), w.packFW
 	}
 	w.n++
 	if x < w.min[0] {
