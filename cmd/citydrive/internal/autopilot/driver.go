@@ -290,12 +290,3 @@ func angleTo(forward, v world.Vec2) float64 {
 }
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
-
-// Line is the line the driver follows from the car onwards, as of its last
-// Drive (pathStep apart; valid until the next Drive).
-func (d *Driver) Line() []world.Vec2 {
-	if d.here >= len(d.ahead) {
-		return nil
-	}
-	return d.ahead[d.here:]
-}

@@ -44,13 +44,17 @@ func ReadControls(k Keys) Controls {
 	c.NextTimeOfDay = k.Pressed(render.KeyF1)
 	c.Dig, c.Build = k.Pressed(render.KeyE), k.Pressed(render.KeyQ)
 	if k.Down(render.KeyLeftCtrl) || k.Down(render.KeyLeftShift) {
-		for key, flag := range map[render.Key]render.DebugFlags{
-			render.Key1: render.DebugWireframe, render.Key2: render.DebugBoxes, render.Key3: render.DebugBuildAge,
-		} {
-			if k.Pressed(key) {
-				c.Debug ^= flag
+		for _, d := range debugKeys {
+			if k.Pressed(d.key) {
+				c.Debug ^= d.flag
 			}
 		}
 	}
 	return c
 }
+
+// debugKeys are Ctrl+1/2/3 (an array, so reading them allocates nothing).
+var debugKeys = [...]struct {
+	key  render.Key
+	flag render.DebugFlags
+}{{render.Key1, render.DebugWireframe}, {render.Key2, render.DebugBoxes}, {render.Key3, render.DebugBuildAge}}

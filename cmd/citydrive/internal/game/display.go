@@ -34,80 +34,50 @@ type Keys interface {
 
 var _ Display = (*render.Renderer)(nil)
 
-// Headless is a Display with no window and no GL: it keeps the vertex
-// counts the streamer uploads and the chunk meshes the ground inserts, and
-// takes its keys from Hold and Tap.
-type Headless struct {
-	counts  []int
-	meshes  map[voxel.ChunkPos]int // quads per chunk
-	down    map[render.Key]bool
-	pressed map[render.Key]bool
-	Frames  int // frames drawn
-	closed  bool
-	farSink headlessSink // the far tier's region (far.go)
-}
+// Headless is a Display with no window and no GL: it takes the slots'
+// vertices and the ground's meshes and keeps none of them, draws nothing,
+// and no key is ever pressed (the soak drives with the autopilot).
+type Headless struct{ closed bool }
 
 var _ Display = (*Headless)(nil)
 
-// NewHeadless makes a headless display for the given slot count.
-func NewHeadless(slotCount int) *Headless {
-	return &Headless{
-		counts:  make([]int, slotCount),
-		meshes:  map[voxel.ChunkPos]int{},
-		down:    map[render.Key]bool{},
-		pressed: map[render.Key]bool{},
-	}
-}
+// NewHeadless makes a headless display.
+func NewHeadless() *Headless { return &Headless{} }
 
-// Upload records slot's vertex count.
-func (h *Headless) Upload(slot int, _ []uint32, count int) error {
-	h.counts[slot] = count
-	return nil
-}
+// Upload drops the vertices.
+func (*Headless) Upload(int, []uint32, int) error { return nil }
 
-// Clear empties slot.
-func (h *Headless) Clear(slot int) { h.counts[slot] = 0 }
+// Clear has nothing to clear.
+func (*Headless) Clear(int) {}
 
-// Down reports a key held with Hold.
-func (h *Headless) Down(k render.Key) bool { return h.down[k] }
+// Down: no key is held.
+func (*Headless) Down(render.Key) bool { return false }
 
-// Pressed reports a key tapped with Tap since the last Present.
-func (h *Headless) Pressed(k render.Key) bool { return h.pressed[k] }
+// Pressed: no key is pressed.
+func (*Headless) Pressed(render.Key) bool { return false }
 
-// Hold holds a key down (or lets it go).
-func (h *Headless) Hold(k render.Key, down bool) { h.down[k] = down }
+// MeshSink drops the ground's meshes.
+func (*Headless) MeshSink() meshpool.MeshSink { return dropMeshes{} }
 
-// Tap presses a key once: it reads as Pressed until the next Present.
-func (h *Headless) Tap(k render.Key) { h.pressed[k] = true }
+// Draw draws nothing.
+func (*Headless) Draw(*render.Frame) error { return nil }
 
-// MeshSink is the headless chunk store.
-func (h *Headless) MeshSink() meshpool.MeshSink { return headlessMeshes{h} }
-
-// Chunks is the number of chunk meshes held.
-func (h *Headless) Chunks() int { return len(h.meshes) }
-
-// Draw counts the frame; nothing is drawn.
-func (h *Headless) Draw(*render.Frame) error {
-	h.Frames++
-	return nil
-}
-
-// Present ends the frame: taps are consumed.
-func (h *Headless) Present() { clear(h.pressed) }
+// Present has nothing to present.
+func (*Headless) Present() {}
 
 // ShouldClose is true once Close was called.
 func (h *Headless) ShouldClose() bool { return h.closed }
 
 // RenderScale is always 1.
-func (h *Headless) RenderScale() float64 { return 1 }
+func (*Headless) RenderScale() float64 { return 1 }
 
 // Screenshot is not possible without GL.
-func (h *Headless) Screenshot() (*image.RGBA, error) { return nil, errNoPicture }
+func (*Headless) Screenshot() (*image.RGBA, error) { return nil, errNoPicture }
 
 // Close marks the display closed.
 func (h *Headless) Close() { h.closed = true }
 
-type headlessMeshes struct{ h *Headless }
+type dropMeshes struct{}
 
-func (m headlessMeshes) Insert(ms *mesh.Mesh)    { m.h.meshes[ms.Pos] = len(ms.Quads) }
-func (m headlessMeshes) Remove(p voxel.ChunkPos) { delete(m.h.meshes, p) }
+func (dropMeshes) Insert(*mesh.Mesh)     {}
+func (dropMeshes) Remove(voxel.ChunkPos) {}

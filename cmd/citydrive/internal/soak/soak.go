@@ -97,7 +97,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	wall := time.Now()
 	s, err := game.New(game.Options{
 		Streaming: o.Streaming, World: o.World, Start: o.Start,
-		Display: game.NewHeadless(o.Streaming.Slots.Slots), Autopilot: true,
+		Display: game.NewHeadless(), Autopilot: true,
 		Duration: o.Duration, FixedStep: true, Paced: true,
 		Net: c, Log: log, Out: io.Discard, Traffic: o.Traffic, TimeOfDay: o.Hour,
 	})
