@@ -22,6 +22,9 @@ type ServerConfig struct {
 	Seed      uint64 // world seed
 	Generator uint32 // terrain generator version
 	World     World  // the voxel world; required
+	// WorldClock is the world clock the server announces (traffic runs on
+	// it); nil: WallWorldClock.
+	WorldClock func() time.Duration
 
 	Tuning
 
