@@ -129,7 +129,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	helloSent := c.LocalTime()
+	helloSent := time.Now()
 	if _, err := ctrl.Write(f); err != nil {
 		return c.explain(err)
 	}
@@ -158,7 +158,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		}
 		c.welcome = *m
 		if m.World > 0 {
-			c.clock.add(ClockSample{Sent: helloSent, Received: c.LocalTime(), World: time.Duration(m.World) * time.Microsecond})
+			c.clock.add(ClockSample{Sent: helloSent, Received: time.Now(), World: time.Duration(m.World) * time.Microsecond})
 		}
 	default:
 		return fmt.Errorf("netsync: bad handshake from server: unexpected %v", m.Kind())

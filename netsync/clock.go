@@ -68,10 +68,11 @@ func (a *clockAnswerer) answer(m *wire.Clock) error {
 }
 
 // ClockSample is one world-clock measurement on a client: it asked at
-// local time Sent, the server's world clock read World, the answer came
-// at local time Received. Local time is the client's LocalTime.
+// Sent, the server's world clock read World, the answer came at Received
+// (both with the monotonic clock reading, so differences are exact).
 type ClockSample struct {
-	Sent, Received, World time.Duration
+	Sent, Received time.Time
+	World          time.Duration
 }
 
 // clockSamples is the client's mailbox of samples, filled by the control
@@ -119,10 +120,10 @@ func (c *Client) ClockNotify() <-chan struct{} { return c.clock.notify }
 
 // onClock takes a server's answer to a ping (on the control reader).
 func (c *Client) onClock(m *wire.Clock) error {
-	now := c.LocalTime()
-	sent := time.Duration(m.Echo) * time.Microsecond
-	if m.World == 0 || sent > now {
-		return fmt.Errorf("%w: Clock answer echoes a time not yet asked (%v, now %v) or has no world time", wire.ErrMalformed, sent, now)
+	now := time.Now()
+	sent := c.start.Add(time.Duration(m.Echo) * time.Microsecond)
+	if m.World == 0 || sent.After(now) {
+		return fmt.Errorf("%w: Clock answer echoes a time not yet asked (%v after now) or has no world time", wire.ErrMalformed, sent.Sub(now))
 	}
 	c.clock.add(ClockSample{Sent: sent, Received: now, World: time.Duration(m.World) * time.Microsecond})
 	return nil

@@ -25,8 +25,8 @@ func TestWorldClockSamplesOverLoopback(t *testing.T) {
 	c := dial(t, cfg)
 	assert.NotZero(t, c.Welcome().World)
 
-	// true offset: world − local = (t − base + ahead) − (t − start)
-	truth := c.start.Sub(base) + ahead
+	// local time here is time since base: the true offset is ahead
+	truth := ahead
 	var got []ClockSample
 	deadline := time.After(testTimeout)
 	for len(got) < 10 {
@@ -44,9 +44,9 @@ func TestWorldClockSamplesOverLoopback(t *testing.T) {
 	var bestErr time.Duration
 	const quantum = 2 * time.Microsecond // both stamps are whole µs
 	for _, smp := range got {
-		rtt := smp.Received - smp.Sent
+		rtt := smp.Received.Sub(smp.Sent)
 		require.GreaterOrEqual(t, rtt, time.Duration(0))
-		off := smp.World - (smp.Sent+smp.Received)/2
+		off := smp.World - (smp.Sent.Sub(base)+smp.Received.Sub(base))/2
 		err := (off - truth).Abs()
 		assert.LessOrEqual(t, err, rtt/2+quantum, "sample %+v", smp)
 		if rtt < best {

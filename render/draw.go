@@ -363,6 +363,8 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	gl.ActiveTexture(gl.TEXTURE0 + unitAge)
 	gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
 	p.setVec4("uFlat", mgl32.Vec4{})
+	sig := fs.f.Signals
+	p.setVec3("uSignals", mgl32.Vec3{sig.Time, sig.Period, sig.Green})
 	tint := int32(0)
 	if fs.tintAge {
 		tint = 1

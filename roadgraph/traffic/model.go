@@ -149,7 +149,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		for _, a := range s.arms {
 			hw = math.Max(hw, a.HalfWidth())
 		}
-		g.r[end] = math.Max(hw, world.StreetHalfWidth) + world.WalkWidth + 1
+		g.r[end] = StopLine(hw)
 		g.arms[end] = len(s.arms)
 		g.phase[end] = s.w.Hash01(saltSignal, int64(world.JunctionID(c)), 0, 0) * SignalPeriod
 		// lane 0 ends at B (end 1), lane 1 at A (end 0)
@@ -425,3 +425,29 @@ func boxDist2(min, max, p world.Vec2) float64 {
 	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
 	return dx*dx + dz*dz
 }
+
+// SignalOffset is where, in its signal cycle, the light shown to traffic
+// arriving at junction along an edge of axis d stands at world time 0:
+// the light at t is ShowLight(floorMod(t, SignalPeriod)+offset). The city
+// builder stores it in the signal heads it draws, so the shader shows the
+// same light as SignalLight from the world clock alone.
+func SignalOffset(w world.World, junction uint64, d world.Dir) float64 {
+	return floorMod(w.Hash01(saltSignal, int64(junction), 0, 0)*SignalPeriod-greenStart(d), SignalPeriod)
+}
+
+// ShowLight is the light at cycle position u (seconds, any real: taken
+// modulo SignalPeriod) from the start of the approach's green.
+func ShowLight(u float64) Light {
+	u = floorMod(u, SignalPeriod)
+	switch {
+	case u < greenLength:
+		return Green
+	case u < SignalPeriod/2:
+		return AmberLight
+	}
+	return Red
+}
+
+// GreenLength is how long an approach's light stays green in a cycle
+// (then AmberLight for Amber seconds, then red for half the cycle).
+const GreenLength = greenLength

@@ -45,8 +45,8 @@ type Options struct {
 	ShotEvery time.Duration // of driving time
 	Weather   render.Weather
 	TimeOfDay float64
-	// Traffic puts the city's traffic on the roads (traffic.go). Off by
-	// default until it is drawn and the autopilot stops at red lights.
+	// Traffic puts the city's traffic on the roads (traffic.go), on the
+	// world clock; the commands turn it on by default.
 	Traffic bool
 	// FixedStep makes every frame 1/60 s of game time whatever the wall
 	// time (pictures, tests); the soak runs this way, paced.
@@ -99,10 +99,11 @@ type Session struct {
 	hud      []string
 	showHUD  bool
 	debug    render.DebugFlags
-	clock    float64 // game seconds since the world was ready
-	wall     float64 // wall seconds of those frames
-	slowdown float64 // smoothed game time per wall time (1: real time)
-	frameMS  float64 // smoothed
+	clock    float64    // game seconds since the world was ready
+	world    *worldTime // the server's world clock (worldtime.go)
+	wall     float64    // wall seconds of those frames
+	slowdown float64    // smoothed game time per wall time (1: real time)
+	frameMS  float64    // smoothed
 	times    []float64
 
 	gpu gpuSamples // GPU time per pass (gputime.go)
@@ -146,7 +147,7 @@ func New(opt Options) (*Session, error) {
 		}
 		r = gl
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log)}
+	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), world: newWorldTime(opt.FixedStep)}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
 	var err error
@@ -349,6 +350,9 @@ func (s *Session) Update(dt float64) {
 	steps, game := s.steps.frame(dt)
 	if dt > 0 {
 		s.slowdown = s.slowdown*0.9 + game/dt*0.1
+	}
+	if s.link != nil && s.link.c != nil {
+		s.world.observe(s.link.c)
 	}
 	s.updateTraffic(game)
 	s.simulate(steps, in.Drive)

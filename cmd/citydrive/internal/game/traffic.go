@@ -20,6 +20,7 @@ const trafficRadius = 300.0
 type trafficState struct {
 	flow     *traffic.Flow
 	vehicles []traffic.Vehicle // this frame's
+	now      float64           // their world time
 	frames   int
 	sum      int
 	most     int
@@ -35,9 +36,9 @@ type TrafficStats struct {
 	USP50, USP99 float64 // main-goroutine traffic work per frame
 }
 
-// worldTime is the world clock traffic runs on: the game clock (solo and
-// remote clients do not share it yet).
-func (s *Session) worldTime() float64 { return s.clock }
+// worldTime is the world clock traffic runs on (worldtime.go) at game
+// time game.
+func (s *Session) worldTime(game float64) float64 { return s.world.now(game) }
 
 // updateTraffic moves the traffic to the world time at the end of this
 // frame's game time.
@@ -53,7 +54,8 @@ func (s *Session) updateTraffic(game float64) {
 	tr := e.traffic
 	c := s.car
 	me := traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width}
-	tr.vehicles = tr.flow.Update(s.worldTime()+game, game, c.Pos, trafficRadius, me)
+	tr.now = s.worldTime(s.clock + game)
+	tr.vehicles = tr.flow.Update(tr.now, game, c.Pos, trafficRadius, me)
 	tr.frames++
 	tr.sum += len(tr.vehicles)
 	tr.most = max(tr.most, len(tr.vehicles))

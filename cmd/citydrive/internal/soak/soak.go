@@ -35,7 +35,7 @@ type Options struct {
 	Streaming buildworkers.Config
 	World     world.World
 	Log       *slog.Logger // nil: discarded
-	Traffic   bool         // drive among the city's traffic (experimental)
+	Traffic   bool         // drive among the city's traffic (the command's default)
 	Hour      float64      // time of day: traffic is busiest in the rush hours
 }
 
