@@ -139,6 +139,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	}
 	fs.trees = int32(len(r.treeData) / scene.TreeFloats)
 	st.Trees = int(fs.trees)
+	r.prepareVehicles(&fs, &fr, &st)
 
 	// Build-age tint texture (debug).
 	if f.Debug&DebugBuildAge != 0 && len(fs.groups) > 0 {
@@ -412,6 +413,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
 		st.Main.Instanced++
 	}
+	r.drawVehicles(fs, &st.Main)
 	if fs.terrainOn {
 		r.timer.begin(gpuMainTerrain)
 		r.terrainPass(fs, &st.Main, mgl32.Vec4{})

@@ -127,7 +127,7 @@ const (
 	// traffic obeys at the world clock.
 	MaterialSignal = 9
 	SignalLampStep = 0.25
-	FarBayWidth       = 3.0 // metres per window bay
+	FarBayWidth    = 3.0 // metres per window bay
 )
 
 // PaletteRed is the red channel value that selects palette entry i.

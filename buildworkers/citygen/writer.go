@@ -65,9 +65,9 @@ type writer struct {
 	junctionP world.Vec2
 	// signalOffset is frameSignal's along: traffic.SignalOffset.
 	signalOffset float64
-	facadeP   world.Vec2 // frameFacade: the face's first corner,
-	facadeT   world.Vec2 // its direction,
-	facadeY   float64    // and its base height
+	facadeP      world.Vec2 // frameFacade: the face's first corner,
+	facadeT      world.Vec2 // its direction,
+	facadeY      float64    // and its base height
 
 	min, max [3]float64 // bounds relative to origin
 	// the last normal and colour packed, and their words (see vert)

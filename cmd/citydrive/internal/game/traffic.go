@@ -1,10 +1,12 @@
 package game
 
 import (
+	"math"
 	"slices"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/render"
 	"citydrive/roadgraph/traffic"
 	"citydrive/slots"
 )
@@ -13,7 +15,9 @@ import (
 // trafficRadius of the car, at the world clock, with the vehicles near the
 // car reacting to it. It is computed once a frame, before the physics
 // steps, and the car and the autopilot meet it as obstacles through
-// carEnv.AppendObstacles. Nothing draws it yet (render work).
+// carEnv.AppendObstacles; the same pass fills the vehicles the renderer
+// draws instanced (render.Frame.Vehicles) and the signal clock the drawn
+// traffic lights read.
 const trafficRadius = 300.0
 
 // trafficState is the session's traffic and its figures.
@@ -21,6 +25,7 @@ type trafficState struct {
 	flow     *traffic.Flow
 	vehicles []traffic.Vehicle // this frame's
 	now      float64           // their world time
+	draw     []render.Vehicle  // their instances, reused
 	frames   int
 	sum      int
 	most     int
@@ -49,13 +54,18 @@ func (s *Session) updateTraffic(game float64) {
 	t0 := time.Now()
 	e := s.carEnv()
 	if e.traffic == nil {
-		e.traffic = &trafficState{flow: traffic.NewFlow(traffic.NewSchedule(s.opt.World, s.opt.TimeOfDay))}
+		e.traffic = &trafficState{flow: traffic.NewFlow(traffic.NewSchedule(s.opt.World, s.opt.TimeOfDay)),
+			draw: make([]render.Vehicle, 0, render.MaxVehicles)}
 	}
 	tr := e.traffic
 	c := s.car
 	me := traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width}
 	tr.now = s.worldTime(s.clock + game)
 	tr.vehicles = tr.flow.Update(tr.now, game, c.Pos, trafficRadius, me)
+	tr.draw = e.fillVehicles(tr.draw[:0], tr.vehicles)
+	s.frame.Vehicles = tr.draw
+	s.frame.Signals = render.SignalClock{Time: float32(math.Mod(tr.now, traffic.SignalPeriod)),
+		Period: traffic.SignalPeriod, Green: traffic.GreenLength}
 	tr.frames++
 	tr.sum += len(tr.vehicles)
 	tr.most = max(tr.most, len(tr.vehicles))
@@ -91,6 +101,31 @@ func (e *carEnv) appendTraffic(dst []slots.Obstacle, x, z, r float64) []slots.Ob
 		y := e.surface.Surface(v.Pos.X, v.Pos.Z).Y
 		dst = append(dst, slots.BoxObstacle([2]float64{v.Pos.X, v.Pos.Z}, v.Heading(),
 			traffic.VehicleLength/2, traffic.VehicleWidth/2, y, y+traffic.VehicleHeight, slots.ObstacleTraffic))
+	}
+	return dst
+}
+
+// vehicleColours are the traffic's body colours.
+var vehicleColours = [...][3]float32{
+	{0.62, 0.06, 0.05}, {0.08, 0.16, 0.42}, {0.85, 0.85, 0.82}, {0.1, 0.1, 0.11},
+	{0.45, 0.46, 0.48}, {0.9, 0.62, 0.08}, {0.1, 0.32, 0.18}, {0.55, 0.33, 0.18},
+}
+
+// fillVehicles appends the instances of vs standing on the road surface:
+// model and colour are a function of the vehicle's key, so every player
+// sees the same car.
+func (e *carEnv) fillVehicles(dst []render.Vehicle, vs []traffic.Vehicle) []render.Vehicle {
+	for i := range vs {
+		v := &vs[i]
+		if len(dst) == cap(dst) {
+			break
+		}
+		h := v.Key.Edge*0x9e3779b97f4a7c15 ^ uint64(v.Key.Cycle)*0xbf58476d1ce4e5b9 ^ uint64(v.Key.Lane)<<8 ^ uint64(v.Key.K)
+		h ^= h >> 29
+		h *= 0x94d049bb133111eb
+		h ^= h >> 32
+		dst = append(dst, render.Vehicle{X: v.Pos.X, Y: e.surface.Surface(v.Pos.X, v.Pos.Z).Y, Z: v.Pos.Z,
+			Heading: float32(v.Heading()), Model: uint8(h % 3), Colour: vehicleColours[(h>>8)%uint64(len(vehicleColours))]})
 	}
 	return dst
 }
