@@ -140,6 +140,15 @@ func NewSurfaceCache(w World) *SurfaceCache {
 	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
 }
 
+// NewSurfaceCacheCells is NewSurfaceCache holding cells lattice cells
+// (at least the default): for queries spread over a wider area than one
+// car's, such as a district's traffic.
+func NewSurfaceCacheCells(w World, cells int) *SurfaceCache {
+	c := NewSurfaceCache(w)
+	c.entries = make([]*cellRoads, 0, max(cells, surfaceCells))
+	return c
+}
+
 // World is the world behind the cache.
 func (c *SurfaceCache) World() World { return c.w }
 

@@ -6,6 +6,7 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 )
 
 // Avoidance: a careful driver looks along its line for anything its car
@@ -84,6 +85,9 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 		for i := range d.obst {
 			o := &d.obst[i]
 			if o.Y1 < y+0.2 || o.Y0 > y+1.5 { // a kerb-high slab, or overhead
+				continue
+			}
+			if d.Traffic != nil && o.Kind == slots.ObstacleTraffic { // followed, not passed (yield.go)
 				continue
 			}
 			c := world.Vec2{X: o.Centre[0], Z: o.Centre[1]}.Sub(p)

@@ -388,6 +388,7 @@ func (s *Session) simulate(steps int, hands car.Input) {
 		}
 		from := s.car.Pos
 		s.car.Step(physicsStep, in, env)
+		s.drive.waiting = s.opt.Autopilot && s.driver.Waiting()
 		s.drive.step(physicsStep, s.car.Pos.Sub(from).Len(), math.Abs(s.car.Speed()),
 			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos, s.car.Contacts)
 	}

@@ -25,7 +25,8 @@ type trafficState struct {
 	flow     *traffic.Flow
 	vehicles []traffic.Vehicle // this frame's
 	now      float64           // their world time
-	draw     []render.Vehicle  // their instances, reused
+	draw     []render.Vehicle  // their instances, reused (same order)
+	heights  *laneHeights      // the road under them
 	frames   int
 	sum      int
 	most     int
@@ -55,14 +56,15 @@ func (s *Session) updateTraffic(game float64) {
 	e := s.carEnv()
 	if e.traffic == nil {
 		e.traffic = &trafficState{flow: traffic.NewFlow(traffic.NewSchedule(s.opt.World, s.opt.TimeOfDay)),
-			draw: make([]render.Vehicle, 0, render.MaxVehicles)}
+			draw: make([]render.Vehicle, 0, render.MaxVehicles), heights: newLaneHeights(s.opt.World)}
+		s.driver.Traffic = e.traffic
 	}
 	tr := e.traffic
 	c := s.car
 	me := traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width}
 	tr.now = s.worldTime(s.clock + game)
 	tr.vehicles = tr.flow.Update(tr.now, game, c.Pos, trafficRadius, me)
-	tr.draw = e.fillVehicles(tr.draw[:0], tr.vehicles)
+	tr.draw = tr.fillVehicles(tr.draw[:0], tr.vehicles)
 	s.frame.Vehicles = tr.draw
 	s.frame.Signals = render.SignalClock{Time: float32(math.Mod(tr.now, traffic.SignalPeriod)),
 		Period: traffic.SignalPeriod, Green: traffic.GreenLength}
@@ -92,13 +94,17 @@ func (e *carEnv) appendTraffic(dst []slots.Obstacle, x, z, r float64) []slots.Ob
 		return dst
 	}
 	reach := r + traffic.VehicleLength
-	for i := range e.traffic.vehicles {
-		v := &e.traffic.vehicles[i]
+	tr := e.traffic
+	for i := range tr.vehicles {
+		v := &tr.vehicles[i]
 		dx, dz := v.Pos.X-x, v.Pos.Z-z
 		if dx*dx+dz*dz > reach*reach {
 			continue
 		}
 		y := e.surface.Surface(v.Pos.X, v.Pos.Z).Y
+		if i < len(tr.draw) {
+			y = tr.draw[i].Y
+		}
 		dst = append(dst, slots.BoxObstacle([2]float64{v.Pos.X, v.Pos.Z}, v.Heading(),
 			traffic.VehicleLength/2, traffic.VehicleWidth/2, y, y+traffic.VehicleHeight, slots.ObstacleTraffic))
 	}
@@ -114,7 +120,7 @@ var vehicleColours = [...][3]float32{
 // fillVehicles appends the instances of vs standing on the road surface:
 // model and colour are a function of the vehicle's key, so every player
 // sees the same car.
-func (e *carEnv) fillVehicles(dst []render.Vehicle, vs []traffic.Vehicle) []render.Vehicle {
+func (tr *trafficState) fillVehicles(dst []render.Vehicle, vs []traffic.Vehicle) []render.Vehicle {
 	for i := range vs {
 		v := &vs[i]
 		if len(dst) == cap(dst) {
@@ -124,8 +130,17 @@ func (e *carEnv) fillVehicles(dst []render.Vehicle, vs []traffic.Vehicle) []rend
 		h ^= h >> 29
 		h *= 0x94d049bb133111eb
 		h ^= h >> 32
-		dst = append(dst, render.Vehicle{X: v.Pos.X, Y: e.surface.Surface(v.Pos.X, v.Pos.Z).Y, Z: v.Pos.Z,
+		dst = append(dst, render.Vehicle{X: v.Pos.X, Y: tr.heights.at(v), Z: v.Pos.Z,
 			Heading: float32(v.Heading()), Model: uint8(h % 3), Colour: vehicleColours[(h>>8)%uint64(len(vehicleColours))]})
 	}
 	return dst
+}
+
+// Vehicles is this frame's traffic (autopilot.Traffic).
+func (tr *trafficState) Vehicles() []traffic.Vehicle { return tr.vehicles }
+
+// Light is the signal on edge at its junction B (atB) or A at this
+// frame's world time (autopilot.Traffic).
+func (tr *trafficState) Light(edge uint64, atB bool) traffic.Light {
+	return tr.flow.Schedule().Light(edge, atB, tr.now)
 }
