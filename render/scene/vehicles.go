@@ -1,19 +1,17 @@
 package scene
 
 import (
-	"math"
-
 	"github.com/go-gl/mathgl/mgl64"
 
 	"citydrive/render/frustum"
 )
 
 // Vehicle is one traffic vehicle to draw: the centre of its footprint on
-// the road (world metres), its heading (radians from +X towards +Z), one
-// of VehicleModels models and a body colour.
+// the road (world metres), its unit heading (X, Z), one of VehicleModels
+// models and a body colour.
 type Vehicle struct {
 	X, Y, Z float64
-	Heading float32
+	Dir     [2]float32
 	Model   uint8
 	Colour  [3]float32
 }
@@ -61,8 +59,7 @@ func AppendVehicles(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, c
 				dropped++
 				continue
 			}
-			s, c := math.Sincos(float64(v.Heading))
-			dst = append(dst, float32(rel[0]), float32(rel[1]), float32(rel[2]), float32(c), float32(s),
+			dst = append(dst, float32(rel[0]), float32(rel[1]), float32(rel[2]), v.Dir[0], v.Dir[1],
 				v.Colour[0], v.Colour[1], v.Colour[2])
 			counts[m]++
 		}

@@ -25,7 +25,7 @@ func TestAppendVehiclesCullsAndGroupsByModel(t *testing.T) {
 			sign = -1 // behind
 		}
 		p := cam.Position.Add(ahead.Mul(sign * d))
-		vs = append(vs, Vehicle{X: p[0], Y: 0, Z: p[2], Heading: 0, Model: uint8(i % 2), Colour: [3]float32{1, 0, 0}})
+		vs = append(vs, Vehicle{X: p[0], Y: 0, Z: p[2], Dir: [2]float32{1, 0}, Model: uint8(i % 2), Colour: [3]float32{1, 0, 0}})
 	}
 	var counts [VehicleModels]int32
 	dst, dropped := AppendVehicles(make([]float32, 0, 1024), &counts, vs, cam.Position, &fr, 1000)

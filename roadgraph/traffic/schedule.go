@@ -45,9 +45,9 @@ const (
 
 // Platoon timing.
 const (
-	headway    = 2.5 // seconds between vehicles of a platoon at the stop line
+	headway    = 1.6 // seconds between vehicles of a platoon at the stop line (saturation flow, ~2,200 an hour)
 	greenLead  = 0.5 // seconds after green the first vehicle crosses
-	maxPlatoon = 5   // vehicles per platoon at most: (green-lead)/headway
+	maxPlatoon = 7   // vehicles per platoon at most: (green-lead)/headway
 	// Lane speeds, m/s: each lane gets one seeded speed in its range.
 	streetSpeedMin, streetSpeedMax = 8.0, 11.0
 	avenueSpeedMin, avenueSpeedMax = 11.0, 14.0

@@ -228,3 +228,20 @@ func TestSignalOffsetShowsTheScheduleLight(t *testing.T) {
 	}
 	require.Greater(t, checked, 2, "signalled approaches checked")
 }
+
+func TestHeightsCoverTheLongestEdge(t *testing.T) {
+	assert.GreaterOrEqual(t, float64(maxHeights), world.MaxSegments*world.SegmentLength/heightStep+2)
+}
+
+// Vehicles stand on the road: the memoised heights are the surface's
+// within a few centimetres.
+func TestVehiclesStandOnTheRoad(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	vs := s.Vehicles(1000, p, 250, nil)
+	require.NotEmpty(t, vs)
+	for _, v := range vs {
+		assert.InDelta(t, w.Surface(v.Pos.X, v.Pos.Z).Y, v.Y, 0.15, "%+v", v.Key)
+	}
+}

@@ -145,7 +145,12 @@ func NewSurfaceCache(w World) *SurfaceCache {
 // car's, such as a district's traffic.
 func NewSurfaceCacheCells(w World, cells int) *SurfaceCache {
 	c := NewSurfaceCache(w)
-	c.entries = make([]*cellRoads, 0, max(cells, surfaceCells))
+	c.entries = make([]*cellRoads, max(cells, surfaceCells))
+	// Allocated up front, holding no cell yet (least recently used first),
+	// so that a wide area's queries never allocate.
+	for i := range c.entries {
+		c.entries[i] = &cellRoads{cell: Cell{I: math.MinInt32, J: math.MinInt32}}
+	}
 	return c
 }
 

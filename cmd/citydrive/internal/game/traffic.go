@@ -1,42 +1,39 @@
 package game
 
 import (
-	"math"
 	"slices"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/car"
-	"citydrive/render"
+	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/roadgraph/traffic"
 	"citydrive/slots"
 )
 
-// Traffic: the scheduled city traffic (roadgraph/traffic) within
-// trafficRadius of the car, at the world clock, with the vehicles near the
-// car reacting to it. It is computed once a frame, before the physics
-// steps, and the car and the autopilot meet it as obstacles through
-// carEnv.AppendObstacles; the same pass fills the vehicles the renderer
-// draws instanced (render.Frame.Vehicles) and the signal clock the drawn
-// traffic lights read.
-const trafficRadius = 300.0
+// Traffic: the scheduled city traffic within trafficframe.Radius of the
+// car, at the world clock (trafficframe). It is computed once a frame,
+// before the physics steps; the car and the autopilot meet it as obstacles
+// through carEnv.AppendObstacles, the autopilot yields to it
+// (autopilot.Traffic) and the renderer draws it instanced.
+
+// vehicleSource is the traffic the car meets.
+type vehicleSource interface {
+	Vehicles() []traffic.Vehicle
+}
 
 // trafficState is the session's traffic and its figures.
 type trafficState struct {
-	flow     *traffic.Flow
-	vehicles []traffic.Vehicle // this frame's
-	now      float64           // their world time
-	draw     []render.Vehicle  // their instances, reused (same order)
-	heights  *laneHeights      // the road under them
-	frames   int
-	sum      int
-	most     int
-	lagging  int       // most vehicles held up at once
-	us       []float64 // main-goroutine traffic work per frame, µs
+	*trafficframe.Frame
+	frames  int
+	sum     int
+	most    int
+	lagging int       // most vehicles held up at once
+	us      []float64 // main-goroutine traffic work per frame, µs
 }
 
 // TrafficStats is what the traffic was like over the session.
 type TrafficStats struct {
-	MeanVehicles float64 // simulated within trafficRadius per frame
+	MeanVehicles float64 // simulated within trafficframe.Radius per frame
 	MaxVehicles  int
 	MaxLagging   int     // most vehicles held up by the car at once
 	USP50, USP99 float64 // main-goroutine traffic work per frame
@@ -55,23 +52,19 @@ func (s *Session) updateTraffic(game float64) {
 	t0 := time.Now()
 	e := s.carEnv()
 	if e.traffic == nil {
-		e.traffic = &trafficState{flow: traffic.NewFlow(traffic.NewSchedule(s.opt.World, s.opt.TimeOfDay)),
-			draw: make([]render.Vehicle, 0, render.MaxVehicles), heights: newLaneHeights(s.opt.World)}
+		e.traffic = &trafficState{Frame: trafficframe.New(s.opt.World, s.opt.TimeOfDay)}
+		e.vehicles = e.traffic
 		s.driver.Traffic = e.traffic
 	}
 	tr := e.traffic
 	c := s.car
-	me := traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width}
-	tr.now = s.worldTime(s.clock + game)
-	tr.vehicles = tr.flow.Update(tr.now, game, c.Pos, trafficRadius, me)
-	tr.draw = tr.fillVehicles(tr.draw[:0], tr.vehicles)
-	s.frame.Vehicles = tr.draw
-	s.frame.Signals = render.SignalClock{Time: float32(math.Mod(tr.now, traffic.SignalPeriod)),
-		Period: traffic.SignalPeriod, Green: traffic.GreenLength}
+	tr.Update(s.worldTime(s.clock+game), game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
+	s.frame.Vehicles = tr.Draw()
+	s.frame.Signals = tr.Signals()
 	tr.frames++
-	tr.sum += len(tr.vehicles)
-	tr.most = max(tr.most, len(tr.vehicles))
-	tr.lagging = max(tr.lagging, tr.flow.Lagging())
+	tr.sum += len(tr.Vehicles())
+	tr.most = max(tr.most, len(tr.Vehicles()))
+	tr.lagging = max(tr.lagging, tr.Flow().Lagging())
 	tr.us = append(tr.us, us(time.Since(t0)))
 }
 
@@ -90,57 +83,20 @@ func (s *Session) TrafficStats() TrafficStats {
 // appendTraffic appends the traffic vehicles within r of (x, z) as
 // oriented boxes standing on the road surface.
 func (e *carEnv) appendTraffic(dst []slots.Obstacle, x, z, r float64) []slots.Obstacle {
-	if e.traffic == nil {
+	if e.vehicles == nil {
 		return dst
 	}
 	reach := r + traffic.VehicleLength
-	tr := e.traffic
-	for i := range tr.vehicles {
-		v := &tr.vehicles[i]
+	vs := e.vehicles.Vehicles()
+	for i := range vs {
+		v := &vs[i]
 		dx, dz := v.Pos.X-x, v.Pos.Z-z
 		if dx*dx+dz*dz > reach*reach {
 			continue
 		}
-		y := e.surface.Surface(v.Pos.X, v.Pos.Z).Y
-		if i < len(tr.draw) {
-			y = tr.draw[i].Y
-		}
+		y := v.Y
 		dst = append(dst, slots.BoxObstacle([2]float64{v.Pos.X, v.Pos.Z}, v.Heading(),
 			traffic.VehicleLength/2, traffic.VehicleWidth/2, y, y+traffic.VehicleHeight, slots.ObstacleTraffic))
 	}
 	return dst
-}
-
-// vehicleColours are the traffic's body colours.
-var vehicleColours = [...][3]float32{
-	{0.62, 0.06, 0.05}, {0.08, 0.16, 0.42}, {0.85, 0.85, 0.82}, {0.1, 0.1, 0.11},
-	{0.45, 0.46, 0.48}, {0.9, 0.62, 0.08}, {0.1, 0.32, 0.18}, {0.55, 0.33, 0.18},
-}
-
-// fillVehicles appends the instances of vs standing on the road surface:
-// model and colour are a function of the vehicle's key, so every player
-// sees the same car.
-func (tr *trafficState) fillVehicles(dst []render.Vehicle, vs []traffic.Vehicle) []render.Vehicle {
-	for i := range vs {
-		v := &vs[i]
-		if len(dst) == cap(dst) {
-			break
-		}
-		h := v.Key.Edge*0x9e3779b97f4a7c15 ^ uint64(v.Key.Cycle)*0xbf58476d1ce4e5b9 ^ uint64(v.Key.Lane)<<8 ^ uint64(v.Key.K)
-		h ^= h >> 29
-		h *= 0x94d049bb133111eb
-		h ^= h >> 32
-		dst = append(dst, render.Vehicle{X: v.Pos.X, Y: tr.heights.at(v), Z: v.Pos.Z,
-			Heading: float32(v.Heading()), Model: uint8(h % 3), Colour: vehicleColours[(h>>8)%uint64(len(vehicleColours))]})
-	}
-	return dst
-}
-
-// Vehicles is this frame's traffic (autopilot.Traffic).
-func (tr *trafficState) Vehicles() []traffic.Vehicle { return tr.vehicles }
-
-// Light is the signal on edge at its junction B (atB) or A at this
-// frame's world time (autopilot.Traffic).
-func (tr *trafficState) Light(edge uint64, atB bool) traffic.Light {
-	return tr.flow.Schedule().Light(edge, atB, tr.now)
 }
