@@ -41,16 +41,19 @@ func (w *worldTime) observe(c *netsync.Client) {
 }
 
 // now is the world time (seconds) at game time game.
-func (w *worldTime) now(game float64) float64 {
+func (w *worldTime) now(game float64) float64 { return w.at(game, time.Now()) }
+
+// at is the world time at game time game, which is local time t.
+func (w *worldTime) at(game float64, t time.Time) float64 {
 	_, _, ok := w.est.Estimate()
 	if !ok {
 		return game
 	}
 	if !w.fixed {
-		return w.est.Now(w.local(time.Now()))
+		return w.est.Now(w.local(t))
 	}
 	if !w.based {
-		w.base, w.based = w.est.Now(w.local(time.Now()))-game, true
+		w.base, w.based = w.est.Now(w.local(t))-game, true
 	}
 	return w.base + game
 }
