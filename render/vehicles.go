@@ -15,7 +15,7 @@ import (
 // headlights when the street lamps come on.
 
 // MaxVehicles is the instance buffer's capacity.
-const MaxVehicles = 4096
+const MaxVehicles = scene.MaxVehicles
 
 type vehicleGL struct {
 	prog        *program
@@ -78,6 +78,9 @@ void main() {
 		col = shade(vColour, n, 1.0, shadowAt(vShadow));
 		vec3 h = normalize(uSunDir + view);
 		col += uSunColour * pow(max(dot(n, h), 0.0), 40.0) * 0.35;
+		// the street lamps light the traffic too (the city's streets are lit
+		// along their kerbs; a vehicle is always on a street)
+		col += vColour * vec3(1.0, 0.78, 0.45) * 0.35 * uNight * (0.6 + 0.4 * max(n.y, 0.0));
 	} else if (vPart == 1) { // glass: dark, reflecting the sky
 		col = shade(vec3(0.06, 0.08, 0.1), n, 1.0, 1.0) + 0.25 * skyColour(reflect(-view, n)) * (1.0 - 0.7 * uNight);
 	} else if (vPart == 2) { // headlights

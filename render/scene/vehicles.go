@@ -20,6 +20,8 @@ type Vehicle struct {
 // mesh; per instance the camera-relative position, the heading's cosine
 // and sine, and the colour.
 const (
+	// MaxVehicles bounds the vehicles drawn in a frame.
+	MaxVehicles   = 4096
 	VehicleModels = 3
 	VehicleFloats = 8
 	// VehicleRadius bounds every model around its centre (culling).

@@ -152,3 +152,54 @@ func BenchmarkFlowUpdate(b *testing.B) {
 }
 
 const benchRadius = 700
+
+// A car standing at a lane's entry (just out of a junction) never has a
+// vehicle appear on it or in front of it: the vehicles due to enter wait
+// off the road, and enter behind it once it has driven on.
+func TestVehiclesWaitToEnterWhereTheCarIs(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	var car Blocker
+	var lane Key
+	start := 0.0
+	for tt := 0.0; tt < SignalPeriod && lane == (Key{}); tt += 0.25 {
+		for _, v := range s.Vehicles(tt, p, 250, nil) {
+			if v.U-v.Start < 0.5 {
+				g := s.geomByID(v.Key.Edge)
+				pos, dir := g.lanePoint(v.Key.Lane, v.Start+2)
+				car, lane, start = Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}, v.Key, tt-0.5
+				break
+			}
+		}
+	}
+	require.NotEqual(t, Key{}, lane, "a vehicle entering its lane")
+	f := NewFlow(s)
+	held := 0
+	already := map[Key]bool{} // on the road when the car got there
+	for _, v := range s.Vehicles(start, p, 250, nil) {
+		already[v.Key] = true
+	}
+	for tt := start; tt < start+3*SignalPeriod; tt += 1.0 / 30 {
+		for _, v := range f.Update(tt, 1.0/30, car.Pos, 250, car) {
+			if v.Key.Edge == lane.Edge && v.Key.Lane == lane.Lane && !already[v.Key] {
+				ahead := car.Pos.Sub(v.Pos).Dot(v.Dir)
+				require.False(t, ahead > -spawnBehind && ahead < VehicleLength+0.5 && math.Abs(car.Pos.Sub(v.Pos).Dot(right(v.Dir))) < 2,
+					"vehicle %+v on or just ahead of the car at %v", v.Key, tt)
+			}
+		}
+		held = max(held, f.Lagging())
+	}
+	assert.Positive(t, held, "vehicles were held back")
+	// The car drives off: the held vehicles enter and catch up.
+	car.Pos = car.Pos.Add(car.Dir.Scale(2000))
+	entered := false
+	for tt := start + 3*SignalPeriod; tt < start+6*SignalPeriod; tt += 1.0 / 30 {
+		f.Update(tt, 1.0/30, p, 250, car)
+		if f.Lagging() == 0 {
+			entered = true
+			break
+		}
+	}
+	assert.True(t, entered, "everyone back on schedule")
+}

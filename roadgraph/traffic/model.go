@@ -25,8 +25,9 @@ type Vehicle struct {
 	Dir   world.Vec2 // unit heading
 	Speed float64    // m/s
 	// U is metres along the vehicle's path from its lane's start junction;
-	// past Stop it is turning through the far junction.
-	U, Stop float64
+	// it enters the road at Start and past Stop it is turning through the
+	// far junction.
+	U, Start, Stop float64
 }
 
 // Heading is the vehicle's heading in radians from +X towards +Z (the
@@ -284,7 +285,7 @@ func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicl
 	if u < lt.start || lt.stop <= lt.start {
 		return Vehicle{}, false
 	}
-	v := Vehicle{Key: k, U: u, Stop: lt.stop, Speed: lt.speed}
+	v := Vehicle{Key: k, U: u, Start: lt.start, Stop: lt.stop, Speed: lt.speed}
 	if u <= lt.stop {
 		v.Pos, v.Dir = g.lanePoint(k.Lane, u)
 		v.Y = s.laneHeight(g, k.Lane, u)

@@ -9,7 +9,7 @@ package trafficframe
 import (
 	"math"
 
-	"citydrive/render"
+	"citydrive/render/scene"
 	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 )
@@ -21,14 +21,14 @@ const Radius = 400.0
 type Frame struct {
 	flow     *traffic.Flow
 	vehicles []traffic.Vehicle
-	draw     []render.Vehicle
+	draw     []scene.Vehicle
 	now      float64
 }
 
 // New returns the traffic of world w at hour of day hour.
 func New(w world.World, hour float64) *Frame {
 	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)),
-		draw: make([]render.Vehicle, 0, render.MaxVehicles)}
+		draw: make([]scene.Vehicle, 0, scene.MaxVehicles)}
 }
 
 // Update moves the traffic to world time t, dt seconds after the last
@@ -47,7 +47,7 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 		h ^= h >> 29
 		h *= 0x94d049bb133111eb
 		h ^= h >> 32
-		f.draw = append(f.draw, render.Vehicle{X: v.Pos.X, Y: v.Y, Z: v.Pos.Z,
+		f.draw = append(f.draw, scene.Vehicle{X: v.Pos.X, Y: v.Y, Z: v.Pos.Z,
 			Dir: [2]float32{float32(v.Dir.X), float32(v.Dir.Z)}, Model: uint8(h % 3), Colour: colours[(h>>8)%uint64(len(colours))]})
 	}
 }
@@ -64,7 +64,7 @@ func (f *Frame) Vehicles() []traffic.Vehicle { return f.vehicles }
 
 // Draw is the last Update's instances, in the order of Vehicles (the
 // renderer culls them). Do not modify.
-func (f *Frame) Draw() []render.Vehicle { return f.draw }
+func (f *Frame) Draw() []scene.Vehicle { return f.draw }
 
 // Now is the last Update's world time.
 func (f *Frame) Now() float64 { return f.now }
@@ -79,7 +79,7 @@ func (f *Frame) Light(edge uint64, atB bool) traffic.Light {
 }
 
 // Signals is the signal clock at the last Update's world time.
-func (f *Frame) Signals() render.SignalClock {
-	return render.SignalClock{Time: float32(math.Mod(f.now, traffic.SignalPeriod)),
+func (f *Frame) Signals() scene.SignalClock {
+	return scene.SignalClock{Time: float32(math.Mod(f.now, traffic.SignalPeriod)),
 		Period: traffic.SignalPeriod, Green: traffic.GreenLength}
 }

@@ -1,7 +1,9 @@
 package trafficframe
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/stretchr/testify/assert"
@@ -95,11 +97,18 @@ func BenchmarkFrameDriving(b *testing.B) {
 		fw.step()
 	}
 	b.ReportAllocs()
+	us := make([]float64, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
+		t0 := time.Now()
 		fw.car.Pos.X += 30.0 / 60
 		fw.cam[0] += 30.0 / 60
 		fw.step()
+		us = append(us, float64(time.Since(t0).Nanoseconds())/1000)
 	}
+	b.StopTimer()
+	slices.Sort(us)
 	b.ReportMetric(float64(len(fw.f.Vehicles())), "vehicles")
+	b.ReportMetric(us[len(us)/2], "p50-µs")
+	b.ReportMetric(us[min(len(us)-1, len(us)*99/100)], "p99-µs")
 }
