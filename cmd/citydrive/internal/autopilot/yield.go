@@ -7,6 +7,7 @@ import (
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 )
 
 // Traffic is what the driver knows of the city's traffic: this frame's
@@ -57,6 +58,9 @@ func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
 		rel := o.Pos.Sub(pos)
 		if rel.Dot(rel) > (yieldLook+5)*(yieldLook+5) || rel.Dot(fwd) < -car.Length {
 			continue
+		}
+		if waitsForCar(&o, pos) {
+			continue // it stands still for the car: avoid steers round it
 		}
 		limit = math.Min(limit, d.followLimit(&o, end, v))
 	}
@@ -155,4 +159,37 @@ func (d *Driver) onLine(p world.Vec2, end int) (s, lat float64, t world.Vec2, ok
 	lat = rel.Dot(roadgraph.Left(t))
 	ok = (bi > d.here || rel.Dot(t) > -car.Length) && bi < end-1
 	return s, lat, t, ok
+}
+
+// waitsFor: a traffic vehicle standing this near the car with the car in
+// its path has stopped for the car (vehicles brake for the car and wait
+// for it, roadgraph/traffic.Flow), and waits for as long as the car stays
+// there: the car must not wait for it in turn (they would wait for each
+// other for ever, in a junction or face to face), so avoid treats it as a
+// standing obstacle to steer round, and yield does not follow it.
+const (
+	waitsForReach = 25.0 // metres
+	waitsForSpeed = 0.5  // m/s
+)
+
+func waitsForCar(o *traffic.Vehicle, pos world.Vec2) bool {
+	if o.Speed > waitsForSpeed {
+		return false
+	}
+	d := pos.Sub(o.Pos)
+	ahead := d.Dot(o.Dir)
+	return ahead > 0 && ahead < waitsForReach &&
+		math.Abs(d.Dot(roadgraph.Left(o.Dir))) < traffic.VehicleWidth/2+car.Width/2+corridorSide+0.5
+}
+
+// appendWaiting appends, as obstacles, the traffic vehicles near pos that
+// wait for the car (waitsForCar).
+func (d *Driver) appendWaiting(dst []slots.Obstacle, pos world.Vec2) []slots.Obstacle {
+	for _, o := range d.Traffic.Vehicles() {
+		if waitsForCar(&o, pos) {
+			dst = append(dst, slots.BoxObstacle([2]float64{o.Pos.X, o.Pos.Z}, math.Atan2(o.Dir.Z, o.Dir.X),
+				traffic.VehicleLength/2, traffic.VehicleWidth/2, o.Y, o.Y+traffic.VehicleHeight, slots.ObstacleTraffic))
+		}
+	}
+	return dst
 }
