@@ -1,6 +1,7 @@
 package game
 
 import (
+	"math"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/worldclock"
@@ -53,7 +54,9 @@ func (w *worldTime) at(game float64, t time.Time) float64 {
 		return w.est.Now(w.local(t))
 	}
 	if !w.based {
-		w.base, w.based = w.est.Now(w.local(t))-game, true
+		// to the second: a server whose clock starts at a round time (a
+		// soak's) gives the same traffic every run
+		w.base, w.based = math.Round(w.est.Now(w.local(t))-game), true
 	}
 	return w.base + game
 }
