@@ -176,8 +176,8 @@ func (b *Builder) trafficLight(f *frame, y, reach, offset float64) {
 	// a pedestrian head on the pole
 	w.box(f, 0.12, 0.32, y+2.2, y+2.9, -0.15, 0.15, facesOpen|faceBottom)
 	w.mat = slots.MaterialSignal
-	mode, fz := w.mode, w.frameZ
-	w.mode, w.signalOffset, w.frameZ = frameSignal, offset, 0
+	mode := w.mode
+	w.mode, w.signalOffset = frameSignal, offset
 	cols := [3][3]float32{{1, 0.12, 0.08}, {1, 0.7, 0.1}, {0.2, 1, 0.4}}
 	for k := 0; k < 3; k++ {
 		w.col = cols[k]
@@ -185,7 +185,7 @@ func (b *Builder) trafficLight(f *frame, y, reach, offset float64) {
 		yk := y + h - 0.6 - float64(k)*0.38
 		w.faceU(f, reach-0.13, reach+0.13, yk-0.3, yk, 0.21, false)
 	}
-	w.mode, w.frameZ, w.variant = mode, fz, 0
+	w.mode, w.variant = mode, 0
 	w.mat = slots.MaterialDefault
 	b.obstacle(f, -0.14, 0.14, y, y+h, -0.14, 0.14, slots.ObstacleFurniture)
 }
