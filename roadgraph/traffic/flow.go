@@ -23,7 +23,8 @@ const (
 	// metres ahead of it in its lane (the car could not stop for it),
 	// waits off the road until the car is past, then follows it.
 	spawnBehind = 60.0
-	spawnFresh  = 1.0 // metres into its lane a vehicle counts as just entering
+	spawnFresh  = 1.0  // metres into its lane a vehicle counts as just entering
+	entryClear  = 12.0 // metres around the entry the car keeps clear of vehicles entering (it may be turning in)
 )
 
 // Blocker is something traffic must not drive into: the player's car.
@@ -183,10 +184,14 @@ func (f *Flow) release(l *lagging, t float64, car Blocker) bool {
 	return true
 }
 
-// entryBlocked: v stands at its lane's entry and the car is there, or up
-// to spawnBehind metres before it in v's lane.
+// entryBlocked: v stands at its lane's entry and the car is within
+// entryClear of it (turning in, say), or up to spawnBehind metres before
+// it in v's lane.
 func entryBlocked(v *Vehicle, car Blocker) bool {
 	d := car.Pos.Sub(v.Pos)
+	if d.Dot(d) < entryClear*entryClear {
+		return true
+	}
 	a := d.Dot(v.Dir)
 	cos := math.Abs(car.Dir.Dot(v.Dir))
 	sin := math.Abs(car.Dir.X*v.Dir.Z - car.Dir.Z*v.Dir.X)
