@@ -24,7 +24,8 @@ const (
 	// waits off the road until the car is past, then follows it.
 	spawnBehind = 60.0
 	spawnFresh  = 1.0  // metres into its lane a vehicle counts as just entering
-	entryClear  = 12.0 // metres around the entry the car keeps clear of vehicles entering (it may be turning in)
+	entryClear  = 20.0 // metres around the entry the car keeps clear of vehicles entering (it may be turning in)
+	entrySide   = 1.5  // metres beside the lane (both widths apart) the car still holds an entering vehicle
 )
 
 // Blocker is something traffic must not drive into: the player's car.
@@ -197,7 +198,7 @@ func entryBlocked(v *Vehicle, car Blocker) bool {
 	sin := math.Abs(car.Dir.X*v.Dir.Z - car.Dir.Z*v.Dir.X)
 	along := cos*car.Length/2 + sin*car.Width/2
 	across := sin*car.Length/2 + cos*car.Width/2
-	if math.Abs(d.Dot(right(v.Dir))) > VehicleWidth/2+across+sideMargin {
+	if math.Abs(d.Dot(right(v.Dir))) > VehicleWidth/2+across+entrySide {
 		return false
 	}
 	return a >= -spawnBehind && a <= VehicleLength/2+along+stopGap
