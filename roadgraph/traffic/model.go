@@ -103,13 +103,20 @@ const geomLimit = 2048
 // NewSchedule returns the schedule of world w at hour of day hour (0–24):
 // the hour sets how full platoons are.
 func NewSchedule(w world.World, hour float64) *Schedule {
-	return &Schedule{
+	s := &Schedule{
 		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour),
 		geoms: make(map[uint64]*edgeGeom, geomLimit),
 		specs: make([]world.EdgeSpec, 0, 8),
 		arms:  make([]world.EdgeSpec, 0, 8),
 		near:  make([]*edgeGeom, 0, 256),
+		free:  make([]*edgeGeom, 0, geomLimit),
 	}
+	// The geometry cache's storage up front (about 5 MB): a car driving
+	// into new cells then recycles, never allocates.
+	for range geomLimit / 2 {
+		s.free = append(s.free, &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)})
+	}
+	return s
 }
 
 // World is the schedule's world.
