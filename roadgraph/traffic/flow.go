@@ -227,16 +227,21 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		return
 	}
 	sched := v.Speed
-	gap := math.Inf(1)
-	if nearCar {
-		gap = math.Min(gap, gapTo(v, car))
-	}
-	if leader != nil {
-		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
-	}
 	lag := 0.0
 	if li >= 0 {
 		lag = f.lags[li].lag
+	}
+	gap := math.Inf(1)
+	if nearCar {
+		if v.U > v.Stop-turnLook && v.Pos.Dist2(car.Pos) < turnLook*turnLook {
+			// turning, or about to: along its curve, not straight on
+			gap = f.pathGap(v, lag, t, car)
+		} else {
+			gap = gapTo(v, car)
+		}
+	}
+	if leader != nil {
+		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
 	}
 	want := sched
 	if lag > 0 {
@@ -259,6 +264,36 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		*v = nv
 	}
 	v.Speed = speed
+}
+
+// turnLook: within this many metres of its turn, a vehicle looks for the
+// car along its own path (sampled every turnStep metres) rather than
+// straight ahead, so it neither stops for a car its turn passes by nor
+// misses one on its curve.
+const (
+	turnLook = 25.0
+	turnStep = 1.0
+)
+
+// pathGap is gapTo along v's path: how far v (lag metres behind its
+// schedule at t) can go before its box, grown by sideMargin, would meet
+// the car's, less stopGap; +Inf when it leaves the road first.
+func (f *Flow) pathGap(v *Vehicle, lag, t float64, car Blocker) float64 {
+	for s := 0.0; s <= turnLook; s += turnStep {
+		p, ok := f.s.At(v.Key, t, lag-s)
+		if !ok {
+			return math.Inf(1)
+		}
+		d := car.Pos.Sub(p.Pos)
+		cos := math.Abs(car.Dir.Dot(p.Dir))
+		sin := math.Abs(car.Dir.X*p.Dir.Z - car.Dir.Z*p.Dir.X)
+		along := cos*car.Length/2 + sin*car.Width/2
+		across := sin*car.Length/2 + cos*car.Width/2
+		if math.Abs(d.Dot(p.Dir)) < VehicleLength/2+along && math.Abs(d.Dot(right(p.Dir))) < VehicleWidth/2+across+sideMargin {
+			return s - turnStep - stopGap
+		}
+	}
+	return math.Inf(1)
 }
 
 // gapTo is the free distance vehicle v has before it must stop for b: how

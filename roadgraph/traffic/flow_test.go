@@ -203,3 +203,35 @@ func TestVehiclesWaitToEnterWhereTheCarIs(t *testing.T) {
 	}
 	assert.True(t, entered, "everyone back on schedule")
 }
+
+// Near its turn a vehicle looks for the car along its own curve: a car on
+// that curve a few metres on stops it short, one beside the curve does not.
+func TestTurningVehiclesLookAlongTheirCurve(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	f := NewFlow(s)
+	var v Vehicle
+	found := false
+	tt := 0.0
+	for ; tt < SignalPeriod && !found; tt += 0.25 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if c.U > c.Stop+1 {
+				if ahead, ok := s.At(c.Key, tt, -8); ok && ahead.U > ahead.Stop && ahead.Dir.Dot(c.Dir) < 0.95 {
+					v, found = c, true
+					break
+				}
+			}
+		}
+	}
+	require.True(t, found, "a vehicle in a turn")
+	tt -= 0.25
+	ahead, _ := s.At(v.Key, tt, -8)
+	on := Blocker{Pos: ahead.Pos, Dir: ahead.Dir, Length: 4.2, Width: 1.8}
+	g := f.pathGap(&v, 0, tt, on)
+	assert.False(t, math.IsInf(g, 1), "the car on the curve")
+	assert.Less(t, g, 8.0-stopGap, "stops short of it")
+	off := on
+	off.Pos = ahead.Pos.Add(right(ahead.Dir).Scale(6))
+	assert.True(t, math.IsInf(f.pathGap(&v, 0, tt, off), 1), "a car beside the curve")
+}
