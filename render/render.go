@@ -86,6 +86,8 @@ type Options struct {
 	NoDepthPrepass bool
 	// NoShadows disables the shadow pass.
 	NoShadows bool
+	// NoDetailLOD draws every slot whole, however far (slots/detail.go).
+	NoDetailLOD bool
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -220,7 +222,8 @@ type Renderer struct {
 	closed bool
 
 	vbo, vao       uint32
-	slotCounts     []int // what the sink last set; informational
+	slotCounts     []int     // what the sink last set; informational
+	slotLOD        scene.LOD // each slot's coarse prefix (slots/detail.go)
 	dynamicFirst   int32
 	dynWords       []uint32 // the dynamic region encoded (slots.EncodeWide), reused
 	farCounts      []int    // far tier (far.go)
@@ -388,6 +391,14 @@ func (r *Renderer) Close() {
 	r.win.Destroy()
 	r.win = nil
 	glfwRelease()
+}
+
+// lod is the slot detail level for the camera's draw lists (nil: none).
+func (r *Renderer) lod() *scene.LOD {
+	if r.opt.NoDetailLOD {
+		return nil
+	}
+	return &r.slotLOD
 }
 
 // Options returns the options in effect (defaults filled in).

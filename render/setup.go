@@ -41,6 +41,7 @@ func (r *Renderer) setup() error {
 	r.farFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
 	r.dynamicFirst = r.farFirst + int32(r.opt.FarSlots*r.opt.FarVertsPerSlot)
 	r.slotCounts = make([]int, r.opt.Slots)
+	r.slotLOD = scene.LOD{Coarse: make([]int, r.opt.Slots), Beyond: slots.DetailBeyond}
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
 	gl.GenBuffers(1, &r.vbo)
