@@ -167,12 +167,14 @@ func (r *Renderer) Draw(f *Frame) error {
 	r.timer.begin(gpuDepth)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, r.target.fbo)
 	gl.Viewport(0, 0, int32(fs.tw), int32(fs.th))
+	h := fs.light.Horizon
+	gl.ClearColor(h[0], h[1], h[2], 1)
 	gl.DepthMask(true)
 	gl.ClearDepth(1)
-	// Depth only: the sky pass fills every pixel left at the far plane, so
-	// clearing the colour too would write the whole target once more for
-	// nothing (0.2 ms at 1080p on the H200, whose graphics fill is slow).
-	gl.Clear(gl.DEPTH_BUFFER_BIT)
+	// Colour too, though the sky pass covers every pixel nothing else does:
+	// on the H200 a depth-only clear made the main pass and the blit dearer
+	// by as much as it saved (a cleared target is cheap to write and read).
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 
 	if len(fs.groups) > 0 || len(fs.farGroups) > 0 || fs.dynCount > 0 || fs.terrainOn {
 		if !r.opt.NoDepthPrepass {
