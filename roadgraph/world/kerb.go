@@ -59,3 +59,22 @@ func bezier(a, c, b Vec2, t float64) Vec2 {
 	s := 1 - t
 	return a.Scale(s * s).Add(c.Scale(2 * s * t)).Add(b.Scale(t * t))
 }
+
+// bounds is the box around every triangle Contains tests, grown by
+// cornerMargin.
+func (k *KerbCorner) bounds() (lo, hi Vec2) {
+	lo, hi = k.In[0], k.In[0]
+	grow := func(p Vec2) {
+		lo.X, lo.Z = math.Min(lo.X, p.X), math.Min(lo.Z, p.Z)
+		hi.X, hi.Z = math.Max(hi.X, p.X), math.Max(hi.Z, p.Z)
+	}
+	for i := range k.In {
+		grow(k.In[i])
+		grow(k.Out[i])
+	}
+	if k.Sharp {
+		grow(k.Fill)
+	}
+	m := Vec2{X: cornerMargin, Z: cornerMargin}
+	return lo.Sub(m), hi.Add(m)
+}

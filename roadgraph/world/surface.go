@@ -133,6 +133,7 @@ type SurfaceCache struct {
 	entries []*cellRoads
 	clock   uint64
 	last    int // index of the latest hit: most queries repeat a cell
+	grid    *roadGrid // RoadGrid's scratch, made on first use
 }
 
 // NewSurfaceCache returns an empty cache for w.
@@ -172,7 +173,15 @@ type junctionRoad struct {
 	}
 	na     int
 	corner [maxFan / 2]KerbCorner // between arm i and the next; na of them from two arms on
+	// each corner's bounding box, grown by cornerMargin: most points near
+	// a junction lie outside every corner, and the box says so without
+	// its 18 triangle tests
+	clo, chi [maxFan / 2]Vec2
 }
+
+// cornerMargin grows a kerb corner's bounding box far past any rounding
+// of the triangle tests, so the box never turns away a point they accept.
+const cornerMargin = 0.01
 
 // blockSegs is the run length of an edge's coarse bounding boxes.
 const blockSegs = 8
@@ -327,6 +336,7 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 			gap += 2 * math.Pi
 		}
 		j.corner[i] = JunctionKerbCorner(j.p, j.r, a.d, a.hw, c.d, c.hw, gap)
+		j.clo[i], j.chi[i] = j.corner[i].bounds()
 	}
 	if na == 1 {
 		// a dead end: the surface closes behind the centre
@@ -347,7 +357,8 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	// The kerb corners are drawn a kerb above the fan they overlap.
 	if j.na >= 2 {
 		for i := range j.corner[:j.na] {
-			if j.corner[i].Contains(p) {
+			lo, hi := j.clo[i], j.chi[i]
+			if p.X >= lo.X && p.X <= hi.X && p.Z >= lo.Z && p.Z <= hi.Z && j.corner[i].Contains(p) {
 				return Surface{Y: j.y + KerbHeight}, true
 			}
 		}
@@ -412,7 +423,7 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	// Where surfaces overlap (arms meeting at a sharp angle, a kerb corner
 	// over a junction's fan) the higher one is what is seen.
 	take := func(s Surface) {
-		if !found || s.Y > best.Y || s.Y == best.Y && s.Road {
+		if !found || seenOver(s, best) {
 			best, found = s, true
 		}
 	}
@@ -447,36 +458,52 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	return Surface{Y: h}
 }
 
+// seenOver reports whether s is what is seen where it overlaps best: the
+// higher one, and the road on a tie. The outcome's height and Road do not
+// depend on the order surfaces are taken in.
+func seenOver(s, best Surface) bool { return s.Y > best.Y || s.Y == best.Y && s.Road }
+
 // surfaceAt is the road's surface at p if p lies on this edge's road,
 // sidewalks or junction ends.
 func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
-	reach := r.hw + WalkWidth
 	bestD2, bestK, bestT := math.Inf(1), -1, 0.0
 	for b := 0; b*blockSegs < r.nn-1; b++ {
 		if p.X < r.blo[b].X || p.X > r.bhi[b].X || p.Z < r.blo[b].Z || p.Z > r.bhi[b].Z {
 			continue
 		}
 		for k := b * blockSegs; k < min(r.nn-1, (b+1)*blockSegs); k++ {
-			a := r.nodes[k]
-			abx, abz := r.nodes[k+1].X-a.X, r.nodes[k+1].Z-a.Z
-			apx, apz := p.X-a.X, p.Z-a.Z
-			t := (apx*abx + apz*abz) / (abx*abx + abz*abz)
-			if t < 0 {
-				t = 0
-			} else if t > 1 {
-				t = 1
-			}
-			dx, dz := apx-abx*t, apz-abz*t
-			if d2 := dx*dx + dz*dz; d2 < bestD2 {
+			if d2, t := r.segDist(p, k); d2 < bestD2 {
 				bestD2, bestK, bestT = d2, k, t
 			}
 		}
 	}
-	if bestK < 0 || bestD2 > reach*reach {
+	return r.surfaceNear(bestK, bestT, bestD2)
+}
+
+// segDist is the squared distance from p to segment k and where along it
+// (0..1) the nearest point lies. Surface and RoadGrid share it, so they
+// agree bit for bit.
+func (r *edgeRoad) segDist(p Vec2, k int) (d2, t float64) {
+	a := r.nodes[k]
+	abx, abz := r.nodes[k+1].X-a.X, r.nodes[k+1].Z-a.Z
+	apx, apz := p.X-a.X, p.Z-a.Z
+	t = (apx*abx + apz*abz) / (abx*abx + abz*abz)
+	if t < 0 {
+		t = 0
+	} else if t > 1 {
+		t = 1
+	}
+	dx, dz := apx-abx*t, apz-abz*t
+	return dx*dx + dz*dz, t
+}
+
+// surfaceNear is the road's surface at a point whose nearest segment is k
+// (-1: none), at t along it and squared distance d2.
+func (r *edgeRoad) surfaceNear(k int, t, d2 float64) (Surface, bool) {
+	if reach := r.hw + WalkWidth; k < 0 || d2 > reach*reach {
 		return Surface{}, false
 	}
-	k, t := bestK, bestT
-	c := math.Sqrt(bestD2)
+	c := math.Sqrt(d2)
 	along := (float64(k) + t) * r.L
 	// Within a junction's radius the segment is not drawn: the junction's
 	// fan is the carriageway there and its kerb corners the sidewalk.

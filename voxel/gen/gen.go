@@ -306,33 +306,38 @@ next:
 // too, and reports whether any was set: the ground's top is floor(h)
 // except where the road's surface is lower (a level junction on a slope,
 // and the ease towards it, or between two nodes where the terrain bulges),
-// so no block pokes through a road.
+// so no block pokes through a road. Only the columns marked as road and
+// those near a junction can be on a road; the world answers for all of
+// them at once (world.SurfaceCache.RoadGrid, Surface's answers bit for
+// bit).
 func (g *Generator) roadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
 	x0, z0 := float64(ox), float64(oz)
-	any := false
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	var want, onRoad [voxel.ChunkArea]bool
+	var ys [voxel.ChunkArea]float64
 	for i := range voxel.ChunkArea {
-		caps[i] = math.MaxInt64
+		want[i] = road[i]
+		if want[i] {
+			continue
+		}
 		x, z := x0+float64(i&(size-1))+0.5, z0+float64(i>>voxel.ChunkBits)+0.5
-		if !road[i] {
-			near := false
-			for _, j := range junctions {
-				if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
-					near = true
-					break
-				}
-			}
-			if !near {
-				continue
+		for _, j := range junctions {
+			if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
+				want[i] = true
+				break
 			}
 		}
-		s := g.surf.Surface(x, z)
-		if !s.Road || s.Water {
+	}
+	g.mu.Lock()
+	g.surf.RoadGrid(x0, z0, size, want[:], onRoad[:], ys[:])
+	g.mu.Unlock()
+	any := false
+	for i := range voxel.ChunkArea {
+		caps[i] = math.MaxInt64
+		if !want[i] || !onRoad[i] {
 			continue
 		}
 		road[i] = true
-		if c := int64(math.Floor(s.Y)); c < top(i) {
+		if c := int64(math.Floor(ys[i])); c < top(i) {
 			caps[i], any = c, true
 		}
 	}

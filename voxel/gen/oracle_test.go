@@ -59,7 +59,7 @@ func (g *Generator) oracleGenerate(p voxel.ChunkPos, c *voxel.Chunk) {
 	if col.hi > y0 && col.lo-2-roadDrop < y1 {
 		g.oracleMarkRoads(&col, ox, oz)
 		var caps [voxel.ChunkArea]int64
-		if g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return col.top[i] }, &caps) {
+		if g.oracleRoadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return col.top[i] }, &caps) {
 			for i := range col.top {
 				col.top[i] = min(col.top[i], caps[i])
 			}
@@ -168,4 +168,38 @@ func oracleRasterise(col *oracleColumns, nodes []world.Vec2, hw, x0, z0 float64)
 		}
 	}
 	return hit
+}
+
+// oracleRoadCaps is roadCaps as generator version 2 first had it: one
+// world.SurfaceCache.Surface query per candidate column.
+func (g *Generator) oracleRoadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
+	x0, z0 := float64(ox), float64(oz)
+	any := false
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range voxel.ChunkArea {
+		caps[i] = math.MaxInt64
+		x, z := x0+float64(i&(size-1))+0.5, z0+float64(i>>voxel.ChunkBits)+0.5
+		if !road[i] {
+			near := false
+			for _, j := range junctions {
+				if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
+					near = true
+					break
+				}
+			}
+			if !near {
+				continue
+			}
+		}
+		s := g.surf.Surface(x, z)
+		if !s.Road || s.Water {
+			continue
+		}
+		road[i] = true
+		if c := int64(math.Floor(s.Y)); c < top(i) {
+			caps[i], any = c, true
+		}
+	}
+	return any
 }
