@@ -132,7 +132,7 @@ type SurfaceCache struct {
 	jc      *Cache // junction positions: every fill asks about the same few cells
 	entries []*cellRoads
 	clock   uint64
-	last    int // index of the latest hit: most queries repeat a cell
+	last    int       // index of the latest hit: most queries repeat a cell
 	grid    *roadGrid // RoadGrid's scratch, made on first use
 }
 
