@@ -37,15 +37,15 @@ func (c *SurfaceCache) RoadGrid(x0, z0 float64, n int, want, road []bool, y []fl
 			for i := ci - MaxSpanCells; i <= ci; i++ {
 				e := c.cellRoads(Cell{I: i, J: cj})
 				for k := 0; k < e.n; k++ {
-					g.edge(&e.edges[k], &b)
+					g.edge(c, &e.edges[k], &b)
 				}
 			}
 			e := c.cellRoads(Cell{I: ci, J: cj - 1})
 			for k := 0; k < e.n; k++ {
-				g.edge(&e.edges[k], &b)
+				g.edge(c, &e.edges[k], &b)
 			}
 			if jr := &c.cellRoads(Cell{I: ci, J: cj}).j; jr.ok {
-				g.junction(jr, &b)
+				g.junction(c, jr, &b)
 			}
 			ia = ib
 		}
@@ -113,8 +113,19 @@ func (g *roadGrid) take(i int, s Surface) {
 // segment over those whose box (grown by the road's reach) holds the
 // point, which is surfaceAt's over its runs wherever either is in reach,
 // first index on ties in both.
-func (g *roadGrid) edge(r *edgeRoad, b *gridBlock) {
-	// Surface skips points outside the edge's box.
+func (g *roadGrid) edge(c *SurfaceCache, r *edgeRoad, b *gridBlock) {
+	// Surface skips points outside the edge's coarse box, then outside
+	// its box.
+	if ci0, ci1 := span(r.clo.X, r.chi.X, b.x0, b.ia, b.ib); ci0 >= ci1 {
+		return
+	}
+	if cj0, cj1 := span(r.clo.Z, r.chi.Z, b.z0, b.ja, b.jb); cj0 >= cj1 {
+		return
+	}
+	if !r.ready {
+		c.fillEdge(r, r.spec)
+		r.ready = true
+	}
 	i0, i1 := span(r.lo.X, r.hi.X, b.x0, b.ia, b.ib)
 	j0, j1 := span(r.lo.Z, r.hi.Z, b.z0, b.ja, b.jb)
 	if i0 >= i1 || j0 >= j1 {
@@ -161,8 +172,20 @@ func (g *roadGrid) edge(r *edgeRoad, b *gridBlock) {
 
 // junction takes the junction's surface at the block's wanted points
 // within its reach.
-func (g *roadGrid) junction(jr *junctionRoad, b *gridBlock) {
-	reach := jr.r + WalkWidth + maxHalfWidth
+func (g *roadGrid) junction(c *SurfaceCache, jr *junctionRoad, b *gridBlock) {
+	// the box around the coarse reach, then the fan if it touches
+	reach := junctionCoarse
+	if i0, i1 := span(jr.p.X-reach, jr.p.X+reach, b.x0, b.ia, b.ib); i0 >= i1 {
+		return
+	}
+	if j0, j1 := span(jr.p.Z-reach, jr.p.Z+reach, b.z0, b.ja, b.jb); j0 >= j1 {
+		return
+	}
+	if !jr.ready {
+		c.fillJunction(jr, jr.cell)
+		jr.ready = true
+	}
+	reach = jr.r + WalkWidth + maxHalfWidth
 	i0, i1 := span(jr.p.X-reach, jr.p.X+reach, b.x0, b.ia, b.ib)
 	j0, j1 := span(jr.p.Z-reach, jr.p.Z+reach, b.z0, b.ja, b.jb)
 	for j := j0; j < j1; j++ {

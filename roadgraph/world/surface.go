@@ -134,16 +134,60 @@ type SurfaceCache struct {
 	clock   uint64
 	last    int       // index of the latest hit: most queries repeat a cell
 	grid    *roadGrid // RoadGrid's scratch, made on first use
+	// lines holds the centre lines computed last: a cell's edges are its
+	// junction's arms too, and a generator rasterises the edges it caps
+	// (EdgeNodes). Nil in the one-off form.
+	lines     *[memoLines]lineMemo
+	linesNext int
+}
+
+// memoLines bounds the centre-line memo (2 KiB a line): the edges around
+// one query's cells and their junctions' arms.
+const memoLines = 24
+
+type lineMemo struct {
+	id    uint64 // 0: empty (edge ids are never 0)
+	n     int
+	nodes [MaxSegments]Vec2
+}
+
+// edgeNodes is the centre line of e, memoised. The slice is valid until
+// the next call.
+func (c *SurfaceCache) edgeNodes(e EdgeSpec, buf []Vec2) []Vec2 {
+	if c.lines == nil {
+		return c.jc.EdgeNodes(e, buf)
+	}
+	for i := range c.lines {
+		if m := &c.lines[i]; m.id == e.ID {
+			return m.nodes[:m.n]
+		}
+	}
+	m := &c.lines[c.linesNext]
+	c.linesNext = (c.linesNext + 1) % memoLines
+	m.n = len(c.jc.EdgeNodes(e, m.nodes[:0]))
+	m.id = e.ID
+	return m.nodes[:m.n]
+}
+
+// EdgeNodes is World.EdgeNodes through the cache's memo.
+func (c *SurfaceCache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 {
+	var buf [MaxSegments]Vec2
+	return append(dst, c.edgeNodes(e, buf[:0])...)
 }
 
 // NewSurfaceCache returns an empty cache for w.
 func NewSurfaceCache(w World) *SurfaceCache {
-	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
+	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells), lines: new([memoLines]lineMemo)}
 }
 
 // World is the world behind the cache.
 func (c *SurfaceCache) World() World { return c.w }
 
+// A cell's entry is filled in two steps: the junction's position and the
+// edges' specs and coarse boxes at once (a few junction lookups), the
+// centre lines, node heights and the junction's fan only when a query
+// falls in their reach (most cells a query visits have edges that cannot
+// reach it, and a centre line costs ~10 µs).
 type cellRoads struct {
 	cell  Cell
 	used  uint64
@@ -161,8 +205,10 @@ const maxFan = 8
 // radius, sorted by angle, the arms' mouths, and the kerb corners between
 // neighbouring arms.
 type junctionRoad struct {
-	ok   bool
-	p    Vec2
+	ok    bool
+	ready bool // the fields below p are filled
+	cell  Cell
+	p     Vec2
 	y, r float64
 	fan  [maxFan]Vec2
 	nf   int
@@ -189,6 +235,11 @@ const blockSegs = 8
 // edgeRoad is one edge as Surface needs it: the centre line, the road
 // height at every node, and the junction surfaces at its ends.
 type edgeRoad struct {
+	spec EdgeSpec
+	// clo, chi bound every node grown by the road's reach, from the
+	// junctions alone: the lateral wander is at most curveWander
+	clo, chi Vec2
+	ready    bool // the fields below are filled
 	hw, L, total float64
 	nodes        [MaxSegments]Vec2
 	ys, hs       [MaxSegments]float64
@@ -234,11 +285,12 @@ func (c *SurfaceCache) cellRoads(cell Cell) *cellRoads {
 
 // fill computes the edges leaving cell.
 func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
-	e.cell, e.n, e.j.ok = cell, 0, false
-	if _, ok := c.jc.Junction(cell); !ok {
+	e.cell, e.n, e.j.ok, e.j.ready = cell, 0, false, false
+	p, ok := c.jc.Junction(cell)
+	if !ok {
 		return
 	}
-	c.fillJunction(&e.j, cell)
+	e.j.ok, e.j.cell, e.j.p = true, cell, p
 	var specs [2]EdgeSpec
 	ns := 0
 	if s, ok := edgeX(c.w, c.jc, cell); ok {
@@ -248,15 +300,53 @@ func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
 		specs[ns], ns = s, ns+1
 	}
 	for _, s := range specs[:ns] {
-		c.fillEdge(&e.edges[e.n], s)
+		r := &e.edges[e.n]
+		pb, _ := c.jc.Junction(s.B)
+		m := curveWander + s.HalfWidth() + WalkWidth
+		r.spec, r.ready = s, false
+		r.clo = Vec2{X: math.Min(p.X, pb.X) - m, Z: math.Min(p.Z, pb.Z) - m}
+		r.chi = Vec2{X: math.Max(p.X, pb.X) + m, Z: math.Max(p.Z, pb.Z) + m}
 		e.n++
 	}
+}
+
+// curveWander bounds how far (metres) a centre line's nodes stray from the
+// straight line between its junctions (the two sine terms of edgeNodes),
+// with a metre to spare.
+const curveWander = curveAmplitude*1.35 + 1
+
+// edgeNear reports whether the edge can reach p, filling it if so.
+func (c *SurfaceCache) edgeNear(r *edgeRoad, p Vec2) bool {
+	if p.X < r.clo.X || p.X > r.chi.X || p.Z < r.clo.Z || p.Z > r.chi.Z {
+		return false
+	}
+	if !r.ready {
+		c.fillEdge(r, r.spec)
+		r.ready = true
+	}
+	return true
+}
+
+// junctionCoarse bounds the reach of any junction's surface from its
+// centre (surfaceAt's reach for the widest radius), with a metre to spare.
+var junctionCoarse = junctionRadius(maxHalfWidth) + WalkWidth + maxHalfWidth + 1
+
+// junctionNear reports whether the junction can reach p, filling it if so.
+func (c *SurfaceCache) junctionNear(j *junctionRoad, p Vec2) bool {
+	if !j.ok || p.Dist2(j.p) > junctionCoarse*junctionCoarse {
+		return false
+	}
+	if !j.ready {
+		c.fillJunction(j, j.cell)
+		j.ready = true
+	}
+	return true
 }
 
 func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
 	w := c.w
 	var buf [MaxSegments]Vec2
-	nodes := c.jc.EdgeNodes(s, buf[:0])
+	nodes := c.edgeNodes(s, buf[:0])
 	r.nn = copy(r.nodes[:], nodes)
 	n := r.nn - 1
 	r.hw = s.HalfWidth()
@@ -309,7 +399,7 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 	na := 0
 	var buf [MaxSegments]Vec2
 	for _, e := range c.jc.Arms(cell, specs[:0]) {
-		nodes := c.jc.EdgeNodes(e, buf[:0])
+		nodes := c.edgeNodes(e, buf[:0])
 		d := nodes[1].Sub(nodes[0]).Norm()
 		if e.A != cell {
 			n := len(nodes) - 1
@@ -428,6 +518,9 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 		}
 	}
 	consider := func(r *edgeRoad) {
+		if !c.edgeNear(r, p) {
+			return
+		}
 		if p.X < r.lo.X || p.X > r.hi.X || p.Z < r.lo.Z || p.Z > r.hi.Z {
 			return
 		}
@@ -445,8 +538,10 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	for k := 0; k < e.n; k++ {
 		consider(&e.edges[k])
 	}
-	if s, ok := c.cellRoads(cell).j.surfaceAt(p); ok {
-		take(s)
+	if j := &c.cellRoads(cell).j; c.junctionNear(j, p) {
+		if s, ok := j.surfaceAt(p); ok {
+			take(s)
+		}
 	}
 	if found {
 		return best

@@ -171,8 +171,9 @@ func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
 		info = &c
 	}
 	if withNodes && info.ok {
-		var buf [world.MaxSegments + 1]world.Vec2
-		info.nodes = append([]world.Vec2(nil), g.w.EdgeNodes(info.spec, buf[:0])...)
+		g.mu.Lock() // the surface cache's memo: its road caps need the same lines
+		info.nodes = g.surf.EdgeNodes(info.spec, nil)
+		g.mu.Unlock()
 	}
 	g.mu.Lock()
 	if len(g.edges) >= maxEdges {
@@ -327,12 +328,17 @@ func (g *Generator) roadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2
 			}
 		}
 	}
+	for i := range voxel.ChunkArea {
+		caps[i] = math.MaxInt64
+	}
+	if want == [voxel.ChunkArea]bool{} {
+		return false
+	}
 	g.mu.Lock()
 	g.surf.RoadGrid(x0, z0, size, want[:], onRoad[:], ys[:])
 	g.mu.Unlock()
 	any := false
 	for i := range voxel.ChunkArea {
-		caps[i] = math.MaxInt64
 		if !want[i] || !onRoad[i] {
 			continue
 		}
