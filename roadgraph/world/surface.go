@@ -209,9 +209,9 @@ type junctionRoad struct {
 	ready bool // the fields below p are filled
 	cell  Cell
 	p     Vec2
-	y, r float64
-	fan  [maxFan]Vec2
-	nf   int
+	y, r  float64
+	fan   [maxFan]Vec2
+	nf    int
 	// each arm's mouth, [0, r] along it and ±hw across, is drawn too
 	arm [maxFan / 2]struct {
 		d  Vec2
@@ -238,8 +238,8 @@ type edgeRoad struct {
 	spec EdgeSpec
 	// clo, chi bound every node grown by the road's reach, from the
 	// junctions alone: the lateral wander is at most curveWander
-	clo, chi Vec2
-	ready    bool // the fields below are filled
+	clo, chi     Vec2
+	ready        bool // the fields below are filled
 	hw, L, total float64
 	nodes        [MaxSegments]Vec2
 	ys, hs       [MaxSegments]float64
