@@ -74,30 +74,58 @@ func (b *gridBlock) point(i, j int) Vec2 {
 }
 
 // span clips [lo, hi] (metres, along one axis from origin o) to the
-// indices [a, b) of points o+i+0.5, with a metre to spare either side so
-// rounding never drops a point.
+// indices [a, b) of points o+i+0.5 (0 ≤ a ≤ b), with metres to spare
+// either side so rounding never drops a point.
 func span(lo, hi, o float64, a, b int) (int, int) {
-	from := math.Floor(lo - o - 1.5)
-	to := math.Ceil(hi - o + 0.5)
+	// two metres to spare: truncation stands in for floor (no SSE4.1
+	// rounding at GOAMD64=v1) where the value is positive
+	from, to := lo-o-2, hi-o+2
 	if from > float64(b) || to < float64(a) {
 		return 0, 0
 	}
-	return max(a, int(from)), min(b, int(to))
+	i0, i1 := a, b
+	if from > float64(a) {
+		i0 = int(from)
+	}
+	if to < float64(b) {
+		i1 = int(to) + 1
+	}
+	return i0, i1
 }
+
+// outside is how far v lies outside [lo, hi] (plain comparisons: no NaN
+// here, and math.Max is a call).
+func outside(v, lo, hi float64) float64 {
+	if v < lo {
+		return lo - v
+	}
+	if v > hi {
+		return v - hi
+	}
+	return 0
+}
+
+// lowerBoundSlack (m²) covers the rounding of a squared distance to a
+// segment, ~1e-13 m² here, many times over.
+const lowerBoundSlack = 1e-6
 
 // roadGrid is RoadGrid's per-point state, kept by the cache between calls.
 type roadGrid struct {
 	found []bool
 	best  []Surface
-	// the nearest segment of the edge being rasterised
-	d2, t []float64
-	k     []int32
+	// the nearest segment of the edge being rasterised, valid where
+	// stamp is epoch
+	d2, t   []float64
+	k       []int32
+	stamp   []uint32
+	epoch   uint32
+	touched [][2]int16 // (i, j)
 }
 
 func (c *SurfaceCache) gridScratch(n int) *roadGrid {
 	g := c.grid
 	if g == nil || len(g.found) < n {
-		g = &roadGrid{found: make([]bool, n), best: make([]Surface, n), d2: make([]float64, n), t: make([]float64, n), k: make([]int32, n)}
+		g = &roadGrid{found: make([]bool, n), best: make([]Surface, n), d2: make([]float64, n), t: make([]float64, n), k: make([]int32, n), stamp: make([]uint32, n), touched: make([][2]int16, 0, n)}
 		c.grid = g
 	}
 	return g
@@ -131,43 +159,124 @@ func (g *roadGrid) edge(c *SurfaceCache, r *edgeRoad, b *gridBlock) {
 	if i0 >= i1 || j0 >= j1 {
 		return
 	}
-	for j := j0; j < j1; j++ {
-		for i := i0; i < i1; i++ {
-			g.d2[j*b.n+i], g.k[j*b.n+i] = math.Inf(1), -1
+	// Points not stamped with this edge's epoch have no nearest segment
+	// yet; those that get one are listed in touched.
+	if g.epoch++; g.epoch == 0 { // wrapped: old stamps could match
+		clear(g.stamp)
+		g.epoch = 1
+	}
+	ep := g.epoch
+	g.touched = g.touched[:0]
+	// The nearest segment over those in reach, first index on ties, in
+	// two passes. A segment's nearest point to p is inside it only where p
+	// is beside it (its projection falls on the segment); elsewhere it is
+	// an end. So: each segment at the points beside it, then each node at
+	// the points where it is no farther than the best so far (and in
+	// reach), testing the two segments it ends. The tie rule makes the
+	// order of the tests irrelevant.
+	reach := r.hw + WalkWidth
+	r2 := reach * reach
+	for k := 0; k < r.nn-1; k++ {
+		if g.skipBlock(r, b, k, i0, i1, j0, j1) {
+			k += blockSegs - 1
+			continue
+		}
+		p, q := r.nodes[k], r.nodes[k+1]
+		sj0, sj1 := span(min(p.Z, q.Z)-reach, max(p.Z, q.Z)+reach, b.z0, j0, j1)
+		si0, si1 := span(min(p.X, q.X)-reach, max(p.X, q.X)+reach, b.x0, i0, i1)
+		abx, abz := q.X-p.X, q.Z-p.Z
+		den := abx*abx + abz*abz
+		for j := sj0; j < sj1; j++ {
+			pz := b.z0 + float64(j) + 0.5
+			// beside: 0 ≤ (px-p.X)·abx + (pz-p.Z)·abz ≤ den
+			cz := (pz - p.Z) * abz
+			ri0, ri1 := si0, si1
+			if math.Abs(abx) < 1e-9 {
+				if cz < 0 || cz > den {
+					continue
+				}
+			} else {
+				u0, u1 := p.X-cz/abx, p.X+(den-cz)/abx
+				ri0, ri1 = span(min(u0, u1), max(u0, u1), b.x0, si0, si1)
+			}
+			for i := ri0; i < ri1; i++ {
+				if idx := j*b.n + i; b.want[idx] {
+					g.try(idx, i, j, k, ep, b.x0+float64(i)+0.5-p.X, pz-p.Z, abx, abz)
+				}
+			}
 		}
 	}
-	reach := r.hw + WalkWidth
-	for k := 0; k < r.nn-1; k++ {
-		p, q := r.nodes[k], r.nodes[k+1]
-		si0, si1 := span(math.Min(p.X, q.X)-reach, math.Max(p.X, q.X)+reach, b.x0, i0, i1)
-		sj0, sj1 := span(math.Min(p.Z, q.Z)-reach, math.Max(p.Z, q.Z)+reach, b.z0, j0, j1)
+	for m := 0; m < r.nn; m++ {
+		if bk := min(m, r.nn-2); bk%blockSegs == 0 && m < r.nn-1 && g.skipBlock(r, b, bk, i0, i1, j0, j1) {
+			m += blockSegs - 1
+			continue
+		}
+		nd := r.nodes[m]
+		sj0, sj1 := span(nd.Z-reach, nd.Z+reach, b.z0, j0, j1)
 		for j := sj0; j < sj1; j++ {
-			for i := si0; i < si1; i++ {
+			pz := b.z0 + float64(j) + 0.5
+			dz := pz - nd.Z
+			w := math.Sqrt(max(r2-dz*dz, 0))
+			ri0, ri1 := span(nd.X-w, nd.X+w, b.x0, i0, i1)
+			for i := ri0; i < ri1; i++ {
 				idx := j*b.n + i
 				if !b.want[idx] {
 					continue
 				}
-				if d2, t := r.segDist(b.point(i, j), k); d2 < g.d2[idx] {
-					g.d2[idx], g.t[idx], g.k[idx] = d2, t, int32(k)
+				px := b.x0 + float64(i) + 0.5
+				dx := px - nd.X
+				dn2 := dx*dx + dz*dz
+				if dn2 > r2+lowerBoundSlack || g.stamp[idx] == ep && dn2 > g.d2[idx]+lowerBoundSlack {
+					continue
+				}
+				for k := max(m-1, 0); k <= min(m, r.nn-2); k++ {
+					a, c := r.nodes[k], r.nodes[k+1]
+					g.try(idx, i, j, k, ep, px-a.X, pz-a.Z, c.X-a.X, c.Z-a.Z)
 				}
 			}
 		}
 	}
-	for j := j0; j < j1; j++ {
-		for i := i0; i < i1; i++ {
-			idx := j*b.n + i
-			if g.k[idx] < 0 {
-				continue
-			}
-			p := b.point(i, j)
-			if p.X < r.lo.X || p.X > r.hi.X || p.Z < r.lo.Z || p.Z > r.hi.Z {
-				continue
-			}
-			if s, ok := r.surfaceNear(int(g.k[idx]), g.t[idx], g.d2[idx]); ok {
-				g.take(idx, s)
-			}
+	for _, ij := range g.touched {
+		idx := int(ij[1])*b.n + int(ij[0])
+		p := b.point(int(ij[0]), int(ij[1]))
+		if p.X < r.lo.X || p.X > r.hi.X || p.Z < r.lo.Z || p.Z > r.hi.Z {
+			continue
+		}
+		if s, ok := r.surfaceNear(int(g.k[idx]), g.t[idx], g.d2[idx]); ok {
+			g.take(idx, s)
 		}
 	}
+}
+
+// try tests segment k (ap = p - its start, ab its direction) as point
+// idx's nearest.
+func (g *roadGrid) try(idx, i, j, k int, ep uint32, apx, apz, abx, abz float64) {
+	if g.stamp[idx] != ep {
+		g.stamp[idx] = ep
+		g.touched = append(g.touched, [2]int16{int16(i), int16(j)})
+		g.d2[idx], g.t[idx] = segDist(apx, apz, abx, abz)
+		g.k[idx] = int32(k)
+		return
+	}
+	if g.k[idx] == int32(k) {
+		return
+	}
+	if d2, t := segDist(apx, apz, abx, abz); d2 < g.d2[idx] || d2 == g.d2[idx] && int32(k) < g.k[idx] {
+		g.d2[idx], g.t[idx], g.k[idx] = d2, t, int32(k)
+	}
+}
+
+// skipBlock reports whether the run of segments from k (a multiple of
+// blockSegs), whose box is grown by the reach, misses the grid's
+// [i0, i1) × [j0, j1).
+func (g *roadGrid) skipBlock(r *edgeRoad, b *gridBlock, k, i0, i1, j0, j1 int) bool {
+	if k%blockSegs != 0 {
+		return false
+	}
+	bl := k / blockSegs
+	bi0, bi1 := span(r.blo[bl].X, r.bhi[bl].X, b.x0, i0, i1)
+	bj0, bj1 := span(r.blo[bl].Z, r.bhi[bl].Z, b.z0, j0, j1)
+	return bi0 >= bi1 || bj0 >= bj1
 }
 
 // junction takes the junction's surface at the block's wanted points

@@ -219,10 +219,13 @@ type junctionRoad struct {
 	}
 	na     int
 	corner [maxFan / 2]KerbCorner // between arm i and the next; na of them from two arms on
-	// each corner's bounding box, grown by cornerMargin: most points near
-	// a junction lie outside every corner, and the box says so without
-	// its 18 triangle tests
-	clo, chi [maxFan / 2]Vec2
+	// Boxes around each corner and each of its steps, grown by
+	// cornerMargin, and the squared radius around p past which no fan
+	// triangle or arm mouth reaches: most points near a junction lie
+	// outside most of them, and these say so without the triangle tests.
+	cbox  [maxFan / 2]box
+	sbox  [maxFan / 2][KerbCornerSteps]box
+	fanR2 float64
 }
 
 // cornerMargin grows a kerb corner's bounding box far past any rounding
@@ -426,7 +429,13 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 			gap += 2 * math.Pi
 		}
 		j.corner[i] = JunctionKerbCorner(j.p, j.r, a.d, a.hw, c.d, c.hw, gap)
-		j.clo[i], j.chi[i] = j.corner[i].bounds()
+		cb := box{lo: j.corner[i].In[0], hi: j.corner[i].In[0]}
+		for s := range KerbCornerSteps {
+			j.sbox[i][s] = j.corner[i].stepBounds(s)
+			cb.grow(j.sbox[i][s].lo)
+			cb.grow(j.sbox[i][s].hi)
+		}
+		j.cbox[i] = cb
 	}
 	if na == 1 {
 		// a dead end: the surface closes behind the centre
@@ -436,6 +445,17 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 		j.fan[3] = j.p.Add(a.d.Scale(-a.hw)).Add(ccw.Scale(-a.hw))
 		j.nf = 4
 	}
+	// The fan's triangles lie within its farthest corner of p (they are
+	// convex, with p a vertex), the arms' mouths within √(r²+hw²).
+	far := 0.0
+	for _, f := range j.fan[:j.nf] {
+		far = math.Max(far, f.Sub(j.p).Len())
+	}
+	for _, a := range j.arm[:j.na] {
+		far = math.Max(far, math.Hypot(j.r, a.hw))
+	}
+	far += cornerMargin
+	j.fanR2 = far * far
 }
 
 // surfaceAt is the junction's surface at p: the fan and the arms' mouths
@@ -447,11 +467,18 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	// The kerb corners are drawn a kerb above the fan they overlap.
 	if j.na >= 2 {
 		for i := range j.corner[:j.na] {
-			lo, hi := j.clo[i], j.chi[i]
-			if p.X >= lo.X && p.X <= hi.X && p.Z >= lo.Z && p.Z <= hi.Z && j.corner[i].Contains(p) {
-				return Surface{Y: j.y + KerbHeight}, true
+			if !j.cbox[i].holds(p) {
+				continue
+			}
+			for s := range KerbCornerSteps {
+				if j.sbox[i][s].holds(p) && j.corner[i].stepContains(s, p) {
+					return Surface{Y: j.y + KerbHeight}, true
+				}
 			}
 		}
+	}
+	if p.Dist2(j.p) > j.fanR2 {
+		return Surface{}, false
 	}
 	for i := 0; i < j.nf; i++ {
 		if inTriangle(p, j.p, j.fan[i], j.fan[(i+1)%j.nf]) {
@@ -567,7 +594,8 @@ func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
 			continue
 		}
 		for k := b * blockSegs; k < min(r.nn-1, (b+1)*blockSegs); k++ {
-			if d2, t := r.segDist(p, k); d2 < bestD2 {
+			a, b := r.nodes[k], r.nodes[k+1]
+			if d2, t := segDist(p.X-a.X, p.Z-a.Z, b.X-a.X, b.Z-a.Z); d2 < bestD2 {
 				bestD2, bestK, bestT = d2, k, t
 			}
 		}
@@ -575,13 +603,10 @@ func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
 	return r.surfaceNear(bestK, bestT, bestD2)
 }
 
-// segDist is the squared distance from p to segment k and where along it
-// (0..1) the nearest point lies. Surface and RoadGrid share it, so they
-// agree bit for bit.
-func (r *edgeRoad) segDist(p Vec2, k int) (d2, t float64) {
-	a := r.nodes[k]
-	abx, abz := r.nodes[k+1].X-a.X, r.nodes[k+1].Z-a.Z
-	apx, apz := p.X-a.X, p.Z-a.Z
+// segDist is the squared distance from p to a segment from a to b and
+// where along it (0..1) the nearest point lies, given ap = p-a and
+// ab = b-a. Surface and RoadGrid share it, so they agree bit for bit.
+func segDist(apx, apz, abx, abz float64) (d2, t float64) {
 	t = (apx*abx + apz*abz) / (abx*abx + abz*abz)
 	if t < 0 {
 		t = 0

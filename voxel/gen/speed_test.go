@@ -79,7 +79,8 @@ func bridgeMiddle(g *Generator) world.Vec2 {
 // median of 30 rounds (GEN_COMPARE=1 to run; a measurement, not a check).
 // Cold: a fresh Generator per chunk (nothing memoised: each chunk pays
 // its roads); warm: one Generator per kind, as a client's, whose memos
-// hold the chunk's roads after the first round.
+// hold the chunk's roads after the first round (not its heights: see
+// warmUp).
 func TestCompareOracleSpeed(t *testing.T) {
 	if os.Getenv("GEN_COMPARE") == "" {
 		t.Skip("set GEN_COMPARE=1")
@@ -107,6 +108,8 @@ func TestCompareOracleSpeed(t *testing.T) {
 						g := warm[i]
 						if cold {
 							g = New(testSeed)
+						} else {
+							warmUp(g)
 						}
 						t0 := threadCPU()
 						gen.f(g, tc.p, &c)
