@@ -277,3 +277,13 @@ func TestNoBlockPokesThroughARoad(t *testing.T) {
 		require.Positive(t, checked)
 	}
 }
+
+func TestFloorIsMathFloor(t *testing.T) {
+	for _, v := range []float64{0, -0.0, 0.5, -0.5, 1, -1, 1 - 1e-16, -1 + 1e-16, 31.999999, -31.000001, 1e15 + 0.5, -1e15 - 0.5, 4503599627370497, -4503599627370497} {
+		assert.Equal(t, int64(math.Floor(v)), floor(v), "%v", v)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		v := rapid.Float64Range(-1e12, 1e12).Draw(rt, "v")
+		require.Equal(rt, int64(math.Floor(v)), floor(v))
+	})
+}
