@@ -87,10 +87,17 @@ type Generator struct {
 }
 
 // columnHeights is a chunk column's terrain heights at its column centres
-// (index z<<5|x) and their extremes; never written once memoised.
+// (index z<<5|x) and their extremes, never written once memoised, and its
+// roads, computed once by the first chunk of the column that needs them
+// (they depend on the column alone; a road chunk's neighbour above or
+// below often needs them too).
 type columnHeights struct {
 	h      [voxel.ChunkArea]float64
 	lo, hi float64
+	roads  sync.Once
+	road   [voxel.ChunkArea]bool  // a road or a junction's surface covers the column
+	caps   [voxel.ChunkArea]int64 // the first block above the road (world Y) where lower than floor(h), else MaxInt64
+	capped bool                   // any cap is set
 }
 
 // maxColumns bounds the height memo (8 KiB a column); when full it starts
@@ -194,13 +201,32 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 	return c
 }
 
-// columns is the per-chunk precomputation: per column whether a road
-// covers it, and the lowest and highest terrain top (first air block,
-// world Y).
+// columns is markRoads' result: per column whether a road covers it, and
+// the junctions whose surface may reach the chunk column.
 type columns struct {
 	road      [voxel.ChunkArea]bool // index z<<5|x
-	lo, hi    int64                 // min and max top
-	junctions []world.Vec2          // junctions whose surface may reach the chunk
+	junctions []world.Vec2
+}
+
+// noRoads is a chunk column's road data where no top block can lie in the
+// chunk (roads cannot matter there).
+var noRoads = func() *columnHeights {
+	ch := new(columnHeights)
+	for i := range ch.caps {
+		ch.caps[i] = math.MaxInt64
+	}
+	return ch
+}()
+
+// roadsOf computes the roads of the chunk column once.
+func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *columnHeights {
+	ch.roads.Do(func() {
+		var col columns
+		g.markRoads(&col, ox, oz)
+		ch.capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ch.caps)
+		ch.road = col.road
+	})
+	return ch
 }
 
 // Generate fills c, which must be all air, with chunk p.
@@ -218,26 +244,24 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	}
 	heights := g.heights(p.X, p.Z, ox, oz)
 	hs := &heights.h
-	var col columns
 	// floor is monotonic, so the extreme tops are the extreme heights'.
-	col.lo, col.hi = floor(heights.lo), floor(heights.hi)
+	lo, hi := floor(heights.lo), floor(heights.hi)
 	// Nothing but air: above every column top and above the water.
-	if y0 >= col.hi && y0 >= waterTop {
+	if y0 >= hi && y0 >= waterTop {
 		return
 	}
 	// Nothing but stone: below every column's dirt, however far a road
 	// lowers it.
-	if y1 <= col.lo-1-dirtDepth-1-roadDrop {
+	if y1 <= lo-1-dirtDepth-1-roadDrop {
 		c.Fill(voxel.Stone)
 		return
 	}
 	// Roads matter only where a top block can lie in this chunk.
-	var caps [voxel.ChunkArea]int64
-	capped := false
-	if col.hi > y0 && col.lo-2-roadDrop < y1 {
-		g.markRoads(&col, ox, oz)
-		capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return floor(hs[i]) }, &caps)
+	roads := noRoads
+	if hi > y0 && lo-2-roadDrop < y1 {
+		roads = g.roadsOf(heights, ox, oz)
 	}
+	caps, capped := &roads.caps, roads.capped
 	var runs voxel.Columns
 	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
 	water := waterTop - y0
@@ -248,7 +272,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		}
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
-		case col.road[i] && h >= world.WaterLevel: // roads on land only
+		case roads.road[i] && h >= world.WaterLevel: // roads on land only
 			topBlock = voxel.Gravel
 		case t+y0 <= beachTop:
 			topBlock, under = voxel.Sand, voxel.Sand

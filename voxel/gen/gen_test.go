@@ -181,9 +181,9 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 }
 
-// warmUp drops g's column heights and keeps its road memos: a client
-// generates a chunk column's three chunks once, but its neighbours share
-// the roads.
+// warmUp drops g's column heights (and the roads memoised with them) and
+// keeps its edge and surface memos: a client generates a chunk column's
+// chunks once, but its neighbours share the roads' edges.
 func warmUp(g *Generator) {
 	g.mu.Lock()
 	clear(g.columns)
