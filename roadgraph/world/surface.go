@@ -480,14 +480,20 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	if p.Dist2(j.p) > j.fanR2 {
 		return Surface{}, false
 	}
-	for i := 0; i < j.nf; i++ {
-		if inTriangle(p, j.p, j.fan[i], j.fan[(i+1)%j.nf]) {
-			return Surface{Y: j.y, Road: true}, true
-		}
-	}
+	// The fan and the arms' mouths are the same carriageway: the mouths
+	// (two dot products each) first.
 	q := p.Sub(j.p)
 	for _, a := range j.arm[:j.na] {
 		if u := q.Dot(a.d); u >= 0 && u <= j.r && math.Abs(q.Dot(a.d.Perp())) <= a.hw {
+			return Surface{Y: j.y, Road: true}, true
+		}
+	}
+	for i := 0; i < j.nf; i++ {
+		next := i + 1
+		if next == j.nf {
+			next = 0
+		}
+		if inTriangle(p, j.p, j.fan[i], j.fan[next]) {
 			return Surface{Y: j.y, Road: true}, true
 		}
 	}
