@@ -94,7 +94,12 @@ type Generator struct {
 type columnHeights struct {
 	h      [voxel.ChunkArea]float64
 	lo, hi float64
-	roads  sync.Once
+	once   sync.Once
+	roads  *roadInfo
+}
+
+// roadInfo is what the roads do to a chunk column.
+type roadInfo struct {
 	road   [voxel.ChunkArea]bool  // a road or a junction's surface covers the column
 	caps   [voxel.ChunkArea]int64 // the first block above the road (world Y) where lower than floor(h), else MaxInt64
 	capped bool                   // any cap is set
@@ -208,25 +213,31 @@ type columns struct {
 	junctions []world.Vec2
 }
 
-// noRoads is a chunk column's road data where no top block can lie in the
-// chunk (roads cannot matter there).
-var noRoads = func() *columnHeights {
-	ch := new(columnHeights)
-	for i := range ch.caps {
-		ch.caps[i] = math.MaxInt64
+// noRoads is the road data of a chunk column no road comes near, and of
+// chunks where no top block can lie (roads cannot matter there).
+var noRoads = func() *roadInfo {
+	ri := new(roadInfo)
+	for i := range ri.caps {
+		ri.caps[i] = math.MaxInt64
 	}
-	return ch
+	return ri
 }()
 
 // roadsOf computes the roads of the chunk column once.
-func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *columnHeights {
-	ch.roads.Do(func() {
+func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *roadInfo {
+	ch.once.Do(func() {
 		var col columns
 		g.markRoads(&col, ox, oz)
-		ch.capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ch.caps)
-		ch.road = col.road
+		if len(col.junctions) == 0 && col.road == [voxel.ChunkArea]bool{} {
+			ch.roads = noRoads
+			return
+		}
+		ri := new(roadInfo)
+		ri.capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ri.caps)
+		ri.road = col.road
+		ch.roads = ri
 	})
-	return ch
+	return ch.roads
 }
 
 // Generate fills c, which must be all air, with chunk p.
