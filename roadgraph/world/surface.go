@@ -611,16 +611,19 @@ func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
 
 // segDist is the squared distance from p to a segment from a to b and
 // where along it (0..1) the nearest point lies, given ap = p-a and
-// ab = b-a. Surface and RoadGrid share it, so they agree bit for bit.
+// ab = b-a. Surface and RoadGrid share it, so they agree bit for bit;
+// every product is rounded before it is added (explicit float64), or at
+// GOAMD64=v3 the compiler would fuse multiply-adds differently where it is
+// inlined into different code.
 func segDist(apx, apz, abx, abz float64) (d2, t float64) {
-	t = (apx*abx + apz*abz) / (abx*abx + abz*abz)
+	t = (float64(apx*abx) + float64(apz*abz)) / (float64(abx*abx) + float64(abz*abz))
 	if t < 0 {
 		t = 0
 	} else if t > 1 {
 		t = 1
 	}
-	dx, dz := apx-abx*t, apz-abz*t
-	return dx*dx + dz*dz, t
+	dx, dz := apx-float64(abx*t), apz-float64(abz*t)
+	return float64(dx*dx) + float64(dz*dz), t
 }
 
 // surfaceNear is the road's surface at a point whose nearest segment is k
