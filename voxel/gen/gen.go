@@ -16,11 +16,15 @@
 //   - the lake (h < WaterLevel) fills with water from the bed up to the water
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
-// Roads near a chunk are found once per chunk, and only for chunks whose Y
-// range holds a column top; column heights are one world.HeightGrid per
-// chunk column; blocks are written with voxel.Chunk.FillColumns. The
-// generator before issue 16 is kept in oracle_test.go (with the road-surface
-// caps, which it shares) and the output must match it block for block.
+// Roads near a chunk column are found once per column (memoised with its
+// heights), and only for chunks whose Y range holds a column top; the road
+// surface under the candidate columns is one world.SurfaceCache.RoadGrid
+// (world.Surface's answers, bit for bit); column heights are one
+// world.HeightGrid per chunk column; blocks are written with
+// voxel.Chunk.FillColumns. The generator before issue 16 is kept in
+// oracle_test.go, with the version-2 caps queried per column (the output
+// must match it block for block) and without them (version 1: the output
+// differs only on roads).
 package gen
 
 import (
