@@ -110,3 +110,22 @@ func BenchmarkRoadGrid(b *testing.B) {
 		}
 	})
 }
+
+// The generator asks RoadGrid only within JunctionRoadReach of a junction
+// (off the roads' bands): no junction's carriageway reaches farther.
+func TestJunctionRoadReachBoundsTheFan(t *testing.T) {
+	w := New(412)
+	c := NewSurfaceCache(w)
+	n := 0
+	for i := int32(-20); i < 20; i++ {
+		for j := int32(-20); j < 20; j++ {
+			e := c.cellRoads(Cell{I: i, J: j})
+			if !c.junctionNear(&e.j, e.j.p) {
+				continue
+			}
+			n++
+			require.LessOrEqual(t, e.j.fanR2, JunctionRoadReach*JunctionRoadReach, "junction %v", e.j.cell)
+		}
+	}
+	require.Greater(t, n, 1000)
+}

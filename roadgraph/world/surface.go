@@ -500,6 +500,11 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	return Surface{}, false
 }
 
+// JunctionRoadReach bounds how far from a junction's centre its
+// carriageway (the fan and the arms' mouths) reaches: √(r²+hw²) for the
+// widest radius and half width, and the fan test's margin.
+var JunctionRoadReach = math.Hypot(junctionRadius(maxHalfWidth), maxHalfWidth) + cornerMargin
+
 // maxHalfWidth bounds every road's half width: with the sidewalk it bounds
 // how far past the radius a junction's corners reach.
 const maxHalfWidth = AvenueHalfWidth

@@ -213,9 +213,21 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 // columns is markRoads' result: per column whether a road covers it, and
 // the junctions whose surface may reach the chunk column.
 type columns struct {
-	road      [voxel.ChunkArea]bool // index z<<5|x
+	road [voxel.ChunkArea]bool // index z<<5|x
+	// near: within a road's half width and nearMargin of its centre line
+	// (a superset of the columns world.Surface puts on an edge's road,
+	// whatever the rounding)
+	near      [voxel.ChunkArea]bool
 	junctions []world.Vec2
 }
+
+// nearMargin (m) covers the rounding difference between rasterise's
+// distance and world.Surface's many times over.
+const nearMargin = 0.01
+
+// junctionRoad bounds, with room to spare, how far from its centre a
+// junction's carriageway reaches.
+var junctionRoad = world.JunctionRoadReach + 0.1
 
 // noRoads is the road data of a chunk column no road comes near, and of
 // chunks where no top block can lie (roads cannot matter there).
@@ -237,7 +249,7 @@ func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *roadInfo {
 			return
 		}
 		ri := new(roadInfo)
-		ri.capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ri.caps)
+		ri.capped = g.roadCaps(&col, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ri.caps)
 		ri.road = col.road
 		ch.roads = ri
 	})
@@ -356,12 +368,15 @@ next:
 // too, and reports whether any was set: the ground's top is floor(h)
 // except where the road's surface is lower (a level junction on a slope,
 // and the ease towards it, or between two nodes where the terrain bulges),
-// so no block pokes through a road. Only the columns marked as road and
-// those near a junction can be on a road; the world answers for all of
-// them at once (world.SurfaceCache.RoadGrid, Surface's answers bit for
-// bit).
-func (g *Generator) roadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
+// so no block pokes through a road. The world answers for the candidate
+// columns at once (world.SurfaceCache.RoadGrid, Surface's answers bit for
+// bit): those marked as road, and those within junctionReach of a
+// junction (as generator version 2 first asked) that can be on a road at
+// all: near an edge's centre line or within reach of a junction's
+// carriageway.
+func (g *Generator) roadCaps(col *columns, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
 	x0, z0 := float64(ox), float64(oz)
+	road := &col.road
 	var want, onRoad [voxel.ChunkArea]bool
 	var ys [voxel.ChunkArea]float64
 	for i := range voxel.ChunkArea {
@@ -370,8 +385,8 @@ func (g *Generator) roadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2
 			continue
 		}
 		x, z := x0+float64(i&(size-1))+0.5, z0+float64(i>>voxel.ChunkBits)+0.5
-		for _, j := range junctions {
-			if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
+		for _, j := range col.junctions {
+			if d2 := (x-j.X)*(x-j.X) + (z-j.Z)*(z-j.Z); d2 < junctionRoad*junctionRoad || col.near[i] && d2 < junctionReach*junctionReach {
 				want[i] = true
 				break
 			}
@@ -446,17 +461,20 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 	}
 }
 
-// rasterise marks columns whose centre lies within hw of the polyline.
+// rasterise marks columns whose centre lies within hw of the polyline as
+// road, and within hw+nearMargin as near.
 // Columns already marked are not tested again (marking is an OR over
 // segments, so the order and skipped tests do not matter).
 func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 	hw2 := hw * hw
+	nw := hw + nearMargin
+	nw2 := nw * nw
 	for k := 1; k < len(nodes); k++ {
 		a, b := nodes[k-1], nodes[k]
-		minX := int(math.Floor(math.Min(a.X, b.X) - hw - x0))
-		maxX := int(math.Ceil(math.Max(a.X, b.X) + hw - x0))
-		minZ := int(math.Floor(math.Min(a.Z, b.Z) - hw - z0))
-		maxZ := int(math.Ceil(math.Max(a.Z, b.Z) + hw - z0))
+		minX := int(math.Floor(math.Min(a.X, b.X) - nw - x0))
+		maxX := int(math.Ceil(math.Max(a.X, b.X) + nw - x0))
+		minZ := int(math.Floor(math.Min(a.Z, b.Z) - nw - z0))
+		maxZ := int(math.Ceil(math.Max(a.Z, b.Z) + nw - z0))
 		if maxX < 0 || maxZ < 0 || minX >= size || minZ >= size {
 			continue
 		}
@@ -464,6 +482,7 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 		l2 := ab.Dot(ab)
 		for z := max(minZ, 0); z <= min(maxZ, size-1); z++ {
 			row := (*[size]bool)(col.road[z<<voxel.ChunkBits:])
+			near := (*[size]bool)(col.near[z<<voxel.ChunkBits:])
 			for x := max(minX, 0); x <= min(maxX, size-1); x++ {
 				if row[x] {
 					continue
@@ -473,8 +492,9 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 				if l2 > 0 {
 					t = clamp01(p.Sub(a).Dot(ab) / l2)
 				}
-				if p.Dist2(a.Add(ab.Scale(t))) <= hw2 {
-					row[x] = true
+				if d2 := p.Dist2(a.Add(ab.Scale(t))); d2 <= nw2 {
+					near[x] = true
+					row[x] = d2 <= hw2
 				}
 			}
 		}
