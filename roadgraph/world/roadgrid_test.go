@@ -129,3 +129,27 @@ func TestJunctionRoadReachBoundsTheFan(t *testing.T) {
 	}
 	require.Greater(t, n, 1000)
 }
+
+// A cell's edges are filled only when a query falls in their coarse box,
+// made from the junctions alone: it must hold every node grown by the
+// road's reach (the box Surface tests first).
+func TestEdgeCoarseBoxHoldsTheRoad(t *testing.T) {
+	for _, seed := range []uint64{412, 7} {
+		w := New(seed)
+		c := NewSurfaceCache(w)
+		n := 0
+		for i := int32(-25); i < 25; i++ {
+			for j := int32(-25); j < 25; j++ {
+				e := c.cellRoads(Cell{I: i, J: j})
+				for k := range e.edges[:e.n] {
+					r := &e.edges[k]
+					require.True(t, c.edgeNear(r, r.clo), "fills at the box's corner")
+					require.True(t, r.clo.X <= r.lo.X && r.clo.Z <= r.lo.Z && r.chi.X >= r.hi.X && r.chi.Z >= r.hi.Z,
+						"seed %d edge %v: box %v..%v, road %v..%v", seed, r.spec, r.clo, r.chi, r.lo, r.hi)
+					n++
+				}
+			}
+		}
+		require.Greater(t, n, 2000)
+	}
+}
