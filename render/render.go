@@ -194,6 +194,7 @@ type Stats struct {
 	Trees                                   int // tree instances drawn
 	TreesDropped                            int // over capacity
 	DynamicDropped                          int // dynamic vertices over capacity
+	HUDDropped                              int // HUD quads over the HUD buffer's capacity
 	TargetW                                 int // off-screen target size
 	TargetH                                 int
 	Scale                                   float64
@@ -267,6 +268,7 @@ type Renderer struct {
 	lastPresent time.Time
 	drawStart   time.Time
 	keys        map[Key]bool // pressed since the last Present (edge-triggered)
+	pad         glfw.Joystick // the gamepad read, or noPad
 }
 
 var glfwUsers int
@@ -336,6 +338,8 @@ func Open(opt Options) (r *Renderer, err error) {
 	}
 	r = &Renderer{opt: opt, win: win, keys: map[Key]bool{}}
 	win.SetKeyCallback(r.onKey)
+	r.pad = findPad()
+	glfw.SetJoystickCallback(r.onJoystick)
 	if err := r.setup(); err != nil {
 		r.Close()
 		return nil, err

@@ -1,0 +1,62 @@
+package game
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/cmd/citydrive/internal/remote"
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
+)
+
+// edge is a straight road along x at z, nodes every 4 m.
+func edge(x0, x1, z float64) *roadgraph.Edge {
+	e := &roadgraph.Edge{}
+	for x := x0; x <= x1; x += 4 {
+		e.Nodes = append(e.Nodes, world.Vec2{X: x, Z: z})
+	}
+	e.Min, e.Max = e.Nodes[0], e.Nodes[len(e.Nodes)-1]
+	return e
+}
+
+func TestMinimapRoads(t *testing.T) {
+	at := world.Vec2{X: 1000, Z: 2000}
+	near := edge(1000, 1100, 2010) // 26 nodes, 100 m
+	far := edge(5000, 5100, 2000)
+	got := appendRoads(nil, []*roadgraph.Edge{near, far}, at, 300, 12, 100)
+	require.NotEmpty(t, got)
+	require.Zero(t, len(got)%4)
+	// Relative to the car, joined end to end, from the edge's start to its end.
+	assert.Equal(t, []float32{0, 10}, got[0:2])
+	assert.Equal(t, []float32{100, 10}, got[len(got)-2:])
+	for i := 4; i < len(got); i += 4 {
+		assert.Equal(t, got[i-2:i], got[i:i+2], "segments join")
+	}
+	// Decimated: 12 m steps (4 m nodes: every third), not 25 segments.
+	assert.Len(t, got, 4*9)
+	// The limit holds.
+	assert.Len(t, appendRoads(nil, []*roadgraph.Edge{near}, at, 300, 1, 5), 4*5)
+	// The part of a long edge outside reach is not drawn.
+	long := edge(0, 4000, 2000)
+	seg := appendRoads(nil, []*roadgraph.Edge{long}, at, 50, 12, 1000)
+	for i := 0; i < len(seg); i += 2 {
+		assert.InDelta(t, 0, seg[i], 50+12)
+	}
+}
+
+func TestMinimapFillAllocatesNothing(t *testing.T) {
+	g := roadgraph.New(world.New(412))
+	at := world.Vec2{}
+	g.EnsureAround(at)
+	m := newMinimap()
+	others := []remote.Pose{{X: 30, Z: -40}}
+	view := m.fill(g, at, 0.3, others)
+	assert.NotEmpty(t, view.Roads)
+	assert.Equal(t, []float32{30, -40}, view.Others)
+	assert.InDelta(t, 0.3, view.Heading, 1e-12)
+	assert.Zero(t, testing.AllocsPerRun(20, func() { m.fill(g, at, 0.3, others) }))
+	m.headingUp = true
+	assert.True(t, m.fill(g, at, 0.3, others).HeadingUp)
+}
