@@ -267,7 +267,7 @@ type Renderer struct {
 
 	lastPresent time.Time
 	drawStart   time.Time
-	keys        map[Key]bool // pressed since the last Present (edge-triggered)
+	keys        map[Key]bool  // pressed since the last Present (edge-triggered)
 	pad         glfw.Joystick // the gamepad read, or noPad
 }
 

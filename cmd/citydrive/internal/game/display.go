@@ -28,8 +28,8 @@ type Display interface {
 
 // Keys is the keyboard and gamepad, read once per frame into Controls.
 type Keys interface {
-	Down(k render.Key) bool           // held now
-	Pressed(k render.Key) bool        // went down since the last Present
+	Down(k render.Key) bool          // held now
+	Pressed(k render.Key) bool       // went down since the last Present
 	Gamepad() (render.Gamepad, bool) // false: no gamepad connected
 }
 

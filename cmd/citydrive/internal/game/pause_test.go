@@ -57,8 +57,8 @@ type scriptedDisplay struct {
 	keys fakeKeys
 }
 
-func (d *scriptedDisplay) Down(k render.Key) bool           { return d.keys.Down(k) }
-func (d *scriptedDisplay) Pressed(k render.Key) bool        { return d.keys.Pressed(k) }
+func (d *scriptedDisplay) Down(k render.Key) bool          { return d.keys.Down(k) }
+func (d *scriptedDisplay) Pressed(k render.Key) bool       { return d.keys.Pressed(k) }
 func (d *scriptedDisplay) Gamepad() (render.Gamepad, bool) { return d.keys.Gamepad() }
 
 func (d *scriptedDisplay) Present() { clear(d.keys.pressed) }
