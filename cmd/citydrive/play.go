@@ -222,7 +222,9 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	after := fs.Duration("after", 20*time.Second, "drive this long with the autopilot (simulated, 60 Hz) before the picture")
 	out := fs.String("o", "shot.png", "output PNG")
 	view := fs.String("view", "chase", "camera: chase or top")
-	hud := fs.Bool("hud", false, "draw the HUD into the picture")
+	hud := fs.Bool("hud", false, "draw the HUD (and the minimap) into the picture")
+	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
+	paused := fs.Bool("paused", false, "draw the pause menu over the picture (key Esc)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -267,6 +269,10 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
+	s.SetMinimapHeadingUp(*headingUp)
+	if *paused {
+		s.Pause()
+	}
 	if err := s.SaveScreenshot(*out); err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (l *Layout) Menu(w, h int, m *Menu) (x0, y0, x1, y1 float32) {
 	lw = max(lw, l.TextWidth(m.Hint))
 	pad := 12 * sc
 	lh := big.LineHeight()
-	ph := pad + lh*1.6 + float32(len(m.Items))*lh + l.LineHeight() + pad
+	ph := pad + lh*1.6 + float32(len(m.Items))*lh + lh/2 + l.LineHeight() + pad
 	pw := lw + 2*pad
 	x0, y0 = float32(int((float32(w)-pw)/2)), float32(int((float32(h)-ph)/2))
 	x1, y1 = x0+pw, y0+ph
@@ -49,6 +49,6 @@ func (l *Layout) Menu(w, h int, m *Menu) (x0, y0, x1, y1 float32) {
 		y += lh
 	}
 	l.V, l.Dropped = big.V, big.Dropped
-	l.Text(x0+pad, y, m.Hint, Faint)
+	l.Text(x0+pad, y+lh/2, m.Hint, Faint)
 	return
 }

@@ -79,3 +79,7 @@ func appendRoads(dst []float32, edges []*roadgraph.Edge, at world.Vec2, reach, s
 	}
 	return dst
 }
+
+// SetMinimapHeadingUp turns the minimap with the car (true) or keeps
+// north up, as key M toggles.
+func (s *Session) SetMinimapHeadingUp(on bool) { s.mini.headingUp = on }

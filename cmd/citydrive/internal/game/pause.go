@@ -88,3 +88,8 @@ func (s *Session) pausedFrame(in Controls, dt float64) bool {
 
 // Paused reports whether the pause menu is open.
 func (s *Session) Paused() bool { return s.pause.open }
+
+// Pause opens the pause menu as Esc does (pictures of it, tests).
+func (s *Session) Pause() {
+	s.pausedFrame(Controls{Pause: !s.pause.open}, 0)
+}

@@ -96,6 +96,7 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	require.Greater(t, s.car.Speed(), 3.0)
 	assert.Greater(t, snd.last.Volume, 0.0, "the engine is heard while driving")
 	assert.Equal(t, 1.0, snd.last.Throttle)
+	assert.Zero(t, testing.AllocsPerRun(20, func() { s.feedSound(false) }), "feeding the sound allocates nothing")
 
 	d.press(render.KeyEscape)
 	require.NoError(t, s.Frame(frame))
