@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,13 +103,41 @@ func TestMuteOpensNoDevice(t *testing.T) {
 	s.Close()
 }
 
+// pulledDevice wraps a device and signals the first read of its stream.
+type pulledDevice struct {
+	Device
+	pulled chan struct{}
+	once   sync.Once
+}
+
+func (d *pulledDevice) Play(src io.Reader) (func(), error) {
+	return d.Device.Play(readFunc(func(p []byte) (int, error) {
+		d.once.Do(func() { close(d.pulled) })
+		return src.Read(p)
+	}))
+}
+
+type readFunc func([]byte) (int, error)
+
+func (f readFunc) Read(p []byte) (int, error) { return f(p) }
+
 // The machine's own device: wherever the tests run (with or without a
-// sound card) opening it never fails, and a second open in the process is
-// refused quietly.
-func TestMachineDeviceNeverFails(t *testing.T) {
-	s := Open(nil, false, slog.New(slog.DiscardHandler))
-	s.Set(sound.Params{})
+// sound card) opening it never fails; where it plays, oto pulls the
+// stream; a second open in the process is refused quietly. (Without a
+// card, an ALSA null device exercises the playing half:
+// HOME=/tmp/x with /tmp/x/.asoundrc holding "pcm.!default { type null }".)
+func TestMachineDevice(t *testing.T) {
+	dev := &pulledDevice{Device: Oto{}, pulled: make(chan struct{})}
+	s := Open(dev, false, slog.New(slog.DiscardHandler))
+	s.Set(sound.Params{Speed: 10, Volume: 0.01})
 	t.Logf("machine audio device playing: %v", s.Playing())
+	if s.Playing() {
+		select {
+		case <-dev.pulled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("oto never read the stream")
+		}
+	}
 	second := Open(nil, false, slog.New(slog.DiscardHandler))
 	assert.False(t, second.Playing())
 	second.Close()
