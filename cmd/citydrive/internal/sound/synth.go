@@ -98,6 +98,7 @@ type Synth struct {
 	noise          uint32
 	bp1, bp2       float64 // band-pass state (tyres)
 	lp             float64 // low-pass state (engine rumble)
+	buzz           float64 // low-pass state (engine buzz)
 }
 
 // New makes a synthesiser at SampleRate, silent until Set.
@@ -135,17 +136,22 @@ func (s *Synth) Fill(buf []float32) {
 		s.slip += (slip - s.slip) * k
 		s.vol += (vol - s.vol) * k
 
-		// Engine: a fundamental with two harmonics, and rumble (noise
-		// low-passed, loudest under load) so it is not a pure organ tone.
-		s.phase += s.hz / s.rate
+		// Engine: the firing fundamental with two harmonics, plus a
+		// band-limited sawtooth at the same phase low-passed by a cutoff
+		// that opens with the throttle (a buzz that small speakers play
+		// even at idle, where the fundamental is below 30 Hz, brighter
+		// under load), and rumble (low-passed noise).
+		dp := s.hz / s.rate
+		s.phase += dp
 		if s.phase >= 1 {
 			s.phase--
 		}
 		p := 2 * math.Pi * s.phase
 		tone := math.Sin(p) + 0.5*math.Sin(2*p+0.4) + 0.25*math.Sin(3*p+1.1)
+		s.buzz += (saw(s.phase, dp) - s.buzz) * (buzzDull + buzzBright*s.gain)
 		n := s.white()
 		s.lp += (n - s.lp) * 0.05
-		engine := s.gain * (0.55*tone + (0.6+throttle)*0.8*s.lp)
+		engine := s.gain * (0.5*tone + 0.35*s.buzz + (0.6+throttle)*0.6*s.lp)
 
 		// Tyres: noise through the resonator, wobbling at a few Hz.
 		s.wobble += 5.3 / s.rate
@@ -158,6 +164,27 @@ func (s *Synth) Fill(buf []float32) {
 
 		buf[i] = float32(clamp(s.vol*(engine+tyres), -1, 1))
 	}
+}
+
+// Buzz low-pass coefficients per sample: the cutoff opens with the gain.
+const (
+	buzzDull   = 0.04
+	buzzBright = 0.5
+)
+
+// saw is a sawtooth in [-1, 1] at phase (0..1) advancing dp a sample,
+// with its jump smoothed (polyBLEP) so it does not alias.
+func saw(phase, dp float64) float64 {
+	v := 2*phase - 1
+	switch {
+	case phase < dp:
+		t := phase / dp
+		v -= t + t - t*t - 1
+	case phase > 1-dp:
+		t := (phase - 1) / dp
+		v -= t*t + t + t + 1
+	}
+	return v
 }
 
 // white is a uniform sample in [-1, 1) from a xorshift generator

@@ -46,12 +46,14 @@ func (d *nullDevice) pull(t *testing.T, secs float64) []float32 {
 }
 
 // zeroCrossHz estimates the pitch from upward zero crossings of a
-// smoothed signal (the engine tone's harmonics and rumble smoothed away).
+// signal low-passed twice (the engine's harmonics, buzz and rumble
+// smoothed away).
 func zeroCrossHz(x []float32) float64 {
-	var lp, prev float64
+	var lp1, lp, prev float64
 	ups, first, last := 0, -1, -1
 	for i, v := range x {
-		lp += (float64(v) - lp) * 0.02
+		lp1 += (float64(v) - lp1) * 0.02
+		lp += (lp1 - lp) * 0.02
 		if prev < 0 && lp >= 0 {
 			if first < 0 {
 				first = i
