@@ -202,7 +202,7 @@ const keyHelp = `
 Keys:
   W/S or arrows   throttle / brake (hold brake to reverse)    A/D   steer
   Backspace       back on the road       P  autopilot          R  dry / wet weather
-  C               top view               H  HUD                M  minimap north-up / heading-up
+  C               top view               H  HUD and minimap    M  minimap north-up / heading-up
   E / Q           dig / build a block ahead                    F1 time of day
   F12             screenshot             Ctrl+1/2/3  wireframe / slot boxes / build-age tint
   Esc             pause menu: Esc resumes, Up/Down + Enter picks, Q quits

@@ -7,6 +7,7 @@ import "math"
 // as the world has them), north-up or turned so the car points up.
 type Minimap struct {
 	Roads     []float32 // segments x0, z0, x1, z1, relative to the car
+	Water     []float32 // world-aligned rectangles x0, z0, x1, z1, relative to the car
 	Others    []float32 // remote players x, z, relative to the car
 	Heading   float64   // the car's heading: 0 faces +x, increasing towards -z
 	HeadingUp bool      // turn the map with the car (else north, -z, is up)
@@ -15,7 +16,8 @@ type Minimap struct {
 
 // Minimap colours.
 var (
-	MapBack   = Colour{0.05, 0.07, 0.09, 0.72}
+	MapBack   = Colour{0.1, 0.11, 0.09, 0.93}
+	MapWater  = Colour{0.13, 0.28, 0.46, 1}
 	MapEdge   = Colour{0.85, 0.88, 0.9, 0.5}
 	MapRoad   = Colour{0.78, 0.8, 0.82, 0.95}
 	MapCar    = Colour{1, 0.8, 0.2, 1}
@@ -107,6 +109,53 @@ func (v MapView) ClampToEdge(px, py, inset float32) (float32, float32) {
 	return v.CX + dx*h/m, v.CY + dy*h/m
 }
 
+// maxClipped is the most corners a quad can have after clipping to the
+// square: each of the four edges adds at most one.
+const maxClipped = 8
+
+// ClipQuad cuts a convex quad (screen pixels) to the view's square
+// (Sutherland–Hodgman, on fixed arrays: nothing allocated) and returns the
+// corners of what is left, n = 0 when nothing is.
+func (v MapView) ClipQuad(q [4][2]float32) (out [maxClipped][2]float32, n int) {
+	var buf [maxClipped][2]float32
+	copy(out[:], q[:])
+	n = 4
+	lo := [2]float32{v.CX - v.Half, v.CY - v.Half}
+	hi := [2]float32{v.CX + v.Half, v.CY + v.Half}
+	for edge := range 4 {
+		axis, keepBelow := edge/2, edge%2 == 1
+		lim := lo[axis]
+		if keepBelow {
+			lim = hi[axis]
+		}
+		in := func(p [2]float32) bool {
+			if keepBelow {
+				return p[axis] <= lim
+			}
+			return p[axis] >= lim
+		}
+		m := 0
+		for i := range n {
+			a, b := out[i], out[(i+1)%n]
+			ina, inb := in(a), in(b)
+			if ina {
+				buf[m] = a
+				m++
+			}
+			if ina != inb {
+				t := (lim - a[axis]) / (b[axis] - a[axis])
+				buf[m] = [2]float32{a[0] + t*(b[0]-a[0]), a[1] + t*(b[1]-a[1])}
+				m++
+			}
+		}
+		out, n = buf, m
+		if n == 0 {
+			return out, 0
+		}
+	}
+	return out, n
+}
+
 func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
 
 // tri appends one solid triangle.
@@ -154,6 +203,18 @@ func (l *Layout) Minimap(x0, y0, side float32, m *Minimap) {
 	v := NewMapView(x0+half, y0+half, half, m.Range, m.Heading, m.HeadingUp)
 	l.Rect(x0-sc, y0-sc, x0+side+sc, y0+side+sc, MapEdge)
 	l.Rect(x0, y0, x0+side, y0+side, MapBack)
+	for i := 0; i+3 < len(m.Water); i += 4 {
+		x0, z0, x1, z1 := m.Water[i], m.Water[i+1], m.Water[i+2], m.Water[i+3]
+		var q [4][2]float32
+		q[0][0], q[0][1] = v.Project(x0, z0)
+		q[1][0], q[1][1] = v.Project(x1, z0)
+		q[2][0], q[2][1] = v.Project(x1, z1)
+		q[3][0], q[3][1] = v.Project(x0, z1)
+		p, n := v.ClipQuad(q)
+		for k := 2; k < n; k++ {
+			l.tri(p[0][0], p[0][1], p[k-1][0], p[k-1][1], p[k][0], p[k][1], MapWater)
+		}
+	}
 	w := roadWidth * sc
 	for i := 0; i+3 < len(m.Roads); i += 4 {
 		ax, ay := v.Project(m.Roads[i], m.Roads[i+1])

@@ -183,3 +183,65 @@ func TestMenuIsCentredAndMarksTheSelection(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+func TestMapViewClipsQuads(t *testing.T) {
+	v := NewMapView(0, 0, 10, 10, 0, false) // the square [-10, 10]²
+	area := func(p [maxClipped][2]float32, n int) float64 {
+		a := 0.0
+		for i := range n {
+			j := (i + 1) % n
+			a += float64(p[i][0]*p[j][1] - p[j][0]*p[i][1])
+		}
+		return math.Abs(a) / 2
+	}
+	sq := func(x0, y0, x1, y1 float32) [4][2]float32 {
+		return [4][2]float32{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}
+	}
+	cases := []struct {
+		name string
+		q    [4][2]float32
+		area float64
+	}{
+		{"inside stays whole", sq(-2, -2, 3, 4), 30},
+		{"over one edge is cut", sq(5, -1, 15, 1), 10},
+		{"over a corner is cut twice", sq(5, 5, 15, 15), 25},
+		{"covering the square is the square", sq(-50, -50, 50, 50), 400},
+		{"outside is nothing", sq(11, 11, 20, 20), 0},
+		{"a turned square inside the view", [4][2]float32{{0, -5}, {5, 0}, {0, 5}, {-5, 0}}, 50},
+		{"a large diamond: the square", [4][2]float32{{0, -30}, {30, 0}, {0, 30}, {-30, 0}}, 400},
+		{"a diamond whose tips poke out", [4][2]float32{{0, -12}, {12, 0}, {0, 12}, {-12, 0}}, 288 - 4*4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, n := v.ClipQuad(c.q)
+			if c.area == 0 {
+				assert.Zero(t, n)
+				return
+			}
+			assert.InDelta(t, c.area, area(p, n), 1e-3)
+			for _, pt := range p[:n] {
+				assert.LessOrEqual(t, abs32(pt[0]), float32(10.0001))
+				assert.LessOrEqual(t, abs32(pt[1]), float32(10.0001))
+			}
+		})
+	}
+}
+
+func TestMinimapDrawsWaterUnderTheRoads(t *testing.T) {
+	l := Layout{}
+	m := &Minimap{Range: 100, Water: []float32{-500, -500, 500, 500}, Roads: []float32{-50, 0, 50, 0}}
+	l.Minimap(0, 0, 200, m)
+	// After the two panels, the water: the whole square, as a fan.
+	first := l.V[12*VertexFloats:]
+	assert.Equal(t, MapWater, Colour(first[4:8]))
+	water := 0.0
+	for i := 12 * VertexFloats; i < len(l.V); i += 3 * VertexFloats {
+		if Colour(l.V[i+4:i+8]) != MapWater {
+			break
+		}
+		a := l.V[i:]
+		b, c := a[VertexFloats:], a[2*VertexFloats:]
+		water += math.Abs(float64((b[0]-a[0])*(c[1]-a[1])-(c[0]-a[0])*(b[1]-a[1]))) / 2
+	}
+	assert.InDelta(t, 200*200, water, 1)
+}

@@ -155,7 +155,7 @@ func New(opt Options) (*Session, error) {
 		}
 		r = gl
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap()}
+	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World)}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
 	var err error

@@ -27,19 +27,25 @@ type minimap struct {
 	view      hud.Minimap
 	roads     []float32
 	others    []float32
+	water     waterGrid
+	wet       []float32
 	headingUp bool
 }
 
-func newMinimap() minimap {
+func newMinimap(w world.World) minimap {
 	return minimap{
 		roads:  make([]float32, 0, 4*minimapRoads),
 		others: make([]float32, 0, 2*maxRemoteCars),
+		wet:    make([]float32, 0, 4*waterN*waterN/2),
+		water:  waterGrid{height: w.Height},
 	}
 }
 
 // fill describes the map around (at, heading) for the frame.
 func (m *minimap) fill(g *roadgraph.Graph, at world.Vec2, heading float64, others []remote.Pose) *hud.Minimap {
 	m.roads = appendRoads(m.roads[:0], g.Edges(), at, minimapRange*math.Sqrt2, minimapStep, minimapRoads)
+	m.water.update(at, waterPerFrame)
+	m.wet = m.water.appendRuns(m.wet[:0], at)
 	m.others = m.others[:0]
 	for i, p := range others {
 		if i == maxRemoteCars {
@@ -47,7 +53,7 @@ func (m *minimap) fill(g *roadgraph.Graph, at world.Vec2, heading float64, other
 		}
 		m.others = append(m.others, float32(p.X-at.X), float32(p.Z-at.Z))
 	}
-	m.view = hud.Minimap{Roads: m.roads, Others: m.others, Heading: heading, HeadingUp: m.headingUp, Range: minimapRange}
+	m.view = hud.Minimap{Roads: m.roads, Water: m.wet, Others: m.others, Heading: heading, HeadingUp: m.headingUp, Range: minimapRange}
 	return &m.view
 }
 
@@ -83,3 +89,86 @@ func appendRoads(dst []float32, edges []*roadgraph.Edge, at world.Vec2, reach, s
 // SetMinimapHeadingUp turns the minimap with the car (true) or keeps
 // north up, as key M toggles.
 func (s *Session) SetMinimapHeadingUp(on bool) { s.mini.headingUp = on }
+
+// The lake on the minimap: a grid of waterCell cells around the car, each
+// wet where the terrain lies below the water level. Cells are kept by
+// world position in a ring (a cell keeps its slot while the car moves),
+// so driving on computes only the new edge, at most waterPerFrame height
+// samples a frame (about 0.35 µs each).
+const (
+	waterCell     = 16.0 // metres
+	waterN        = 40   // cells across: 640 m, past the map's corners when turned
+	waterPerFrame = 64
+)
+
+type waterCellState struct {
+	i, j     int32 // the world cell this slot holds
+	done, wet bool
+}
+
+type waterGrid struct {
+	height func(x, z float64) float64
+	cells  [waterN * waterN]waterCellState
+}
+
+// window is the first world cell of the grid around at.
+func (g *waterGrid) window(at world.Vec2) (i0, j0 int32) {
+	return int32(math.Floor(at.X/waterCell)) - waterN/2, int32(math.Floor(at.Z/waterCell)) - waterN/2
+}
+
+func (g *waterGrid) slot(i, j int32) *waterCellState {
+	m := func(a int32) int32 { return ((a % waterN) + waterN) % waterN }
+	return &g.cells[m(j)*waterN+m(i)]
+}
+
+// update samples at most budget cells of the window around at that the
+// ring does not hold yet, nearest rows first (from the car outwards).
+func (g *waterGrid) update(at world.Vec2, budget int) {
+	i0, j0 := g.window(at)
+	for r := int32(0); r < waterN && budget > 0; r++ {
+		// Rows in the order centre, centre-1, centre+1, … .
+		dj := (r + 1) / 2
+		if r%2 == 1 {
+			dj = -dj
+		}
+		j := j0 + waterN/2 + dj
+		if j < j0 || j >= j0+waterN {
+			continue
+		}
+		for i := i0; i < i0+waterN && budget > 0; i++ {
+			c := g.slot(i, j)
+			if c.done && c.i == i && c.j == j {
+				continue
+			}
+			x, z := (float64(i)+0.5)*waterCell, (float64(j)+0.5)*waterCell
+			*c = waterCellState{i: i, j: j, done: true, wet: g.height(x, z) < world.WaterLevel}
+			budget--
+		}
+	}
+}
+
+// appendRuns appends the wet cells of the window as rectangles relative
+// to at (x0, z0, x1, z1), one per run of wet cells along a row.
+func (g *waterGrid) appendRuns(dst []float32, at world.Vec2) []float32 {
+	i0, j0 := g.window(at)
+	for j := j0; j < j0+waterN; j++ {
+		run, inRun := int32(0), false
+		for i := i0; i <= i0+waterN; i++ {
+			wet := false
+			if i < i0+waterN {
+				c := g.slot(i, j)
+				wet = c.done && c.i == i && c.j == j && c.wet
+			}
+			switch {
+			case wet && !inRun:
+				run, inRun = i, true
+			case !wet && inRun:
+				dst = append(dst,
+					float32(float64(run)*waterCell-at.X), float32(float64(j)*waterCell-at.Z),
+					float32(float64(i)*waterCell-at.X), float32(float64(j+1)*waterCell-at.Z))
+				inRun = false
+			}
+		}
+	}
+	return dst
+}

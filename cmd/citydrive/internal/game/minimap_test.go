@@ -50,7 +50,7 @@ func TestMinimapFillAllocatesNothing(t *testing.T) {
 	g := roadgraph.New(world.New(412))
 	at := world.Vec2{}
 	g.EnsureAround(at)
-	m := newMinimap()
+	m := newMinimap(world.New(412))
 	others := []remote.Pose{{X: 30, Z: -40}}
 	view := m.fill(g, at, 0.3, others)
 	assert.NotEmpty(t, view.Roads)
@@ -59,4 +59,46 @@ func TestMinimapFillAllocatesNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(20, func() { m.fill(g, at, 0.3, others) }))
 	m.headingUp = true
 	assert.True(t, m.fill(g, at, 0.3, others).HeadingUp)
+}
+
+func TestMinimapWater(t *testing.T) {
+	calls := 0
+	// The lake is everything west of x = -40.
+	g := waterGrid{height: func(x, _ float64) float64 {
+		calls++
+		if x < -40 {
+			return world.WaterLevel - 1
+		}
+		return world.WaterLevel + 1
+	}}
+	at := world.Vec2{X: 3, Z: -5}
+	g.update(at, 10)
+	assert.Equal(t, 10, calls, "the budget holds")
+	g.update(at, waterN*waterN)
+	assert.Equal(t, waterN*waterN, calls, "every cell once")
+	g.update(at, waterN*waterN)
+	assert.Equal(t, waterN*waterN, calls, "nothing twice")
+
+	runs := g.appendRuns(nil, at)
+	require.Len(t, runs, 4*waterN, "one run per row")
+	i0, j0 := g.window(at)
+	for r := 0; r < waterN; r++ {
+		x0, z0, x1, z1 := runs[4*r], runs[4*r+1], runs[4*r+2], runs[4*r+3]
+		assert.InDelta(t, float64(i0)*waterCell-at.X, x0, 1e-3, "from the window's west edge")
+		assert.InDelta(t, -48-at.X, x1, 1e-3, "to the last wet cell (centre -56 m; -40 m is dry)")
+		assert.InDelta(t, float64(int(j0)+r)*waterCell-at.Z, z0, 1e-3)
+		assert.InDelta(t, waterCell, z1-z0, 1e-3)
+	}
+
+	// One cell east: one new column, nothing else.
+	g.update(world.Vec2{X: at.X + waterCell, Z: at.Z}, waterN*waterN)
+	assert.Equal(t, waterN*waterN+waterN, calls)
+	// Negative cells work the same as positive ones.
+	far := world.Vec2{X: -5000, Z: -7000}
+	g.update(far, waterN*waterN)
+	assert.Len(t, g.appendRuns(nil, far), 4*waterN, "all wet: one run per row")
+	assert.Zero(t, testing.AllocsPerRun(10, func() {
+		g.update(far, waterPerFrame)
+		_ = g.appendRuns(runs[:0], far)
+	}))
 }
