@@ -102,7 +102,7 @@ const (
 )
 
 type waterCellState struct {
-	i, j     int32 // the world cell this slot holds
+	i, j      int32 // the world cell this slot holds
 	done, wet bool
 }
 
