@@ -244,8 +244,9 @@ func (s *Session) Close() {
 }
 
 // Run loads the world, then runs frames until the window closes, Quit in
-// the pause menu, or the duration is over. Each frame's game time is its wall time (see
-// stepClock for frames slower than 5 fps), or 1/60 s with FixedStep.
+// the pause menu, or the duration is over. Each frame's game time is its
+// wall time (see stepClock for frames slower than 5 fps), or 1/60 s with
+// FixedStep.
 func (s *Session) Run() error {
 	if err := s.Load(); err != nil {
 		return err

@@ -37,7 +37,7 @@ func newMinimap(w world.World) minimap {
 		roads:  make([]float32, 0, 4*minimapRoads),
 		others: make([]float32, 0, 2*maxRemoteCars),
 		wet:    make([]float32, 0, 4*waterN*waterN/2),
-		water:  waterGrid{height: w.Height},
+		water:  waterGrid{height: w.Height, runs: make([]waterRun, 0, waterN*waterN/2)},
 	}
 }
 
@@ -68,11 +68,11 @@ func appendRoads(dst []float32, edges []*roadgraph.Edge, at world.Vec2, reach, s
 		from := e.Nodes[0]
 		for i := 1; i < len(e.Nodes); i++ {
 			n := e.Nodes[i]
-			if i < len(e.Nodes)-1 && n.Sub(from).Len() < step {
+			if d := n.Sub(from); i < len(e.Nodes)-1 && d.X*d.X+d.Z*d.Z < step*step {
 				continue
 			}
-			if math.Max(from.X, n.X) < at.X-reach || math.Min(from.X, n.X) > at.X+reach ||
-				math.Max(from.Z, n.Z) < at.Z-reach || math.Min(from.Z, n.Z) > at.Z+reach {
+			if max(from.X, n.X) < at.X-reach || min(from.X, n.X) > at.X+reach ||
+				max(from.Z, n.Z) < at.Z-reach || min(from.Z, n.Z) > at.Z+reach {
 				from = n // out of reach: not drawn, not counted
 				continue
 			}
@@ -106,9 +106,17 @@ type waterCellState struct {
 	done, wet bool
 }
 
+// waterRun is wet cells i0 ≤ i < i1 of row j.
+type waterRun struct{ i0, i1, j int32 }
+
 type waterGrid struct {
 	height func(x, z float64) float64
 	cells  [waterN * waterN]waterCellState
+	// The window last updated, whether every cell of it is sampled, and
+	// its runs: a frame with nothing new only converts the runs.
+	wi, wj   int32
+	complete bool
+	runs     []waterRun
 }
 
 // window is the first world cell of the grid around at.
@@ -125,6 +133,11 @@ func (g *waterGrid) slot(i, j int32) *waterCellState {
 // ring does not hold yet, nearest rows first (from the car outwards).
 func (g *waterGrid) update(at world.Vec2, budget int) {
 	i0, j0 := g.window(at)
+	if g.complete && i0 == g.wi && j0 == g.wj {
+		return
+	}
+	g.wi, g.wj = i0, j0
+	g.complete = false
 	for r := int32(0); r < waterN && budget > 0; r++ {
 		// Rows in the order centre, centre-1, centre+1, … .
 		dj := (r + 1) / 2
@@ -145,12 +158,14 @@ func (g *waterGrid) update(at world.Vec2, budget int) {
 			budget--
 		}
 	}
+	g.complete = budget > 0 // nothing was left over (or exactly none)
+	g.findRuns()
 }
 
-// appendRuns appends the wet cells of the window as rectangles relative
-// to at (x0, z0, x1, z1), one per run of wet cells along a row.
-func (g *waterGrid) appendRuns(dst []float32, at world.Vec2) []float32 {
-	i0, j0 := g.window(at)
+// findRuns collects the window's runs of wet cells along each row.
+func (g *waterGrid) findRuns() {
+	g.runs = g.runs[:0]
+	i0, j0 := g.wi, g.wj
 	for j := j0; j < j0+waterN; j++ {
 		run, inRun := int32(0), false
 		for i := i0; i <= i0+waterN; i++ {
@@ -163,12 +178,20 @@ func (g *waterGrid) appendRuns(dst []float32, at world.Vec2) []float32 {
 			case wet && !inRun:
 				run, inRun = i, true
 			case !wet && inRun:
-				dst = append(dst,
-					float32(float64(run)*waterCell-at.X), float32(float64(j)*waterCell-at.Z),
-					float32(float64(i)*waterCell-at.X), float32(float64(j+1)*waterCell-at.Z))
+				g.runs = append(g.runs, waterRun{run, i, j})
 				inRun = false
 			}
 		}
+	}
+}
+
+// appendRuns appends the runs of wet cells as rectangles relative to at
+// (x0, z0, x1, z1).
+func (g *waterGrid) appendRuns(dst []float32, at world.Vec2) []float32 {
+	for _, r := range g.runs {
+		dst = append(dst,
+			float32(float64(r.i0)*waterCell-at.X), float32(float64(r.j)*waterCell-at.Z),
+			float32(float64(r.i1)*waterCell-at.X), float32(float64(r.j+1)*waterCell-at.Z))
 	}
 	return dst
 }

@@ -102,3 +102,28 @@ func TestMinimapWater(t *testing.T) {
 		_ = g.appendRuns(runs[:0], far)
 	}))
 }
+
+// BenchmarkMinimapFill is the minimap's main-goroutine cost per frame in a
+// grown graph, the car driving along.
+func BenchmarkMinimapFill(b *testing.B) {
+	w := world.New(412)
+	g := roadgraph.New(w)
+	for x := -1500.0; x <= 1500; x += 250 {
+		for z := -1500.0; z <= 1500; z += 250 {
+			g.EnsureAround(world.Vec2{X: x, Z: z})
+		}
+	}
+	m := newMinimap(w)
+	at := world.Vec2{}
+	m.water.update(at, waterN*waterN)
+	i := 0
+	for b.Loop() {
+		// 30 m/s at 60 fps, back and forth over 600 m.
+		at.X = 0.5*float64(i%1200) - 300
+		i++
+		m.fill(g, at, 0, nil)
+	}
+	b.ReportMetric(float64(len(g.Edges())), "edges")
+	b.ReportMetric(float64(len(m.roads)/4), "segments")
+	b.ReportMetric(float64(len(m.wet)/4), "water-runs")
+}
