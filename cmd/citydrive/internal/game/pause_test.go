@@ -1,17 +1,24 @@
 package game
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"citydrive/buildworkers"
+	"citydrive/cmd/citydrive/internal/host"
 	"citydrive/cmd/citydrive/internal/sound"
+	"citydrive/netsync"
+	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/roadgraph/world"
+	"citydrive/voxel"
 )
 
 func TestPauseMenu(t *testing.T) {
@@ -130,4 +137,71 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	d.press(render.KeyEnter)
 	require.NoError(t, s.Frame(frame))
 	assert.True(t, s.quit)
+}
+
+// While paused the game still talks to the server: another player keeps
+// receiving this car's snapshots (newer sequence numbers) and the
+// connection stays up, while the game clock stands still.
+func TestPauseKeepsTheNetworkRunning(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const seed = 412
+	h, err := host.Start(ctx, host.Options{DataDir: t.TempDir(), Seed: seed, Logger: log})
+	require.NoError(t, err)
+	defer h.Close()
+	cc := h.ClientConfig()
+	cc.Radius, cc.Logger = 1, log
+	c1, err := netsync.Dial(ctx, cc)
+	require.NoError(t, err)
+	watcher, err := netsync.Dial(ctx, cc)
+	require.NoError(t, err)
+	defer watcher.Close()
+
+	cfg := buildworkers.DefaultConfig()
+	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
+	w := world.New(seed)
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[render.Key]bool{}, pressed: map[render.Key]bool{}}}
+	s, err := New(Options{Streaming: cfg, World: w, Display: d, TerrainRadius: 1, Net: c1, Log: log, Out: io.Discard})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Load())
+	require.NoError(t, watcher.Subscribe(voxel.ChunkAt(s.car.Pos.X, s.car.Y, s.car.Pos.Z), 1))
+
+	d.press(render.KeyEscape)
+	require.NoError(t, s.Frame(1.0/60))
+	require.True(t, s.Paused())
+	clock := s.clock
+	var buf []wire.CarSnapshot
+	seq := func() (uint32, bool) {
+		for _, c := range watcher.Cars(buf[:0]) {
+			if c.Player == c1.Player() {
+				return c.Seq, true
+			}
+		}
+		return 0, false
+	}
+	// pausedUntil runs paused frames until cond holds (bounded in wall time).
+	pausedUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); {
+			require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
+			require.NoError(t, s.Frame(1.0/60))
+			require.NoError(t, s.link.check())
+			runtime.Gosched()
+		}
+	}
+	var first uint32
+	pausedUntil("the watcher to see the car", func() bool {
+		var ok bool
+		first, ok = seq()
+		return ok
+	})
+	pausedUntil("a newer snapshot", func() bool {
+		now, _ := seq()
+		return wire.SeqNewer(now, first)
+	})
+	assert.True(t, s.Paused())
+	assert.Equal(t, clock, s.clock, "the game clock stood still all along")
 }
