@@ -46,25 +46,41 @@ var gearTops = [...]float64{12, 22, 33, 45, 60}
 // after an up-shift.
 const shiftDownRPM = 3300.0
 
-// RPM is the engine speed at a road speed (m/s, either sign) and throttle:
-// rising through each gear from shiftDownRPM to the redline, dropping at
-// each shift, idling at rest and revved by the throttle while pulling away.
-func RPM(speed, throttle float64) float64 {
+// shiftBack is how far (m/s) below a gear's top the box shifts down
+// again, so a speed hovering at a shift point does not warble.
+const shiftBack = 2.0
+
+// Gear is the gear (0 = first) for a road speed (m/s, either sign) given
+// the gear engaged now: up when the speed passes the gear's top, down when
+// it falls shiftBack below the lower gear's top.
+func Gear(speed float64, now int) int {
+	v := math.Abs(speed)
+	g := max(0, min(now, len(gearTops)-1))
+	for g < len(gearTops)-1 && v > gearTops[g] {
+		g++
+	}
+	for g > 0 && v < gearTops[g-1]-shiftBack {
+		g--
+	}
+	return g
+}
+
+// RPM is the engine speed at a road speed (m/s, either sign) and throttle
+// in gear g: rising through the gear from shiftDownRPM (first: from idle)
+// to the redline at the gear's top, dropping at each up-shift, revved by
+// the throttle while pulling away in first.
+func RPM(speed, throttle float64, g int) float64 {
 	v := math.Abs(speed)
 	throttle = clamp(throttle, 0, 1)
-	lo := 0.0
-	for g, top := range gearTops {
-		if v <= top || g == len(gearTops)-1 {
-			t := clamp((v-lo)/(top-lo), 0, 1)
-			if g == 0 {
-				rpm := IdleRPM + t*(RedlineRPM-IdleRPM)
-				return max(rpm, IdleRPM+throttle*launchRPM*(1-t))
-			}
-			return shiftDownRPM + t*(RedlineRPM-shiftDownRPM)
-		}
-		lo = top
+	g = max(0, min(g, len(gearTops)-1))
+	top := gearTops[g]
+	if g == 0 {
+		t := clamp(v/top, 0, 1)
+		return max(IdleRPM+t*(RedlineRPM-IdleRPM), IdleRPM+throttle*launchRPM*(1-t))
 	}
-	return RedlineRPM // not reached
+	lo := gearTops[g-1]
+	// Below lo (before a down-shift) the revs keep falling, to idle at most.
+	return clamp(shiftDownRPM+(v-lo)/(top-lo)*(RedlineRPM-shiftDownRPM), IdleRPM, RedlineRPM)
 }
 
 // EngineHz is the fundamental of the engine tone at rpm.
@@ -99,6 +115,7 @@ type Synth struct {
 	bp1, bp2       float64 // band-pass state (tyres)
 	lp             float64 // low-pass state (engine rumble)
 	buzz           float64 // low-pass state (engine buzz)
+	gear           int
 }
 
 // New makes a synthesiser at SampleRate, silent until Set.
@@ -121,7 +138,8 @@ func (s *Synth) load(i int) float64 { return math.Float64frombits(s.target[i].Lo
 // Fill writes len(buf) samples in [-1, 1].
 func (s *Synth) Fill(buf []float32) {
 	speed, throttle, slip, vol := s.load(0), s.load(1), s.load(2), s.load(3)
-	rpm := RPM(speed, throttle)
+	s.gear = Gear(speed, s.gear)
+	rpm := RPM(speed, throttle, s.gear)
 	wantHz := EngineHz(rpm)
 	wantGain := idleGain + throttleGain*throttle + revGain*(rpm-IdleRPM)/(RedlineRPM-IdleRPM)
 	// Band-pass coefficients (a two-pole resonator); fixed centre, the

@@ -67,20 +67,34 @@ func hfRMS(x []float32) float64 {
 }
 
 func TestRPMFollowsSpeedThroughTheGears(t *testing.T) {
-	assert.Equal(t, IdleRPM, RPM(0, 0))
-	assert.Greater(t, RPM(0, 1), IdleRPM, "the throttle revs a standing engine")
-	assert.Equal(t, RPM(-5, 0), RPM(5, 0), "reverse sounds like forward")
+	assert.Equal(t, IdleRPM, RPM(0, 0, 0))
+	assert.Greater(t, RPM(0, 1, 0), IdleRPM, "the throttle revs a standing engine")
+	assert.Equal(t, RPM(-5, 0, 0), RPM(5, 0, 0), "reverse sounds like forward")
 	lo := 0.0
 	for g, top := range gearTops {
-		a, b := RPM(lo+0.2*(top-lo), 0), RPM(lo+0.8*(top-lo), 0)
+		assert.Equal(t, g, Gear(lo+0.5*(top-lo), 0), "accelerating from first")
+		a, b := RPM(lo+0.2*(top-lo), 0, g), RPM(lo+0.8*(top-lo), 0, g)
 		assert.Greater(t, b, a, "gear %d: faster is higher", g+1)
-		assert.InDelta(t, RedlineRPM, RPM(top, 0), 1, "gear %d shifts at the redline", g+1)
+		assert.InDelta(t, RedlineRPM, RPM(top, 0, g), 1, "gear %d shifts at the redline", g+1)
 		if g+1 < len(gearTops) {
-			assert.Less(t, RPM(top+0.01, 0), RPM(top, 0)-2000, "an up-shift drops the revs")
+			up := Gear(top+0.01, g)
+			assert.Equal(t, g+1, up)
+			assert.Less(t, RPM(top+0.01, 0, up), RPM(top, 0, g)-2000, "an up-shift drops the revs")
 		}
 		lo = top
 	}
-	assert.LessOrEqual(t, RPM(200, 1), RedlineRPM)
+	assert.LessOrEqual(t, RPM(200, 1, Gear(200, 0)), RedlineRPM)
+	assert.Equal(t, 0, Gear(0, 4), "stopping shifts all the way down")
+}
+
+func TestGearsDoNotHuntAtAShiftPoint(t *testing.T) {
+	g := Gear(12.5, 0)
+	require.Equal(t, 1, g)
+	for _, v := range []float64{11.9, 12.1, 11.5, 12.4, 10.5} {
+		g = Gear(v, g)
+		assert.Equal(t, 1, g, "at %g m/s", v)
+	}
+	assert.Equal(t, 0, Gear(9.9, g), "well below the shift point it shifts down")
 }
 
 func TestPitchRisesWithSpeed(t *testing.T) {
@@ -88,8 +102,8 @@ func TestPitchRisesWithSpeed(t *testing.T) {
 	for _, c := range cases {
 		ps := pitch(render(Params{Speed: c.slow, Throttle: 0.5, Volume: 1}, 0.3, 0.25), 20, 400)
 		pf := pitch(render(Params{Speed: c.fast, Throttle: 0.5, Volume: 1}, 0.3, 0.25), 20, 400)
-		assert.InEpsilon(t, EngineHz(RPM(c.slow, 0.5)), ps, 0.04, "at %g m/s", c.slow)
-		assert.InEpsilon(t, EngineHz(RPM(c.fast, 0.5)), pf, 0.04, "at %g m/s", c.fast)
+		assert.InEpsilon(t, EngineHz(RPM(c.slow, 0.5, Gear(c.slow, 0))), ps, 0.04, "at %g m/s", c.slow)
+		assert.InEpsilon(t, EngineHz(RPM(c.fast, 0.5, Gear(c.fast, 0))), pf, 0.04, "at %g m/s", c.fast)
 		assert.Greater(t, pf, ps*1.2, "%g m/s sounds higher than %g m/s", c.fast, c.slow)
 	}
 }

@@ -79,7 +79,7 @@ func TestSoundPathOnANullDevice(t *testing.T) {
 		s.Set(sound.Params{Speed: speed, Throttle: 0.6, Volume: 1})
 		dev.pull(t, 0.3) // the glide
 		hz[i] = zeroCrossHz(dev.pull(t, 0.5))
-		assert.InEpsilon(t, sound.EngineHz(sound.RPM(speed, 0.6)), hz[i], 0.08, "at %g m/s", speed)
+		assert.InEpsilon(t, sound.EngineHz(sound.RPM(speed, 0.6, sound.Gear(speed, 0))), hz[i], 0.08, "at %g m/s", speed)
 	}
 	assert.Greater(t, hz[1], hz[0]*1.3, "faster sounds higher: %v", hz)
 	s.Close()
