@@ -20,11 +20,19 @@ const (
 	// minimapRoads bounds the road segments per frame (the scratch never
 	// grows past it).
 	minimapRoads = 2048
+	// minimapRefresh: the roads are gathered again when the graph changes
+	// or the car has moved this far (metres); they are gathered this much
+	// wider, so nothing the map shows is missing in between.
+	minimapRefresh = 25.0
 )
 
 // minimap is the session's map state: the scratch it fills each frame.
 type minimap struct {
 	view      hud.Minimap
+	near      []float64 // road segments gathered around gathAt, world metres
+	gathered  bool
+	graphSig  uint64
+	gathAt    world.Vec2
 	roads     []float32
 	others    []float32
 	water     waterGrid
@@ -35,6 +43,7 @@ type minimap struct {
 func newMinimap(w world.World) minimap {
 	return minimap{
 		roads:  make([]float32, 0, 4*minimapRoads),
+		near:   make([]float64, 0, 4*minimapRoads),
 		others: make([]float32, 0, 2*maxRemoteCars),
 		wet:    make([]float32, 0, 4*waterN*waterN/2),
 		water:  waterGrid{height: w.Height, runs: make([]waterRun, 0, waterN*waterN/2)},
@@ -43,7 +52,15 @@ func newMinimap(w world.World) minimap {
 
 // fill describes the map around (at, heading) for the frame.
 func (m *minimap) fill(g *roadgraph.Graph, at world.Vec2, heading float64, others []remote.Pose) *hud.Minimap {
-	m.roads = appendRoads(m.roads[:0], g.Edges(), at, minimapRange*math.Sqrt2, minimapStep, minimapRoads)
+	if d := at.Sub(m.gathAt); !m.gathered || g.Signature() != m.graphSig || d.X*d.X+d.Z*d.Z > minimapRefresh*minimapRefresh {
+		m.near = appendRoads(m.near[:0], g.Edges(), at, minimapRange*math.Sqrt2+minimapRefresh, minimapStep, minimapRoads)
+		m.gathered, m.graphSig, m.gathAt = true, g.Signature(), at
+	}
+	m.roads = m.roads[:0]
+	for i := 0; i+3 < len(m.near); i += 4 {
+		r := m.near[i : i+4]
+		m.roads = append(m.roads, float32(r[0]-at.X), float32(r[1]-at.Z), float32(r[2]-at.X), float32(r[3]-at.Z))
+	}
 	m.water.update(at, waterPerFrame)
 	m.wet = m.water.appendRuns(m.wet[:0], at)
 	m.others = m.others[:0]
@@ -57,10 +74,10 @@ func (m *minimap) fill(g *roadgraph.Graph, at world.Vec2, heading float64, other
 	return &m.view
 }
 
-// appendRoads appends the edges that come within reach of at as segments
-// (x0, z0, x1, z1 relative to at), each at least step long except an
-// edge's last, and at most limit segments in all.
-func appendRoads(dst []float32, edges []*roadgraph.Edge, at world.Vec2, reach, step float64, limit int) []float32 {
+// appendRoads appends the parts of edges that come within reach of at as
+// segments (x0, z0, x1, z1, world metres), each at least step long except
+// an edge's last, and at most limit segments in all.
+func appendRoads(dst []float64, edges []*roadgraph.Edge, at world.Vec2, reach, step float64, limit int) []float64 {
 	for _, e := range edges {
 		if e.Max.X < at.X-reach || e.Min.X > at.X+reach || e.Max.Z < at.Z-reach || e.Min.Z > at.Z+reach || len(e.Nodes) < 2 {
 			continue
@@ -79,7 +96,7 @@ func appendRoads(dst []float32, edges []*roadgraph.Edge, at world.Vec2, reach, s
 			if len(dst) >= 4*limit {
 				return dst
 			}
-			dst = append(dst, float32(from.X-at.X), float32(from.Z-at.Z), float32(n.X-at.X), float32(n.Z-at.Z))
+			dst = append(dst, from.X, from.Z, n.X, n.Z)
 			from = n
 		}
 	}

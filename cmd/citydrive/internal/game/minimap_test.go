@@ -1,6 +1,7 @@
 package game
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,9 +29,9 @@ func TestMinimapRoads(t *testing.T) {
 	got := appendRoads(nil, []*roadgraph.Edge{near, far}, at, 300, 12, 100)
 	require.NotEmpty(t, got)
 	require.Zero(t, len(got)%4)
-	// Relative to the car, joined end to end, from the edge's start to its end.
-	assert.Equal(t, []float32{0, 10}, got[0:2])
-	assert.Equal(t, []float32{100, 10}, got[len(got)-2:])
+	// Joined end to end, from the edge's start to its end.
+	assert.Equal(t, []float64{1000, 2010}, got[0:2])
+	assert.Equal(t, []float64{1100, 2010}, got[len(got)-2:])
 	for i := 4; i < len(got); i += 4 {
 		assert.Equal(t, got[i-2:i], got[i:i+2], "segments join")
 	}
@@ -42,7 +43,7 @@ func TestMinimapRoads(t *testing.T) {
 	long := edge(0, 4000, 2000)
 	seg := appendRoads(nil, []*roadgraph.Edge{long}, at, 50, 12, 1000)
 	for i := 0; i < len(seg); i += 2 {
-		assert.InDelta(t, 0, seg[i], 50+12)
+		assert.InDelta(t, at.X, seg[i], 50+12)
 	}
 }
 
@@ -53,9 +54,20 @@ func TestMinimapFillAllocatesNothing(t *testing.T) {
 	m := newMinimap(world.New(412))
 	others := []remote.Pose{{X: 30, Z: -40}}
 	view := m.fill(g, at, 0.3, others)
-	assert.NotEmpty(t, view.Roads)
+	require.NotEmpty(t, view.Roads)
 	assert.Equal(t, []float32{30, -40}, view.Others)
 	assert.InDelta(t, 0.3, view.Heading, 1e-12)
+	// Relative to the car: the same roads seen from 10 m east are 10 m west.
+	first := [2]float32{view.Roads[0], view.Roads[1]}
+	moved := m.fill(g, world.Vec2{X: 10}, 0.3, others)
+	assert.InDelta(t, first[0]-10, moved.Roads[0], 1e-3)
+	assert.InDelta(t, first[1], moved.Roads[1], 1e-3)
+	// Far away, the roads are gathered again there.
+	away := world.Vec2{X: 3000, Z: 3000}
+	g.EnsureAround(away)
+	for _, r := range m.fill(g, away, 0, nil).Roads {
+		assert.Less(t, math.Abs(float64(r)), 4*minimapRange)
+	}
 	assert.Zero(t, testing.AllocsPerRun(20, func() { m.fill(g, at, 0.3, others) }))
 	m.headingUp = true
 	assert.True(t, m.fill(g, at, 0.3, others).HeadingUp)
