@@ -519,7 +519,7 @@ func (r *Renderer) boxesPass(fs *frameState, st *Stats, fr *frustum.Frustum) {
 
 func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 	f := fs.f
-	if len(f.HUD) == 0 && !f.Loading {
+	if len(f.HUD) == 0 && !f.Loading && f.Minimap == nil && f.Menu == nil {
 		return
 	}
 	l := &r.hudLayout
@@ -531,6 +531,14 @@ func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 		l.ProgressBar(fs.fbW, fs.fbH, f.Progress, fmt.Sprintf("LOADING %3.0f%%", clamp01(f.Progress)*100))
 	}
 	l.Lines(f.HUD)
+	if f.Minimap != nil && !f.Loading {
+		x, y, side := l.MapRect(fs.fbW, fs.fbH)
+		l.Minimap(x, y, side, f.Minimap)
+	}
+	if f.Menu != nil {
+		l.Menu(fs.fbW, fs.fbH, f.Menu)
+	}
+	st.HUDDropped = l.Dropped
 	n := int32(len(l.V) / hud.VertexFloats)
 	if n == 0 {
 		return

@@ -196,6 +196,7 @@ type Stats struct {
 	Trees                                   int // tree instances drawn
 	TreesDropped                            int // over capacity
 	DynamicDropped                          int // dynamic vertices over capacity
+	HUDDropped                              int // HUD quads over the HUD buffer's capacity
 	TargetW                                 int // off-screen target size
 	TargetH                                 int
 	Scale                                   float64
@@ -269,7 +270,8 @@ type Renderer struct {
 
 	lastPresent time.Time
 	drawStart   time.Time
-	keys        map[Key]bool // pressed since the last Present (edge-triggered)
+	keys        map[Key]bool  // pressed since the last Present (edge-triggered)
+	pad         glfw.Joystick // the gamepad read, or noPad
 }
 
 var glfwUsers int
@@ -339,6 +341,8 @@ func Open(opt Options) (r *Renderer, err error) {
 	}
 	r = &Renderer{opt: opt, win: win, keys: map[Key]bool{}}
 	win.SetKeyCallback(r.onKey)
+	r.pad = findPad()
+	glfw.SetJoystickCallback(r.onJoystick)
 	if err := r.setup(); err != nil {
 		r.Close()
 		return nil, err
