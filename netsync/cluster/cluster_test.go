@@ -97,7 +97,6 @@ type player struct {
 	heard   []voxel.BlockEdit // broadcasts, in order
 	acked   map[uint32]bool
 	refused map[uint32]string
-	x, z    float64 // where its car is
 }
 
 func join(t *testing.T, cfg netsync.ClientConfig) *player {
@@ -110,8 +109,29 @@ func join(t *testing.T, cfg netsync.ClientConfig) *player {
 	return newPlayer(t, c)
 }
 
+// newPlayer keeps the player's car on the air (30 Hz, like the game)
+// until the test ends.
 func newPlayer(t *testing.T, c *netsync.Client) *player {
-	return &player{t: t, c: c, held: map[voxel.ChunkPos]voxel.Overlay{}, acked: map[uint32]bool{}, refused: map[uint32]string{}, x: 16, z: 16}
+	p := &player{t: t, c: c, held: map[voxel.ChunkPos]voxel.Overlay{}, acked: map[uint32]bool{}, refused: map[uint32]string{}}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(time.Second / 30)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				c.SendCar(wire.QuantiseCar(0, 0, 16, 40, 16, 0, 0))
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		<-stopped
+	})
+	return p
 }
 
 func (p *player) handle(m wire.Message) {
@@ -134,7 +154,7 @@ func (p *player) handle(m wire.Message) {
 	}
 }
 
-// until handles messages (and keeps its car on the air) until cond holds.
+// until handles messages until cond holds.
 func (p *player) until(what string, cond func() bool) {
 	p.t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -144,8 +164,7 @@ func (p *player) until(what string, cond func() bool) {
 		select {
 		case m := <-p.c.Messages():
 			p.handle(m)
-		case <-tick.C:
-			p.c.SendCar(wire.QuantiseCar(0, 0, p.x, 40, p.z, 0, 0))
+		case <-tick.C: // cars arrive on their own goroutine
 		case <-p.c.Done():
 			p.t.Fatalf("waiting for %s: connection ended: %v", what, p.c.Err())
 		case <-end:

@@ -128,3 +128,25 @@ func (c *Cluster) Restart(i int) {
 
 // Node is node i's server (nil while stopped).
 func (c *Cluster) Node(i int) *server.Server { return c.nodes[i] }
+
+// LastSeq is the last sequence of stream in node i's own copy (false while
+// the node is stopped or holds no copy): a restarted node has caught up
+// when it matches the others'.
+func (c *Cluster) LastSeq(i int, stream string) (uint64, bool) {
+	s := c.nodes[i]
+	if s == nil {
+		return 0, false
+	}
+	info, err := s.Jsz(&server.JSzOptions{Accounts: true, Streams: true})
+	if err != nil {
+		return 0, false
+	}
+	for _, a := range info.AccountDetails {
+		for _, st := range a.Streams {
+			if st.Name == stream {
+				return st.State.LastSeq, true
+			}
+		}
+	}
+	return 0, false
+}
