@@ -88,7 +88,9 @@ func TestRetriedEditIsAppliedOnce(t *testing.T) {
 	commit := func(w *cluster.World, player uint64, seq uint32, b voxel.Block) {
 		t.Helper()
 		tag := uint64(player)<<32 | uint64(seq)
-		require.Eventually(t, func() bool { return w.SubmitEditOnce(tag, player, seq, voxel.BlockEdit{Pos: home, Index: 3, Block: b}) == nil },
+		require.Eventually(t, func() bool {
+			return w.SubmitEditOnce(tag, player, seq, voxel.BlockEdit{Pos: home, Index: 3, Block: b}) == nil
+		},
 			deadline, 5*time.Millisecond, "region loaded")
 		done := false
 		require.Eventually(t, func() bool {
