@@ -443,3 +443,7 @@ func (c *Client) Traffic() Traffic {
 	st := c.conn.ConnectionStats()
 	return Traffic{BytesIn: st.BytesReceived, BytesOut: st.BytesSent}
 }
+
+// Unanswered counts this player's edit requests not yet answered (on this
+// connection or an earlier one of the same Identity).
+func (c *Client) Unanswered() int { return c.cfg.Identity.Unanswered() }

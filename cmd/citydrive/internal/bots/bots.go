@@ -34,6 +34,8 @@ import (
 
 // Options configure a run.
 type Options struct {
+	// Addr is the server, or several comma-separated (a cluster's): bot i
+	// joins server i mod n, with the matching Fingerprint (or the only one).
 	Addr        string
 	Fingerprint string
 	Seed        uint64
@@ -61,6 +63,7 @@ type Bot struct {
 	TeleportSeconds float64
 	Chunks          int
 	EditsAcked      int
+	AckLatency      []float64 // seconds from request to ack, per acked edit (measured at the bot's tick, so ±1 tick)
 	EditsRejected   int
 	LastReject      string
 	CarsSeen        int
@@ -227,8 +230,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, dialPatience)
+	addrs, pins := strings.Split(o.Addr, ","), strings.Split(o.Fingerprint, ",")
 	c, err := dialRetrying(dialCtx, netsync.ClientConfig{
-		Addr: o.Addr, Fingerprint: o.Fingerprint, Seed: o.Seed, Generator: gen.Version,
+		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius,
 		Logger: o.Logger.With("bot", id),
 	}, rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))))
@@ -280,6 +284,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	var msgs []wire.Message
 	var cars []wire.CarSnapshot
 	seen := map[uint32]struct{}{}
+	sent := map[uint32]time.Time{} // edit requests awaiting their ack
 
 	closeSteady := func(now time.Time) {
 		if !steadyAt.IsZero() {
@@ -346,6 +351,10 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 					pos = m.Pos
 				case *wire.EditAck:
 					b.EditsAcked++
+					if at, ok := sent[m.Seq]; ok {
+						b.AckLatency = append(b.AckLatency, now.Sub(at).Seconds())
+						delete(sent, m.Seq)
+					}
 					continue
 				case *wire.EditReject:
 					b.EditsRejected++
@@ -386,7 +395,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
 				if _, ok := have[cp]; ok {
 					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
-					_, _ = c.RequestEdit(cp, uint16(idx), blk)
+					if seq, err := c.RequestEdit(cp, uint16(idx), blk); err == nil {
+						sent[seq] = now
+					}
 				}
 			}
 			if now.After(nextEvict) {
@@ -499,6 +510,7 @@ func (r Report) WriteTable(w io.Writer) {
 	var in, out, join, joinS, tp, tpS []float64
 	failed := 0
 	acked, rejected := 0, 0
+	var ackLat []float64
 	var lastReject string
 	for _, b := range r.Bots {
 		if b.Err != nil {
@@ -513,6 +525,7 @@ func (r Report) WriteTable(w io.Writer) {
 			tp, tpS = append(tp, float64(b.TeleportBytes)), append(tpS, b.TeleportSeconds)
 		}
 		acked += b.EditsAcked
+		ackLat = append(ackLat, b.AckLatency...)
 		rejected += b.EditsRejected
 		if b.LastReject != "" {
 			lastReject = b.LastReject
@@ -548,6 +561,11 @@ func (r Report) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, " (last reason: %s)", lastReject)
 	}
 	fmt.Fprintln(w)
+	if len(ackLat) > 0 {
+		slices.Sort(ackLat)
+		q := func(p float64) float64 { return ackLat[min(len(ackLat)-1, int(p*float64(len(ackLat))))] * 1000 }
+		fmt.Fprintf(w, "edit ack latency: p50 %.1f ms  p99 %.1f ms  (n=%d, bot-tick resolution)\n", q(0.5), q(0.99), len(ackLat))
+	}
 	if r.Scraped {
 		fmt.Fprintf(w, "server tick p99: %.2f ms over this run (histogram, %.0f ticks); %.2f ms (server's 1-minute summary)\n",
 			r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
