@@ -7,7 +7,8 @@
 #   sh cmd/cluster.sh            # data in ./out/cluster, seed 1
 #   DIR=/tmp/c SEED=7 sh cmd/cluster.sh
 #
-# Ports: NATS clients 4222-4224, NATS routes 6222-6224, citydrive (UDP)
+# Ports: NATS clients 4222-4224, NATS routes 6222-6224, NATS monitoring
+# http://127.0.0.1:8222-8224 (/jsz?streams=true), citydrive (UDP)
 # 4701-4703, metrics http://127.0.0.1:9701-9703/metrics. The three servers
 # share one identity, so one fingerprint pins all of them.
 set -eu
@@ -35,7 +36,7 @@ routes=nats://127.0.0.1:6222,nats://127.0.0.1:6223,nats://127.0.0.1:6224
 natsurls=nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224
 for i in 1 2 3; do
 	mkdir -p "$DIR/nats$i"
-	"$DIR/bin/nats-server" -n "n$i" -a 127.0.0.1 -p $((4221 + i)) -js -sd "$DIR/nats$i" \
+	"$DIR/bin/nats-server" -n "n$i" -a 127.0.0.1 -p $((4221 + i)) -m $((8221 + i)) -js -sd "$DIR/nats$i" \
 		--cluster_name citydrive --cluster nats://127.0.0.1:$((6221 + i)) --routes "$routes" \
 		>"$DIR/nats$i.log" 2>&1 &
 	pids="$pids $!"

@@ -68,6 +68,8 @@ type Bot struct {
 	LastReject      string
 	CarsSeen        int
 	DistanceM       float64
+	Failovers       int       // connections replaced after the server was lost (several -addr)
+	FailedOverAt    time.Time // when the last one was back
 }
 
 // Report is the whole run.
@@ -197,9 +199,9 @@ func busyBackoff(attempt int, u float64) time.Duration {
 // dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
 // with jittered exponential backoff until ctx ends; any other error is
 // returned at once.
-func dialRetrying(ctx context.Context, cfg netsync.ClientConfig, rng *rand.Rand) (*netsync.Client, error) {
+func dialRetrying(ctx context.Context, dial func(context.Context) (*netsync.Client, error), rng *rand.Rand) (*netsync.Client, error) {
 	for attempt := 0; ; attempt++ {
-		c, err := netsync.Dial(ctx, cfg)
+		c, err := dial(ctx)
 		if err == nil || !errors.Is(err, netsync.ErrBusy) {
 			return c, err
 		}
@@ -231,17 +233,34 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, dialPatience)
 	addrs, pins := strings.Split(o.Addr, ","), strings.Split(o.Fingerprint, ",")
-	c, err := dialRetrying(dialCtx, netsync.ClientConfig{
+	cfg := netsync.ClientConfig{
 		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius,
 		Logger: o.Logger.With("bot", id),
-	}, rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))))
+	}
+	dial := func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
+	var failover *netsync.Failover // several servers: bot id starts on server id mod n, moves on when it is lost
+	if len(addrs) > 1 {
+		var err error
+		if failover, err = netsync.NewFailover(cfg, addrs, pins, id); err != nil {
+			cancel()
+			b.Err = err
+			return b
+		}
+		dial = failover.Dial
+	}
+	backoffRng := rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id)))
+	c, err := dialRetrying(dialCtx, dial, backoffRng)
 	cancel()
 	if err != nil {
 		b.Err = err
 		return b
 	}
-	defer c.Close()
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
 	radius := int32(c.Welcome().MaxRadius)
 	if o.Radius > 0 {
 		radius = min(radius, int32(o.Radius))
@@ -309,8 +328,32 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			b.CarsSeen = len(seen)
 			return b
 		case <-c.Done():
-			b.Err = c.Err()
-			return b
+			if failover == nil {
+				b.Err = c.Err()
+				return b
+			}
+			now := time.Now()
+			closeSteady(now)
+			_ = c.Close()
+			dctx, cancel := context.WithTimeout(ctx, dialPatience)
+			c, err = dialRetrying(dctx, dial, backoffRng)
+			cancel()
+			if err != nil {
+				c = nil
+				if ctx.Err() == nil { // not just the run ending while it redialled
+					b.Err = fmt.Errorf("failing over: %w", err)
+				}
+				return b
+			}
+			b.Failovers++
+			b.FailedOverAt = time.Now()
+			o.Logger.Warn("bot failed over", "bot", id, "after", time.Since(now).Round(time.Millisecond), "server", c.Welcome().Player>>20)
+			clear(have) // the new server sends the area again
+			missing = len(want)
+			_ = c.Subscribe(centre, uint32(radius))
+			if joined { // the steady window goes on over the new connection
+				steadyFrom, steadyAt = c.Traffic(), time.Now()
+			}
 		case now := <-tick.C:
 			dt := now.Sub(last).Seconds()
 			last = now
@@ -511,6 +554,8 @@ func (r Report) WriteTable(w io.Writer) {
 	failed := 0
 	acked, rejected := 0, 0
 	var ackLat []float64
+	failovers := 0
+	var lastBack time.Time
 	var lastReject string
 	for _, b := range r.Bots {
 		if b.Err != nil {
@@ -526,6 +571,10 @@ func (r Report) WriteTable(w io.Writer) {
 		}
 		acked += b.EditsAcked
 		ackLat = append(ackLat, b.AckLatency...)
+		failovers += b.Failovers
+		if b.FailedOverAt.After(lastBack) {
+			lastBack = b.FailedOverAt
+		}
 		rejected += b.EditsRejected
 		if b.LastReject != "" {
 			lastReject = b.LastReject
@@ -561,6 +610,10 @@ func (r Report) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, " (last reason: %s)", lastReject)
 	}
 	fmt.Fprintln(w)
+	if failovers > 0 {
+		fmt.Fprintf(w, "failovers: %d; the last bot was back on a server at %s (unix ms %d)\n",
+			failovers, lastBack.UTC().Format("15:04:05.000"), lastBack.UnixMilli())
+	}
 	if len(ackLat) > 0 {
 		slices.Sort(ackLat)
 		q := func(p float64) float64 { return ackLat[min(len(ackLat)-1, int(p*float64(len(ackLat))))] * 1000 }
