@@ -335,15 +335,9 @@ func (w *World) SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.Bl
 	if w.ctx.Err() != nil {
 		return ErrClosed
 	}
-	var h maphash.Hash
-	h.SetSeed(w.seed)
-	var b [12]byte
-	for i, v := range [...]int32{e.Pos.X, e.Pos.Y, e.Pos.Z} {
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	}
-	_, _ = h.Write(b[:])
+	shard := maphash.Comparable(w.seed, e.Pos) % uint64(len(w.shards)) // one chunk, one committer
 	select {
-	case w.shards[h.Sum64()%uint64(len(w.shards))] <- request{tag: tag, player: player, seq: seq, e: e}:
+	case w.shards[shard] <- request{tag: tag, player: player, seq: seq, e: e}:
 		return nil
 	default:
 		return ErrBusy
