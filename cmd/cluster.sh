@@ -61,6 +61,7 @@ waitfor() { # waitfor FILE PATTERN: up to 60 s
 		sleep 0.1
 	done
 }
+for i in 1 2 3; do waitfor "$DIR/nats$i.log" 'Server is ready'; done
 server 1 # creates the identity the others share
 waitfor "$DIR/server1.out" '^fingerprint:'
 for i in 2 3; do

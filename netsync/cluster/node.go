@@ -68,7 +68,10 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	}
 	url := strings.Join(opt.URLs, ",")
 	connect := func(name string, extra ...nats.Option) (*nats.Conn, error) {
+		// RetryOnFailedConnect: NATS nodes starting alongside this server
+		// may not listen yet; the join's ctx bounds the wait (bucket loop).
 		o := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
+			nats.RetryOnFailedConnect(true),
 			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 				if err != nil {
 					log.Warn("NATS connection lost; reconnecting", "conn", name, "err", err)
