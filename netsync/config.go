@@ -22,6 +22,12 @@ type ServerConfig struct {
 	Seed      uint64 // world seed
 	Generator uint32 // terrain generator version
 	World     World  // the voxel world; required
+	// Cars, if set, exchanges cars with other servers of the same world
+	// (a cluster); nil: players see this server's cars only.
+	Cars CarExchange
+	// FirstPlayer offsets this server's player ids (the first player gets
+	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
+	FirstPlayer uint32
 
 	Tuning
 

@@ -55,6 +55,7 @@ type Server struct {
 	change      areaChange   // subscribe scratch
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
+	remoteCars  []wire.CarSnapshot // other servers' cars (exchange.go)
 	lastTick    time.Time
 
 	// live mirrors peers for the metrics collector (other goroutines).
@@ -105,6 +106,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		live:  map[uint32]*serverPeer{},
 	}
 	s.curHz.Store(int32(cfg.TickHz))
+	s.nextPlayer.Store(cfg.FirstPlayer)
 	s.metrics = newMetrics(s)
 	if cfg.Registerer != nil {
 		if err := s.metrics.register(cfg.Registerer); err != nil {
@@ -169,6 +171,14 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
+// CloseAbruptly is Close after dropping the socket first, so no client is
+// told (as when the process is killed): they notice only by their idle
+// timeout. For fault drills and tests.
+func (s *Server) CloseAbruptly() error {
+	_ = s.endpoint.Drop()
+	return s.Close()
+}
+
 func (s *Server) close() error {
 	s.cancel()
 	if s.runOnce.Load() {
@@ -229,7 +239,7 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
-	carsChanged := s.intakeCars(now)
+	carsChanged := s.exchangeCars(s.intakeCars(now))
 	for _, p := range s.peers {
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
@@ -449,7 +459,7 @@ func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
 		reject(v.why, s.admit.sentence(v))
 		return
 	}
-	if err := s.cfg.World.SubmitEdit(editTag(p.id, m.Seq), e); err != nil {
+	if err := s.submitEdit(editTag(p.id, m.Seq), m, e); err != nil {
 		reject(worldError, err.Error())
 	}
 	// Otherwise answered when the commit finishes (editDone).
@@ -520,6 +530,7 @@ func (s *Server) relayCars() {
 				s.scratchCars = append(s.scratchCars, c)
 			}
 		}
+		s.scratchCars = s.appendRemoteCars(to, s.scratchCars)
 		if len(s.scratchCars) > 0 {
 			to.cars.put(s.scratchCars)
 		}

@@ -44,14 +44,21 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if *addr == "" {
 		return fmt.Errorf("-addr is required (the server's host:port)")
 	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return fmt.Errorf("-addr %q: want host:port: %v", *addr, err)
+	for _, a := range splitList(*addr) { // several: the bots spread over them
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("-addr %q: want host:port[,host:port…]: %v", a, err)
+		}
 	}
 	if *fp == "" {
 		return fmt.Errorf("-server-fingerprint is required (the server logs it at start)")
 	}
-	if _, err := transport.NormalizeFingerprint(*fp); err != nil {
-		return fmt.Errorf("-server-fingerprint: %v", err)
+	for _, f := range splitList(*fp) {
+		if _, err := transport.NormalizeFingerprint(f); err != nil {
+			return fmt.Errorf("-server-fingerprint: %v", err)
+		}
+	}
+	if na, nf := len(splitList(*addr)), len(splitList(*fp)); nf != 1 && nf != na {
+		return fmt.Errorf("-server-fingerprint: %d fingerprints for %d servers: give one for all or one per -addr", nf, na)
 	}
 	switch {
 	case *n < 1 || *n > 10000:

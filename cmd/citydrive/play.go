@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/game"
@@ -99,8 +100,8 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	mute := fs.Bool("mute", false, "no engine sound (without an audio device the game is silent anyway)")
 	var addr, fingerprint, data *string
 	if remote {
-		addr = fs.String("addr", "", "server `host:port` (required)")
-		fingerprint = fs.String("server-fingerprint", "", "the server's certificate fingerprint, as its log shows it (required)")
+		addr = fs.String("addr", "", "server `host:port` (required); several servers of one cluster: a:p,b:p,c:p (the client moves to the next when its server is lost)")
+		fingerprint = fs.String("server-fingerprint", "", "the server's certificate fingerprint, as its log shows it (required); with several -addr, one per server (comma-separated) or one for all")
 	} else {
 		defDir, _ := store.DefaultDir()
 		data = fs.String("data", defDir, "data `directory` of the solo server: its identity and your edits (worlds/<seed>/)")
@@ -167,12 +168,19 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	}
 	ccfg := netsync.ClientConfig{
 		Addr: dialAddr, Fingerprint: pin, Seed: *sf.seed, Generator: gen.Version,
-		Radius: uint32(*radius), Logger: log,
+		Radius: uint32(*radius), Logger: log, Identity: netsync.NewIdentity(),
 	}
 	dial := func(ctx context.Context) (*netsync.Client, error) {
 		dctx, dcancel := context.WithTimeout(ctx, dialTimeout)
 		defer dcancel()
 		return netsync.Dial(dctx, ccfg)
+	}
+	if addrs := splitList(dialAddr); len(addrs) > 1 {
+		f, err := netsync.NewFailover(ccfg, addrs, splitList(pin), 0)
+		if err != nil {
+			return fmt.Errorf("-addr, -server-fingerprint: %w", err)
+		}
+		dial = f.Dial
 	}
 	c, err := dial(ctx)
 	if err != nil {
@@ -293,4 +301,15 @@ func withDisplayHint(err error) error {
 		return fmt.Errorf("%w\n(no display: run under xvfb-run, or use 'sh cmd/play.sh', which does that for you)", err)
 	}
 	return err
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +45,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tickFloor := fs.Int("tick-floor-hz", def.TickFloorHz, "lowest tick rate time may slow to")
 	carSpeed := fs.Float64("max-car-speed", def.MaxCarSpeed, "fastest a player's car may move (m/s); faster moves and jumps are dropped (0: not checked)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
+	clusterURLs := fs.String("cluster", "", "share the world with other servers through NATS: `nats://host:port[,…]` (edits in JetStream, not -data; empty: a single server)")
+	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
 	verbose := fs.Bool("v", false, "debug logging")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: citydrive server [flags]\n\nA dedicated server: players join with\n  citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED\nusing the fingerprint it logs at start.\n\n")
@@ -79,6 +83,13 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	case *helloTimeout <= 0, *frameTimeout <= 0, *subTimeout <= 0:
 		return fmt.Errorf("-hello-timeout, -frame-timeout and -subscribe-timeout must be positive")
 	}
+	urls, err := parseNATS(*clusterURLs)
+	if err != nil {
+		return err
+	}
+	if *replicas < 1 || *replicas > 5 {
+		return fmt.Errorf("-replicas must be in 1..5 (JetStream's limit), got %d", *replicas)
+	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return fmt.Errorf("-addr %q: want host:port or :port: %v", *addr, err)
 	}
@@ -103,6 +114,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	h, err := host.Start(ctx, host.Options{
 		Addr: *addr, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
+		Cluster: urls, Replicas: *replicas,
 	})
 	if err != nil {
 		return err
@@ -114,4 +126,22 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	<-h.Done()
 	log.Info("shutting down")
 	return h.Close()
+}
+
+// parseNATS splits -cluster's comma-separated NATS URLs, each
+// nats://host:port.
+func parseNATS(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, u := range strings.Split(s, ",") {
+		u = strings.TrimSpace(u)
+		pu, err := url.Parse(u)
+		if err != nil || pu.Scheme != "nats" || pu.Port() == "" {
+			return nil, fmt.Errorf("-cluster: %q: want nats://host:port", u)
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }

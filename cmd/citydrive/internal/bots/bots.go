@@ -34,6 +34,8 @@ import (
 
 // Options configure a run.
 type Options struct {
+	// Addr is the server, or several comma-separated (a cluster's): bot i
+	// joins server i mod n, with the matching Fingerprint (or the only one).
 	Addr        string
 	Fingerprint string
 	Seed        uint64
@@ -61,10 +63,13 @@ type Bot struct {
 	TeleportSeconds float64
 	Chunks          int
 	EditsAcked      int
+	AckLatency      []float64 // seconds from request to ack, per acked edit (measured at the bot's tick, so ±1 tick)
 	EditsRejected   int
 	LastReject      string
 	CarsSeen        int
 	DistanceM       float64
+	Failovers       int       // connections replaced after the server was lost (several -addr)
+	FailedOverAt    time.Time // when the last one was back
 }
 
 // Report is the whole run.
@@ -194,9 +199,9 @@ func busyBackoff(attempt int, u float64) time.Duration {
 // dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
 // with jittered exponential backoff until ctx ends; any other error is
 // returned at once.
-func dialRetrying(ctx context.Context, cfg netsync.ClientConfig, rng *rand.Rand) (*netsync.Client, error) {
+func dialRetrying(ctx context.Context, dial func(context.Context) (*netsync.Client, error), rng *rand.Rand) (*netsync.Client, error) {
 	for attempt := 0; ; attempt++ {
-		c, err := netsync.Dial(ctx, cfg)
+		c, err := dial(ctx)
 		if err == nil || !errors.Is(err, netsync.ErrBusy) {
 			return c, err
 		}
@@ -227,17 +232,35 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, dialPatience)
-	c, err := dialRetrying(dialCtx, netsync.ClientConfig{
-		Addr: o.Addr, Fingerprint: o.Fingerprint, Seed: o.Seed, Generator: gen.Version,
+	addrs, pins := strings.Split(o.Addr, ","), strings.Split(o.Fingerprint, ",")
+	cfg := netsync.ClientConfig{
+		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius,
 		Logger: o.Logger.With("bot", id),
-	}, rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))))
+	}
+	dial := func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
+	var failover *netsync.Failover // several servers: bot id starts on server id mod n, moves on when it is lost
+	if len(addrs) > 1 {
+		var err error
+		if failover, err = netsync.NewFailover(cfg, addrs, pins, id); err != nil {
+			cancel()
+			b.Err = err
+			return b
+		}
+		dial = failover.Dial
+	}
+	backoffRng := rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id)))
+	c, err := dialRetrying(dialCtx, dial, backoffRng)
 	cancel()
 	if err != nil {
 		b.Err = err
 		return b
 	}
-	defer c.Close()
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
 	radius := int32(c.Welcome().MaxRadius)
 	if o.Radius > 0 {
 		radius = min(radius, int32(o.Radius))
@@ -280,6 +303,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	var msgs []wire.Message
 	var cars []wire.CarSnapshot
 	seen := map[uint32]struct{}{}
+	sent := map[uint32]time.Time{} // edit requests awaiting their ack
 
 	closeSteady := func(now time.Time) {
 		if !steadyAt.IsZero() {
@@ -304,8 +328,32 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			b.CarsSeen = len(seen)
 			return b
 		case <-c.Done():
-			b.Err = c.Err()
-			return b
+			if failover == nil {
+				b.Err = c.Err()
+				return b
+			}
+			now := time.Now()
+			closeSteady(now)
+			_ = c.Close()
+			dctx, cancel := context.WithTimeout(ctx, dialPatience)
+			c, err = dialRetrying(dctx, dial, backoffRng)
+			cancel()
+			if err != nil {
+				c = nil
+				if ctx.Err() == nil { // not just the run ending while it redialled
+					b.Err = fmt.Errorf("failing over: %w", err)
+				}
+				return b
+			}
+			b.Failovers++
+			b.FailedOverAt = time.Now()
+			o.Logger.Warn("bot failed over", "bot", id, "after", time.Since(now).Round(time.Millisecond), "server", c.Welcome().Player>>20)
+			clear(have) // the new server sends the area again
+			missing = len(want)
+			_ = c.Subscribe(centre, uint32(radius))
+			if joined { // the steady window goes on over the new connection
+				steadyFrom, steadyAt = c.Traffic(), time.Now()
+			}
 		case now := <-tick.C:
 			dt := now.Sub(last).Seconds()
 			last = now
@@ -346,6 +394,10 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 					pos = m.Pos
 				case *wire.EditAck:
 					b.EditsAcked++
+					if at, ok := sent[m.Seq]; ok {
+						b.AckLatency = append(b.AckLatency, now.Sub(at).Seconds())
+						delete(sent, m.Seq)
+					}
 					continue
 				case *wire.EditReject:
 					b.EditsRejected++
@@ -386,7 +438,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
 				if _, ok := have[cp]; ok {
 					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
-					_, _ = c.RequestEdit(cp, uint16(idx), blk)
+					if seq, err := c.RequestEdit(cp, uint16(idx), blk); err == nil {
+						sent[seq] = now
+					}
 				}
 			}
 			if now.After(nextEvict) {
@@ -499,6 +553,9 @@ func (r Report) WriteTable(w io.Writer) {
 	var in, out, join, joinS, tp, tpS []float64
 	failed := 0
 	acked, rejected := 0, 0
+	var ackLat []float64
+	failovers := 0
+	var lastBack time.Time
 	var lastReject string
 	for _, b := range r.Bots {
 		if b.Err != nil {
@@ -513,6 +570,11 @@ func (r Report) WriteTable(w io.Writer) {
 			tp, tpS = append(tp, float64(b.TeleportBytes)), append(tpS, b.TeleportSeconds)
 		}
 		acked += b.EditsAcked
+		ackLat = append(ackLat, b.AckLatency...)
+		failovers += b.Failovers
+		if b.FailedOverAt.After(lastBack) {
+			lastBack = b.FailedOverAt
+		}
 		rejected += b.EditsRejected
 		if b.LastReject != "" {
 			lastReject = b.LastReject
@@ -548,6 +610,15 @@ func (r Report) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, " (last reason: %s)", lastReject)
 	}
 	fmt.Fprintln(w)
+	if failovers > 0 {
+		fmt.Fprintf(w, "failovers: %d; the last bot was back on a server at %s (unix ms %d)\n",
+			failovers, lastBack.UTC().Format("15:04:05.000"), lastBack.UnixMilli())
+	}
+	if len(ackLat) > 0 {
+		slices.Sort(ackLat)
+		q := func(p float64) float64 { return ackLat[min(len(ackLat)-1, int(p*float64(len(ackLat))))] * 1000 }
+		fmt.Fprintf(w, "edit ack latency: p50 %.1f ms  p99 %.1f ms  (n=%d, bot-tick resolution)\n", q(0.5), q(0.99), len(ackLat))
+	}
 	if r.Scraped {
 		fmt.Fprintf(w, "server tick p99: %.2f ms over this run (histogram, %.0f ticks); %.2f ms (server's 1-minute summary)\n",
 			r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)

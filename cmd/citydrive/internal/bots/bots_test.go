@@ -121,7 +121,7 @@ func TestBotRetriesBusy(t *testing.T) {
 	// holder's Hello deadline then frees it and the retrying dial joins.
 	_, err = netsync.Dial(ctx, ccfg)
 	require.ErrorIs(t, err, netsync.ErrBusy)
-	c, err := dialRetrying(ctx, ccfg, rand.New(rand.NewPCG(1, 2)))
+	c, err := dialRetrying(ctx, func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, ccfg) }, rand.New(rand.NewPCG(1, 2)))
 	require.NoError(t, err)
 	defer c.Close()
 	assert.NotZero(t, c.Player())
