@@ -55,6 +55,7 @@ type Server struct {
 	change      areaChange   // subscribe scratch
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
+	carGrid     carGrid // relayCars' index, reused
 	lastTick    time.Time
 
 	// live mirrors peers for the metrics collector (other goroutines).
@@ -504,22 +505,22 @@ func (s *Server) intakeCars(now time.Time) bool {
 }
 
 // relayCars hands every client the latest snapshots of the other cars in
-// its area, through its latest-only slot.
+// its area, through its latest-only slot. The cars are indexed by cell
+// first, so each client looks only at cars near it.
 func (s *Server) relayCars() {
-	for _, to := range s.peers {
+	g := &s.carGrid
+	g.reset()
+	for _, from := range s.order {
+		if from.hasCar {
+			g.add(from.lastCar)
+		}
+	}
+	g.build()
+	for _, to := range s.order {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue
 		}
-		s.scratchCars = s.scratchCars[:0]
-		for _, from := range s.peers {
-			if from == to || !from.hasCar {
-				continue
-			}
-			c := from.lastCar
-			if to.area.covers(voxel.ChunkAt(c.Position())) {
-				s.scratchCars = append(s.scratchCars, c)
-			}
-		}
+		s.scratchCars = g.appendCovered(to.area, to.id, s.scratchCars[:0])
 		if len(s.scratchCars) > 0 {
 			to.cars.put(s.scratchCars)
 		}

@@ -34,6 +34,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	teleport := fs.Duration("teleport-at", 0, "teleport every bot 20 km once, this long into the run, and measure the burst (0: never)")
 	metrics := fs.String("metrics", "", "the server's Prometheus `URL` (http://host:port/metrics) for its tick p99")
 	verbose := fs.Bool("v", false, "log every bot's connection events")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\n")
 		fs.PrintDefaults()
@@ -84,6 +85,11 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := bots.Run(ctx, bots.Options{

@@ -44,6 +44,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	carSpeed := fs.Float64("max-car-speed", def.MaxCarSpeed, "fastest a player's car may move (m/s); faster moves and jumps are dropped (0: not checked)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
 	verbose := fs.Bool("v", false, "debug logging")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: citydrive server [flags]\n\nA dedicated server: players join with\n  citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED\nusing the fingerprint it logs at start.\n\n")
 		fs.PrintDefaults()
@@ -99,6 +100,11 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning.SubscribesPerSecond, tuning.MaxCarSpeed = *subRate, *carSpeed
 	tuning.TickBudget, tuning.TickFloorHz = *tickBudget, *tickFloor
 	tuning.HelloTimeout, tuning.FrameTimeout, tuning.SubscribeTimeout = *helloTimeout, *frameTimeout, *subTimeout
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h, err := host.Start(ctx, host.Options{

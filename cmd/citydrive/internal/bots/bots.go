@@ -148,13 +148,6 @@ func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route,
 	return r, nil
 }
 
-// area fills dst with the server's cylinder around c.
-func area(c voxel.ChunkPos, r int32, dst map[voxel.ChunkPos]struct{}) {
-	clear(dst)
-	for _, p := range plan.Cylinder(c, r, nil) {
-		dst[p] = struct{}{}
-	}
-}
 
 // snapshot is the car state a bot at p facing dir sends, with the game's
 // heading convention.
@@ -245,23 +238,29 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
-	want := map[voxel.ChunkPos]struct{}{}
+	// The area is the server's cylinder around centre (implicit: a
+	// membership test); have holds the delivered chunks in it, so what is
+	// missing is the cylinder's size less len(have). A move costs the
+	// chunks that left, as on the server: the bots share the machine.
 	have := map[voxel.ChunkPos]struct{}{}
-	area(centre, radius, want)
-	missing := len(want)
+	areaSize := len(plan.Cylinder(voxel.ChunkPos{}, radius, nil))
+	missing := areaSize
+	var left []voxel.ChunkPos
 	subscribe := func(ch voxel.ChunkPos) {
-		centre = ch
 		_ = c.Subscribe(ch, uint32(radius))
-		area(ch, radius, want)
-		for p := range have { // the client evicts what left its area itself
-			if _, ok := want[p]; !ok {
-				delete(have, p)
-			}
+		left = plan.Outside(centre, radius, ch, radius, left[:0])
+		for _, p := range left { // the client evicts what left its area itself
+			delete(have, p)
 		}
-		missing = 0
-		for p := range want {
-			if _, ok := have[p]; !ok {
-				missing++
+		centre = ch
+		missing = areaSize - len(have)
+	}
+	got := func(p voxel.ChunkPos) {
+		b.Chunks++
+		if plan.InCylinder(centre, radius, p) {
+			if _, dup := have[p]; !dup {
+				have[p] = struct{}{}
+				missing--
 			}
 		}
 	}
@@ -329,37 +328,18 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 			msgs = c.Poll(msgs[:0], 1<<16)
 			for _, m := range msgs {
-				var pos voxel.ChunkPos
 				switch m := m.(type) {
 				case *wire.ChunkDefaults:
 					for _, p := range m.Pos {
-						b.Chunks++
-						if _, ok := want[p]; ok {
-							if _, dup := have[p]; !dup {
-								have[p] = struct{}{}
-								missing--
-							}
-						}
+						got(p)
 					}
-					continue
 				case *wire.ChunkEdits:
-					pos = m.Pos
+					got(m.Pos)
 				case *wire.EditAck:
 					b.EditsAcked++
-					continue
 				case *wire.EditReject:
 					b.EditsRejected++
 					b.LastReject = m.Reason
-					continue
-				default:
-					continue
-				}
-				b.Chunks++
-				if _, ok := want[pos]; ok {
-					if _, dup := have[pos]; !dup {
-						have[pos] = struct{}{}
-						missing--
-					}
 				}
 			}
 			clear(msgs)
