@@ -395,7 +395,6 @@ func (s *Server) deliver(p *serverPeer) bool {
 		}
 		if len(edits) == 0 {
 			batch = append(batch, pos)
-			a.delivered(pos)
 			q.sentDefault()
 			if len(batch) == wire.MaxChunkDefaults {
 				s.sendDefaults(p, batch)
@@ -411,10 +410,10 @@ func (s *Server) deliver(p *serverPeer) bool {
 			if p.ctx.Err() != nil {
 				return true
 			}
-			continue // could not be encoded (logged); not retried
+			a.undeliverable(pos) // could not be encoded (logged); not retried
+			continue
 		}
 		s.metrics.delivered[kindEdits].Inc()
-		a.delivered(pos)
 		q.sentEdits()
 	}
 	if len(batch) > 0 {

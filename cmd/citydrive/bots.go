@@ -32,6 +32,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	editEvery := fs.Duration("edit-every", 10*time.Second, "mean time between one bot's edits (0: no edits)")
 	spread := fs.Float64("spread", 1500, "metres between the bots' starting points")
 	teleport := fs.Duration("teleport-at", 0, "teleport every bot 20 km once, this long into the run, and measure the burst (0: never)")
+	leaveHalf := fs.Duration("leave-half-after", 0, "every odd-numbered bot leaves this long into the run, the rest drive on (0: nobody leaves early)")
 	metrics := fs.String("metrics", "", "the server's Prometheus `URL` (http://host:port/metrics) for its tick p99")
 	verbose := fs.Bool("v", false, "log every bot's connection events")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
@@ -69,6 +70,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-spread must be in (0, 1e6] metres, got %g", *spread)
 	case *teleport < 0 || (*teleport > 0 && *teleport >= *duration):
 		return fmt.Errorf("-teleport-at must be 0 or less than -duration, got %v", *teleport)
+	case *leaveHalf < 0 || (*leaveHalf > 0 && *leaveHalf >= *duration):
+		return fmt.Errorf("-leave-half-after must be 0 or less than -duration, got %v", *leaveHalf)
 	}
 	if *metrics != "" {
 		u, err := url.Parse(*metrics)
@@ -94,7 +97,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
-		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport,
+		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
 		MetricsURL: *metrics, Logger: log,
 	})
 	rep.WriteTable(stdout)

@@ -1,6 +1,10 @@
 package plan
 
-import "citydrive/voxel"
+import (
+	"sync"
+
+	"citydrive/voxel"
+)
 
 // Outside appends the chunks of Cylinder(c, r) that are not in
 // Cylinder(other, ro) (none when ro < 0), in no particular order. It works
@@ -49,4 +53,29 @@ func appendColumn(dst []voxel.ChunkPos, x, z int32, lo, hi int64) []voxel.ChunkP
 		dst = append(dst, voxel.ChunkPos{X: x, Y: int32(y), Z: z})
 	}
 	return dst
+}
+
+// offsetTables caches NearFirstOffsets by radius.
+var offsetTables struct {
+	sync.Mutex
+	byRadius map[int32][]voxel.ChunkPos
+}
+
+// NearFirstOffsets is Cylinder(origin, r) in NearFirst order: added to a
+// centre, the cylinder around it near-first, with no sort (ties break by
+// Y, Z, X in both, and adding a centre keeps that order). The slice is
+// shared and must not be modified; it is built once per radius.
+func NearFirstOffsets(r int32) []voxel.ChunkPos {
+	offsetTables.Lock()
+	defer offsetTables.Unlock()
+	if t, ok := offsetTables.byRadius[r]; ok {
+		return t
+	}
+	if offsetTables.byRadius == nil {
+		offsetTables.byRadius = map[int32][]voxel.ChunkPos{}
+	}
+	o := voxel.ChunkPos{}
+	t := NearFirst(o, Cylinder(o, r, nil))
+	offsetTables.byRadius[r] = t
+	return t
 }

@@ -50,3 +50,16 @@ func BenchmarkOutsideOneStep(b *testing.B) {
 		dst = Outside(voxel.ChunkPos{X: 1}, 8, voxel.ChunkPos{}, 8, dst[:0])
 	}
 }
+
+func TestNearFirstOffsetsIsTheSortedCylinder(t *testing.T) {
+	for _, c := range []voxel.ChunkPos{{}, {X: -5, Y: 3, Z: 1 << 20}, {X: math.MaxInt32 - 70, Y: math.MinInt32 + 70}} {
+		for r := int32(0); r <= 9; r++ {
+			var got []voxel.ChunkPos
+			for _, o := range NearFirstOffsets(r) {
+				got = append(got, c.Add(o.X, o.Y, o.Z))
+			}
+			require.Equal(t, NearFirst(c, Cylinder(c, r, nil)), got, "centre %v radius %d", c, r)
+		}
+	}
+	assert.Same(t, &NearFirstOffsets(8)[0], &NearFirstOffsets(8)[0], "built once")
+}

@@ -46,8 +46,11 @@ type Options struct {
 	// TeleportAt, if positive, moves every bot 20 km away once, this long
 	// into the run, and measures the burst until its new area is delivered.
 	TeleportAt time.Duration
-	MetricsURL string // the server's /metrics, for its tick p99
-	Logger     *slog.Logger
+	// LeaveHalfAfter, if positive, makes every odd-numbered bot leave (close
+	// its connection) this long into the run; the others drive on.
+	LeaveHalfAfter time.Duration
+	MetricsURL     string // the server's /metrics, for its tick p99
+	Logger         *slog.Logger
 }
 
 // Bot is one bot's outcome.
@@ -106,7 +109,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	start := time.Now()
 	for i := range o.N {
 		wg.Go(func() {
-			bots[i] = drive(runCtx, o, i)
+			ctx := runCtx
+			if o.LeaveHalfAfter > 0 && i%2 == 1 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(runCtx, o.LeaveHalfAfter)
+				defer cancel()
+			}
+			bots[i] = drive(ctx, o, i)
 		})
 	}
 	wg.Wait()
@@ -127,8 +136,25 @@ func Run(ctx context.Context, o Options) (Report, error) {
 func startPose(g *roadgraph.Graph, i, n int, spread float64, seed uint64) (*autopilot.Route, error) {
 	side := int(math.Ceil(math.Sqrt(float64(n))))
 	p := world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
-	return routeNear(g, p, seed+uint64(i))
+	r, err := routeNear(g, p, seed+uint64(i))
+	// A grid point on the lake has no road near: look around it, farther
+	// out step by step, before giving up.
+	for k := 1; err != nil && k <= startSearchSteps; k++ {
+		d := float64(k) * startSearchStep
+		for _, o := range []world.Vec2{{X: d}, {X: -d}, {Z: d}, {Z: -d}} {
+			if r, err = routeNear(g, p.Add(o), seed+uint64(i)); err == nil {
+				break
+			}
+		}
+	}
+	return r, err
 }
+
+// How far startPose looks around a grid point without roads.
+const (
+	startSearchStep  = 400.0 // metres
+	startSearchSteps = 8
+)
 
 func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route, error) {
 	j := g.JunctionNear(p)
@@ -147,7 +173,6 @@ func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route,
 	}
 	return r, nil
 }
-
 
 // snapshot is the car state a bot at p facing dir sends, with the game's
 // heading convention.

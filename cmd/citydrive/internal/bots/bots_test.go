@@ -16,6 +16,7 @@ import (
 	"citydrive/netsync"
 	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
+	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/voxel"
@@ -126,4 +127,15 @@ func TestBotRetriesBusy(t *testing.T) {
 	defer c.Close()
 	assert.NotZero(t, c.Player())
 	<-holder.Context().Done()
+}
+
+// Every one of 200 bots (the issue-12 load test, seed 412) finds a road to
+// start on: grid points on the lake look around for one.
+func TestEveryBotFindsAStart(t *testing.T) {
+	w := world.New(412)
+	g := roadgraph.New(w)
+	for i := range 200 {
+		_, err := startPose(g, i, 200, 1500, 412)
+		require.NoError(t, err, "bot %d", i)
+	}
 }
