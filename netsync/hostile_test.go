@@ -347,3 +347,14 @@ func TestOverloadSlowsTime(t *testing.T) {
 	late := dial(t, s.clientConfig())
 	assert.Equal(t, uint32(50), late.Welcome().TickHz, "a joiner is welcomed with the current rate")
 }
+
+// A Hello the server timed out surfaces as ErrTimedOut, which callers
+// such as the bots may retry like ErrBusy.
+func TestLateHelloIsErrTimedOut(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.HelloTimeout = time.Nanosecond })
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	_, err := Dial(ctx, s.clientConfig())
+	require.ErrorIs(t, err, ErrTimedOut)
+	assert.NotErrorIs(t, err, ErrBusy)
+}

@@ -53,6 +53,7 @@ type Server struct {
 	hz          int          // current tick rate (tick goroutine)
 	curHz       atomic.Int32 // the same, for handshakes and metrics
 	change      areaChange   // subscribe scratch
+	subWork     tickWork     // cylinder changes applied this tick (SubscribeChunksPerTick)
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
 	carGrid     carGrid // relayCars' index, reused
@@ -231,13 +232,16 @@ func (s *Server) tick(now time.Time) {
 		break
 	}
 	carsChanged := s.intakeCars(now)
-	for _, p := range s.peers {
+	s.subWork.start(s.cfg.SubscribeChunksPerTick)
+	for _, p := range s.peers { // map order: random, so no client always goes last
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
 			p.sub.bucket.refill(dt)
 			s.drain(p)
-			if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
-				s.subscribe(p, &m)
+			if s.subWork.open() {
+				if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
+					s.subscribe(p, &m)
+				}
 			}
 			if !p.area.subscribed && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
 				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
@@ -351,6 +355,7 @@ func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
 	if !p.area.subscribe(saturateCentre(m.Centre), m.Radius, s.cfg.MaxRadius, ch) {
 		return
 	}
+	s.subWork.spend(len(ch.entered) + len(ch.left))
 	for _, pos := range ch.left {
 		s.union.unref(pos)
 	}

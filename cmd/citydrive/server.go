@@ -36,6 +36,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	maxHS := fs.Int("max-handshakes", def.MaxHandshakes, "concurrent handshakes at most; more are refused busy (close code 5)")
 	maxHSAddr := fs.Int("max-handshakes-per-addr", def.MaxHandshakesPerAddr, "concurrent handshakes from one IP at most; more are refused busy")
 	subRate := fs.Float64("subscribes-per-second", def.SubscribesPerSecond, "Subscribes applied per client per second (also the burst); faster ones are coalesced, the newest kept")
+	subChunks := fs.Int("subscribe-chunks-per-tick", def.SubscribeChunksPerTick, "cylinder changes (chunks entered plus left) applied per tick for all clients; later Subscribes wait a tick")
 	helloTimeout := fs.Duration("hello-timeout", def.HelloTimeout, "time from accepting a connection to a complete Hello")
 	frameTimeout := fs.Duration("frame-timeout", def.FrameTimeout, "time a client's frame may take from its first byte")
 	subTimeout := fs.Duration("subscribe-timeout", def.SubscribeTimeout, "time a client may stay connected before its first Subscribe")
@@ -69,6 +70,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-reach must be in [0, 1e6] metres, got %g", *reach)
 	case *maxPlayers < 1, *maxHS < 1, *maxHSAddr < 1:
 		return fmt.Errorf("-max-players, -max-handshakes and -max-handshakes-per-addr must be at least 1")
+	case *subChunks < 1:
+		return fmt.Errorf("-subscribe-chunks-per-tick must be at least 1, got %d", *subChunks)
 	case !(*subRate >= 1 && *subRate <= 1000):
 		return fmt.Errorf("-subscribes-per-second must be in [1, 1000], got %g", *subRate)
 	case *tickBudget < 0 || *tickBudget > time.Second:
@@ -98,6 +101,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning.DeliveryBudget, tuning.Reach = *budget, *reach
 	tuning.MaxPlayers, tuning.MaxHandshakes, tuning.MaxHandshakesPerAddr = *maxPlayers, *maxHS, *maxHSAddr
 	tuning.SubscribesPerSecond, tuning.MaxCarSpeed = *subRate, *carSpeed
+	tuning.SubscribeChunksPerTick = *subChunks
 	tuning.TickBudget, tuning.TickFloorHz = *tickBudget, *tickFloor
 	tuning.HelloTimeout, tuning.FrameTimeout, tuning.SubscribeTimeout = *helloTimeout, *frameTimeout, *subTimeout
 	stopProfile, err := startCPUProfile(*cpuprofile)

@@ -210,12 +210,13 @@ func busyBackoff(attempt int, u float64) time.Duration {
 }
 
 // dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
-// with jittered exponential backoff until ctx ends; any other error is
-// returned at once.
+// and handshakes the server timed out (netsync.ErrTimedOut: the bots'
+// Hello was late, the machine starved) with jittered exponential backoff
+// until ctx ends; any other error is returned at once.
 func dialRetrying(ctx context.Context, cfg netsync.ClientConfig, rng *rand.Rand) (*netsync.Client, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := netsync.Dial(ctx, cfg)
-		if err == nil || !errors.Is(err, netsync.ErrBusy) {
+		if err == nil || !(errors.Is(err, netsync.ErrBusy) || errors.Is(err, netsync.ErrTimedOut)) {
 			return c, err
 		}
 		t := time.NewTimer(busyBackoff(attempt, rng.Float64()))
