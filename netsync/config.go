@@ -71,7 +71,8 @@ type Tuning struct {
 	// Subscribe past it waits for the next tick (still coalesced). A join
 	// burst (a first Subscribe is a whole cylinder, 1,773 chunks at radius
 	// 8) is then spread over a few ticks instead of stalling one. At least
-	// one Subscribe is applied per tick whatever its size.
+	// one Subscribe is applied per tick whatever its size. 16,384 is about
+	// 9 joins, or 50 moves by one chunk, at radius 8.
 	SubscribeChunksPerTick int
 	// MaxHandshakesPerAddr bounds concurrent handshakes from one IP, so one
 	// host holding half-open handshakes cannot take every slot.
@@ -128,7 +129,7 @@ func DefaultServerConfig() ServerConfig {
 			HandshakeTimeout:  transport.HandshakeTimeout,
 
 			SubscribesPerSecond:    8,
-			SubscribeChunksPerTick: 4096,
+			SubscribeChunksPerTick: 16384,
 			MaxHandshakesPerAddr:   8,
 			HelloTimeout:           2 * time.Second,
 			FrameTimeout:           5 * time.Second,

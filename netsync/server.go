@@ -243,7 +243,9 @@ func (s *Server) tick(now time.Time) {
 					s.subscribe(p, &m)
 				}
 			}
-			if !p.area.subscribed && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
+			// A Subscribe waiting for the tick's allowance is the server's
+			// delay, not the client's.
+			if !p.area.subscribed && !p.sub.waiting() && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
 				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
 			}
 		}

@@ -76,7 +76,8 @@ func TestUnionMatchesCountModel(t *testing.T) {
 		in := map[voxel.ChunkPos]bool{} // membership at the last flush
 		for range rapid.IntRange(1, 8).Draw(t, "flushes") {
 			for range rapid.IntRange(0, 30).Draw(t, "ops") {
-				p := voxel.ChunkPos{X: rapid.Int32Range(0, 4).Draw(t, "x")}
+				// Across brick boundaries, negative coordinates included.
+				p := voxel.ChunkPos{X: rapid.Int32Range(-5, 5).Draw(t, "x"), Y: rapid.Int32Range(-1, 4).Draw(t, "y"), Z: rapid.Int32Range(-4, 0).Draw(t, "z")}
 				if count[p] > 0 && rapid.Bool().Draw(t, "unref") {
 					count[p]--
 					u.unref(p)
@@ -98,6 +99,13 @@ func TestUnionMatchesCountModel(t *testing.T) {
 				in[p] = n > 0
 				require.Equal(t, n > 0, u.contains(p))
 			}
+			members := 0
+			for _, on := range in {
+				if on {
+					members++
+				}
+			}
+			require.Equal(t, members, u.len())
 			require.ElementsMatch(t, wantAdded, added)
 			require.ElementsMatch(t, wantRemoved, removed)
 		}

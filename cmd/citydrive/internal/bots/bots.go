@@ -77,9 +77,21 @@ type Report struct {
 	// Server tick (from its Prometheus endpoint; zero without one).
 	TickP99Hist    float64 // seconds, from the histogram's buckets over the run
 	TickP99Summary float64 // seconds, the server's own 1-minute summary at the end
+	TickP50Hist    float64
 	TickCount      float64
 	Scraped        bool
+	// The server's tick rate (citydrive_tick_rate_hz), sampled every
+	// rateSampleEvery: its rate before the bots joined, the lowest seen,
+	// and with LeaveHalfAfter, the rate when the half left and how long
+	// after that it was back at the rate before (negative: never).
+	RateBefore, RateMin   float64
+	RateAtLeave           float64
+	RecoveredAfterLeaving time.Duration
+	RateSamples           int
 }
+
+// rateSampleEvery is how often Run reads the server's tick rate.
+const rateSampleEvery = 250 * time.Millisecond
 
 // Run starts o.N bots, drives them for o.Duration and reports.
 func Run(ctx context.Context, o Options) (Report, error) {
@@ -107,6 +119,16 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
 	defer cancel()
 	start := time.Now()
+	var rates []rateSample
+	ratesDone := make(chan struct{})
+	if o.MetricsURL != "" {
+		go func() {
+			defer close(ratesDone)
+			rates = sampleRate(runCtx, o.MetricsURL, start)
+		}()
+	} else {
+		close(ratesDone)
+	}
 	for i := range o.N {
 		wg.Go(func() {
 			ctx := runCtx
@@ -119,7 +141,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		})
 	}
 	wg.Wait()
+	<-ratesDone
 	rep := Report{Bots: bots, Duration: time.Since(start)}
+	if before != nil {
+		rep.RateBefore = before[netsync.MetricTickRate]
+	}
+	rep.summariseRates(rates, o.LeaveHalfAfter)
 	if o.MetricsURL != "" {
 		after, err := scrape(ctx, o.MetricsURL)
 		if err != nil {
@@ -127,6 +154,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		}
 		rep.Scraped = true
 		rep.TickP99Hist, rep.TickCount = histQuantile(before, after, netsync.MetricTick, 0.99)
+		rep.TickP50Hist, _ = histQuantile(before, after, netsync.MetricTick, 0.5)
 		rep.TickP99Summary = after[netsync.MetricTickQuantiles+`{quantile="0.99"}`]
 	}
 	return rep, nil
@@ -454,6 +482,59 @@ func scrape(ctx context.Context, url string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
+// rateSample is the server's tick rate at a moment of the run.
+type rateSample struct {
+	at time.Duration // since the start
+	hz float64
+}
+
+// sampleRate reads the server's tick-rate gauge every rateSampleEvery
+// until ctx ends (failed reads are skipped).
+func sampleRate(ctx context.Context, url string, start time.Time) []rateSample {
+	var out []rateSample
+	t := time.NewTicker(rateSampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out
+		case <-t.C:
+		}
+		m, err := scrape(ctx, url)
+		if hz, ok := m[netsync.MetricTickRate]; err == nil && ok {
+			out = append(out, rateSample{at: time.Since(start), hz: hz})
+		}
+	}
+}
+
+// summariseRates fills the rate fields from the samples: the lowest, and
+// with leave > 0 the rate at leave and how long after it the rate was
+// back at RateBefore (negative: not within the run).
+func (r *Report) summariseRates(rates []rateSample, leave time.Duration) {
+	r.RateSamples = len(rates)
+	r.RecoveredAfterLeaving = -1
+	if len(rates) == 0 {
+		return
+	}
+	r.RateMin = rates[0].hz
+	for _, s := range rates {
+		r.RateMin = min(r.RateMin, s.hz)
+	}
+	if leave <= 0 {
+		return
+	}
+	for _, s := range rates {
+		if s.at < leave {
+			r.RateAtLeave = s.hz
+			continue
+		}
+		if r.RateBefore > 0 && s.hz >= r.RateBefore {
+			r.RecoveredAfterLeaving = s.at - leave
+			return
+		}
+	}
+}
+
 // histQuantile estimates quantile q of histogram name over the interval
 // between two scrapes, interpolating linearly inside the bucket.
 func histQuantile(before, after map[string]float64, name string, q float64) (float64, float64) {
@@ -555,8 +636,19 @@ func (r Report) WriteTable(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if r.Scraped {
-		fmt.Fprintf(w, "server tick p99: %.2f ms over this run (histogram, %.0f ticks); %.2f ms (server's 1-minute summary)\n",
-			r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+		fmt.Fprintf(w, "server tick p50 %.2f ms, p99 %.2f ms over this run (histogram, %.0f ticks); p99 %.2f ms (server's 1-minute summary)\n",
+			r.TickP50Hist*1000, r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+		if r.RateSamples > 0 {
+			fmt.Fprintf(w, "server tick rate: %.0f Hz before, lowest %.0f Hz (%d samples)", r.RateBefore, r.RateMin, r.RateSamples)
+			switch {
+			case r.RateAtLeave == 0:
+			case r.RecoveredAfterLeaving >= 0:
+				fmt.Fprintf(w, "; %.0f Hz when half the bots left, back to %.0f Hz %.2f s later", r.RateAtLeave, r.RateBefore, r.RecoveredAfterLeaving.Seconds())
+			default:
+				fmt.Fprintf(w, "; %.0f Hz when half the bots left, not back to %.0f Hz by the end", r.RateAtLeave, r.RateBefore)
+			}
+			fmt.Fprintln(w)
+		}
 	} else {
 		fmt.Fprintln(w, "server tick p99: not measured (pass -metrics http://host:port/metrics)")
 	}

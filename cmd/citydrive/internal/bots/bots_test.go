@@ -139,3 +139,24 @@ func TestEveryBotFindsAStart(t *testing.T) {
 		require.NoError(t, err, "bot %d", i)
 	}
 }
+
+func TestSummariseRates(t *testing.T) {
+	s := func(sec float64, hz float64) rateSample {
+		return rateSample{at: time.Duration(sec * float64(time.Second)), hz: hz}
+	}
+	rates := []rateSample{s(1, 30), s(2, 12), s(3, 10), s(4, 10), s(5, 14), s(6, 29), s(7, 30), s(8, 30)}
+	r := Report{RateBefore: 30}
+	r.summariseRates(rates, 4500*time.Millisecond)
+	assert.Equal(t, 10.0, r.RateMin)
+	assert.Equal(t, 10.0, r.RateAtLeave)
+	assert.Equal(t, 2500*time.Millisecond, r.RecoveredAfterLeaving, "back at 30 Hz at 7 s")
+
+	r = Report{RateBefore: 30}
+	r.summariseRates(rates[:6], 4500*time.Millisecond)
+	assert.Negative(t, r.RecoveredAfterLeaving, "never back")
+
+	r = Report{RateBefore: 30}
+	r.summariseRates(rates, 0)
+	assert.Zero(t, r.RateAtLeave, "nobody left")
+	assert.Equal(t, 8, r.RateSamples)
+}
