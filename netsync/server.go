@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -146,6 +147,10 @@ func (s *Server) Run(ctx context.Context) error {
 	}()
 	t := time.NewTicker(time.Second / time.Duration(s.cfg.TickHz))
 	defer t.Stop()
+	// The tick keeps its own OS thread, so the thread's CPU clock measures
+	// the tick's work alone (citydrive_tick_cpu_seconds).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -153,8 +158,12 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		case now := <-t.C:
 			start := time.Now()
+			cpu0, cpuOK := threadCPU()
 			s.tick(now)
 			work := time.Since(start)
+			if cpu1, ok := threadCPU(); cpuOK && ok {
+				s.metrics.observeTickCPU(cpu1 - cpu0)
+			}
 			s.metrics.observeTick(work)
 			if hz := s.dil.observe(work); hz != s.hz {
 				s.setRate(hz)
