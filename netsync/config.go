@@ -125,7 +125,7 @@ func DefaultServerConfig() ServerConfig {
 			OutboundFrames:    4096,
 			OutboundBytes:     8 << 20,
 			MaxHandshakes:     64,
-			MaxPlayers:        256,
+			MaxPlayers:        512, // the issue-12 load test: 400 players slow time, none is turned away
 			HandshakeTimeout:  transport.HandshakeTimeout,
 
 			SubscribesPerSecond:    8,

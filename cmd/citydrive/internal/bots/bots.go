@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quic-go/quic-go"
+
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/netsync"
@@ -242,14 +244,25 @@ func busyBackoff(attempt int, u float64) time.Duration {
 	return d/2 + time.Duration(u*float64(d/2))
 }
 
+// retryable reports whether a failed dial is worth another try: the
+// server was busy or timed the bot out, or the QUIC handshake got no
+// answer in time (a starved server drops Initial packets).
+func retryable(err error) bool {
+	var idle *quic.IdleTimeoutError
+	var hs *quic.HandshakeTimeoutError
+	return errors.Is(err, netsync.ErrBusy) || errors.Is(err, netsync.ErrTimedOut) ||
+		errors.As(err, &idle) || errors.As(err, &hs)
+}
+
 // dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
-// and handshakes the server timed out (netsync.ErrTimedOut: the bots'
-// Hello was late, the machine starved) with jittered exponential backoff
+// and handshakes that timed out on either side (netsync.ErrTimedOut: the
+// bot's Hello was late; a QUIC handshake with no answer: the machine
+// starved) with jittered exponential backoff
 // until ctx ends; any other error is returned at once.
 func dialRetrying(ctx context.Context, cfg netsync.ClientConfig, rng *rand.Rand) (*netsync.Client, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := netsync.Dial(ctx, cfg)
-		if err == nil || !(errors.Is(err, netsync.ErrBusy) || errors.Is(err, netsync.ErrTimedOut)) {
+		if err == nil || !retryable(err) {
 			return c, err
 		}
 		t := time.NewTimer(busyBackoff(attempt, rng.Float64()))
