@@ -246,6 +246,9 @@ func (c *Client) explain(err error) error {
 		if ae.ErrorCode == CodeBusy {
 			return fmt.Errorf("%w (code %d): %s", ErrBusy, uint64(ae.ErrorCode), ae.ErrorMessage)
 		}
+		if ae.ErrorCode == CodeTimeout {
+			return fmt.Errorf("%w (code %d): %s", ErrTimedOut, uint64(ae.ErrorCode), ae.ErrorMessage)
+		}
 		return fmt.Errorf("netsync: server closed the connection (code %d): %s", uint64(ae.ErrorCode), ae.ErrorMessage)
 	}
 	if err == nil {

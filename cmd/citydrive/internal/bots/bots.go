@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quic-go/quic-go"
+
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/netsync"
@@ -48,8 +50,11 @@ type Options struct {
 	// TeleportAt, if positive, moves every bot 20 km away once, this long
 	// into the run, and measures the burst until its new area is delivered.
 	TeleportAt time.Duration
-	MetricsURL string // the server's /metrics, for its tick p99
-	Logger     *slog.Logger
+	// LeaveHalfAfter, if positive, makes every odd-numbered bot leave (close
+	// its connection) this long into the run; the others drive on.
+	LeaveHalfAfter time.Duration
+	MetricsURL     string // the server's /metrics, for its tick p99
+	Logger         *slog.Logger
 }
 
 // Bot is one bot's outcome.
@@ -79,9 +84,24 @@ type Report struct {
 	// Server tick (from its Prometheus endpoint; zero without one).
 	TickP99Hist    float64 // seconds, from the histogram's buckets over the run
 	TickP99Summary float64 // seconds, the server's own 1-minute summary at the end
-	TickCount      float64
-	Scraped        bool
+	TickP50Hist    float64
+	// The tick's CPU time (its thread's; zero where the server does not
+	// measure it): the server's own cost, without the machine's waits.
+	TickCPUP50, TickCPUP99 float64
+	TickCount              float64
+	Scraped                bool
+	// The server's tick rate (citydrive_tick_rate_hz), sampled every
+	// rateSampleEvery: its rate before the bots joined, the lowest seen,
+	// and with LeaveHalfAfter, the rate when the half left and how long
+	// after that it was back at the rate before (negative: never).
+	RateBefore, RateMin   float64
+	RateAtLeave           float64
+	RecoveredAfterLeaving time.Duration
+	RateSamples           int
 }
+
+// rateSampleEvery is how often Run reads the server's tick rate.
+const rateSampleEvery = 250 * time.Millisecond
 
 // Run starts o.N bots, drives them for o.Duration and reports.
 func Run(ctx context.Context, o Options) (Report, error) {
@@ -109,13 +129,34 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
 	defer cancel()
 	start := time.Now()
+	var rates []rateSample
+	ratesDone := make(chan struct{})
+	if o.MetricsURL != "" {
+		go func() {
+			defer close(ratesDone)
+			rates = sampleRate(runCtx, o.MetricsURL, start)
+		}()
+	} else {
+		close(ratesDone)
+	}
 	for i := range o.N {
 		wg.Go(func() {
-			bots[i] = drive(runCtx, o, i)
+			ctx := runCtx
+			if o.LeaveHalfAfter > 0 && i%2 == 1 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(runCtx, o.LeaveHalfAfter)
+				defer cancel()
+			}
+			bots[i] = drive(ctx, o, i)
 		})
 	}
 	wg.Wait()
+	<-ratesDone
 	rep := Report{Bots: bots, Duration: time.Since(start)}
+	if before != nil {
+		rep.RateBefore = before[netsync.MetricTickRate]
+	}
+	rep.summariseRates(rates, o.LeaveHalfAfter)
 	if o.MetricsURL != "" {
 		after, err := scrape(ctx, o.MetricsURL)
 		if err != nil {
@@ -123,6 +164,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		}
 		rep.Scraped = true
 		rep.TickP99Hist, rep.TickCount = histQuantile(before, after, netsync.MetricTick, 0.99)
+		rep.TickP50Hist, _ = histQuantile(before, after, netsync.MetricTick, 0.5)
+		rep.TickCPUP50, _ = histQuantile(before, after, netsync.MetricTickCPU, 0.5)
+		rep.TickCPUP99, _ = histQuantile(before, after, netsync.MetricTickCPU, 0.99)
 		rep.TickP99Summary = after[netsync.MetricTickQuantiles+`{quantile="0.99"}`]
 	}
 	return rep, nil
@@ -132,8 +176,25 @@ func Run(ctx context.Context, o Options) (Report, error) {
 func startPose(g *roadgraph.Graph, i, n int, spread float64, seed uint64) (*autopilot.Route, error) {
 	side := int(math.Ceil(math.Sqrt(float64(n))))
 	p := world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
-	return routeNear(g, p, seed+uint64(i))
+	r, err := routeNear(g, p, seed+uint64(i))
+	// A grid point on the lake has no road near: look around it, farther
+	// out step by step, before giving up.
+	for k := 1; err != nil && k <= startSearchSteps; k++ {
+		d := float64(k) * startSearchStep
+		for _, o := range []world.Vec2{{X: d}, {X: -d}, {Z: d}, {Z: -d}} {
+			if r, err = routeNear(g, p.Add(o), seed+uint64(i)); err == nil {
+				break
+			}
+		}
+	}
+	return r, err
 }
+
+// How far startPose looks around a grid point without roads.
+const (
+	startSearchStep  = 400.0 // metres
+	startSearchSteps = 8
+)
 
 func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route, error) {
 	j := g.JunctionNear(p)
@@ -151,14 +212,6 @@ func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route,
 		return nil, errors.New("no road to drive on")
 	}
 	return r, nil
-}
-
-// area fills dst with the server's cylinder around c.
-func area(c voxel.ChunkPos, r int32, dst map[voxel.ChunkPos]struct{}) {
-	clear(dst)
-	for _, p := range plan.Cylinder(c, r, nil) {
-		dst[p] = struct{}{}
-	}
 }
 
 // snapshot is the car state a bot at p facing dir sends, with the game's
@@ -196,13 +249,25 @@ func busyBackoff(attempt int, u float64) time.Duration {
 	return d/2 + time.Duration(u*float64(d/2))
 }
 
+// retryable reports whether a failed dial is worth another try: the
+// server was busy or timed the bot out, or the QUIC handshake got no
+// answer in time (a starved server drops Initial packets).
+func retryable(err error) bool {
+	var idle *quic.IdleTimeoutError
+	var hs *quic.HandshakeTimeoutError
+	return errors.Is(err, netsync.ErrBusy) || errors.Is(err, netsync.ErrTimedOut) ||
+		errors.As(err, &idle) || errors.As(err, &hs)
+}
+
 // dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
-// with jittered exponential backoff until ctx ends; any other error is
-// returned at once.
+// and handshakes that timed out on either side (netsync.ErrTimedOut: the
+// bot's Hello was late; a QUIC handshake with no answer: the machine
+// starved) with jittered exponential backoff until ctx ends; any other
+// error is returned at once.
 func dialRetrying(ctx context.Context, dial func(context.Context) (*netsync.Client, error), rng *rand.Rand) (*netsync.Client, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := dial(ctx)
-		if err == nil || !errors.Is(err, netsync.ErrBusy) {
+		if err == nil || !retryable(err) {
 			return c, err
 		}
 		t := time.NewTimer(busyBackoff(attempt, rng.Float64()))
@@ -268,23 +333,29 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
-	want := map[voxel.ChunkPos]struct{}{}
+	// The area is the server's cylinder around centre (implicit: a
+	// membership test); have holds the delivered chunks in it, so what is
+	// missing is the cylinder's size less len(have). A move costs the
+	// chunks that left, as on the server: the bots share the machine.
 	have := map[voxel.ChunkPos]struct{}{}
-	area(centre, radius, want)
-	missing := len(want)
+	areaSize := len(plan.Cylinder(voxel.ChunkPos{}, radius, nil))
+	missing := areaSize
+	var left []voxel.ChunkPos
 	subscribe := func(ch voxel.ChunkPos) {
-		centre = ch
 		_ = c.Subscribe(ch, uint32(radius))
-		area(ch, radius, want)
-		for p := range have { // the client evicts what left its area itself
-			if _, ok := want[p]; !ok {
-				delete(have, p)
-			}
+		left = plan.Outside(centre, radius, ch, radius, left[:0])
+		for _, p := range left { // the client evicts what left its area itself
+			delete(have, p)
 		}
-		missing = 0
-		for p := range want {
-			if _, ok := have[p]; !ok {
-				missing++
+		centre = ch
+		missing = areaSize - len(have)
+	}
+	got := func(p voxel.ChunkPos) {
+		b.Chunks++
+		if plan.InCylinder(centre, radius, p) {
+			if _, dup := have[p]; !dup {
+				have[p] = struct{}{}
+				missing--
 			}
 		}
 	}
@@ -349,7 +420,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			b.FailedOverAt = time.Now()
 			o.Logger.Warn("bot failed over", "bot", id, "after", time.Since(now).Round(time.Millisecond), "server", c.Welcome().Player>>20)
 			clear(have) // the new server sends the area again
-			missing = len(want)
+			missing = areaSize
 			_ = c.Subscribe(centre, uint32(radius))
 			if joined { // the steady window goes on over the new connection
 				steadyFrom, steadyAt = c.Traffic(), time.Now()
@@ -377,41 +448,22 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 			msgs = c.Poll(msgs[:0], 1<<16)
 			for _, m := range msgs {
-				var pos voxel.ChunkPos
 				switch m := m.(type) {
 				case *wire.ChunkDefaults:
 					for _, p := range m.Pos {
-						b.Chunks++
-						if _, ok := want[p]; ok {
-							if _, dup := have[p]; !dup {
-								have[p] = struct{}{}
-								missing--
-							}
-						}
+						got(p)
 					}
-					continue
 				case *wire.ChunkEdits:
-					pos = m.Pos
+					got(m.Pos)
 				case *wire.EditAck:
 					b.EditsAcked++
 					if at, ok := sent[m.Seq]; ok {
 						b.AckLatency = append(b.AckLatency, now.Sub(at).Seconds())
 						delete(sent, m.Seq)
 					}
-					continue
 				case *wire.EditReject:
 					b.EditsRejected++
 					b.LastReject = m.Reason
-					continue
-				default:
-					continue
-				}
-				b.Chunks++
-				if _, ok := want[pos]; ok {
-					if _, dup := have[pos]; !dup {
-						have[pos] = struct{}{}
-						missing--
-					}
 				}
 			}
 			clear(msgs)
@@ -500,6 +552,59 @@ func scrape(ctx context.Context, url string) (map[string]float64, error) {
 		out[line[:i]] = v
 	}
 	return out, sc.Err()
+}
+
+// rateSample is the server's tick rate at a moment of the run.
+type rateSample struct {
+	at time.Duration // since the start
+	hz float64
+}
+
+// sampleRate reads the server's tick-rate gauge every rateSampleEvery
+// until ctx ends (failed reads are skipped).
+func sampleRate(ctx context.Context, url string, start time.Time) []rateSample {
+	var out []rateSample
+	t := time.NewTicker(rateSampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out
+		case <-t.C:
+		}
+		m, err := scrape(ctx, url)
+		if hz, ok := m[netsync.MetricTickRate]; err == nil && ok {
+			out = append(out, rateSample{at: time.Since(start), hz: hz})
+		}
+	}
+}
+
+// summariseRates fills the rate fields from the samples: the lowest, and
+// with leave > 0 the rate at leave and how long after it the rate was
+// back at RateBefore (negative: not within the run).
+func (r *Report) summariseRates(rates []rateSample, leave time.Duration) {
+	r.RateSamples = len(rates)
+	r.RecoveredAfterLeaving = -1
+	if len(rates) == 0 {
+		return
+	}
+	r.RateMin = rates[0].hz
+	for _, s := range rates {
+		r.RateMin = min(r.RateMin, s.hz)
+	}
+	if leave <= 0 {
+		return
+	}
+	for _, s := range rates {
+		if s.at < leave {
+			r.RateAtLeave = s.hz
+			continue
+		}
+		if r.RateBefore > 0 && s.hz >= r.RateBefore {
+			r.RecoveredAfterLeaving = s.at - leave
+			return
+		}
+	}
 }
 
 // histQuantile estimates quantile q of histogram name over the interval
@@ -620,8 +725,23 @@ func (r Report) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, "edit ack latency: p50 %.1f ms  p99 %.1f ms  (n=%d, bot-tick resolution)\n", q(0.5), q(0.99), len(ackLat))
 	}
 	if r.Scraped {
-		fmt.Fprintf(w, "server tick p99: %.2f ms over this run (histogram, %.0f ticks); %.2f ms (server's 1-minute summary)\n",
-			r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+		fmt.Fprintf(w, "server tick p50 %.2f ms, p99 %.2f ms over this run (histogram, %.0f ticks); p99 %.2f ms (server's 1-minute summary)\n",
+			r.TickP50Hist*1000, r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+		if r.TickCPUP99 > 0 {
+			fmt.Fprintf(w, "server tick CPU time: p50 %.2f ms, p99 %.2f ms (the tick's thread; wall time above adds the machine's waits)\n",
+				r.TickCPUP50*1000, r.TickCPUP99*1000)
+		}
+		if r.RateSamples > 0 {
+			fmt.Fprintf(w, "server tick rate: %.0f Hz before, lowest %.0f Hz (%d samples)", r.RateBefore, r.RateMin, r.RateSamples)
+			switch {
+			case r.RateAtLeave == 0:
+			case r.RecoveredAfterLeaving >= 0:
+				fmt.Fprintf(w, "; %.0f Hz when half the bots left, back to %.0f Hz %.2f s later", r.RateAtLeave, r.RateBefore, r.RecoveredAfterLeaving.Seconds())
+			default:
+				fmt.Fprintf(w, "; %.0f Hz when half the bots left, not back to %.0f Hz by the end", r.RateAtLeave, r.RateBefore)
+			}
+			fmt.Fprintln(w)
+		}
 	} else {
 		fmt.Fprintln(w, "server tick p99: not measured (pass -metrics http://host:port/metrics)")
 	}
