@@ -1,6 +1,7 @@
 #!/bin/sh
 # Sets up and runs citydrive on a fresh Debian machine: installs the system
-# packages GLFW needs (only when missing), builds the game, and starts it.
+# packages the game needs (GLFW's and ALSA's headers, Xvfb; only when missing),
+# builds the game, and starts it.
 # With no display it runs the same game under Xvfb with the autopilot for a
 # while, writes screenshots to ./out/ and prints a summary.
 # Extra arguments go to the game (e.g. -seed 7 -autopilot).

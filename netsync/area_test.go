@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"citydrive/voxel"
 	"citydrive/voxel/plan"
@@ -56,9 +57,7 @@ func TestAreaSubscribeLoadsAndDrops(t *testing.T) {
 			var ch areaChange
 			require.True(t, a.subscribe(tc.first.centre, tc.first.asked, max, &ch))
 			if tc.deliver {
-				for _, p := range a.pending {
-					a.delivered(p)
-				}
+				a.pending = a.pending[:0] // every chunk delivered
 			}
 			got := a.subscribe(tc.second.centre, tc.second.asked, max, &ch)
 			assert.Equal(t, tc.changed, got)
@@ -89,9 +88,7 @@ func TestAreaDropsWhatOnlyTheServerShrank(t *testing.T) {
 	var ch areaChange
 	o := voxel.ChunkPos{}
 	a.subscribe(o, 2, 2, &ch)
-	for _, p := range a.pending {
-		a.delivered(p)
-	}
+	a.pending = a.pending[:0] // every chunk delivered
 	// Same centre and asked radius, smaller maximum (a server reconfigured
 	// between ticks is how the tick sees it).
 	require.True(t, a.subscribe(o, 2, 1, &ch))
@@ -105,7 +102,8 @@ func TestAreaLeaveReleasesEverything(t *testing.T) {
 	a := newArea()
 	var ch areaChange
 	a.subscribe(voxel.ChunkPos{}, 1, 4, &ch)
-	a.delivered(voxel.ChunkPos{})
+	a.pending = a.pending[1:] // the nearest, the centre, delivered
+	require.True(t, a.holds(voxel.ChunkPos{}))
 	left := a.leave(nil)
 	assert.ElementsMatch(t, cyl(voxel.ChunkPos{}, 1), left)
 	assert.False(t, a.holds(voxel.ChunkPos{}))
@@ -131,4 +129,71 @@ func diff(a, b []voxel.ChunkPos) []voxel.ChunkPos {
 		}
 	}
 	return out
+}
+
+// The area against a model that keeps explicit sets (the pre-issue-12
+// implementation): the same changes, the same near-first pending list,
+// the same held chunks, over random moves, radius changes and deliveries.
+func TestAreaMatchesSetModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := newArea()
+		var ch areaChange
+		desired := map[voxel.ChunkPos]bool{}
+		sent := map[voxel.ChunkPos]bool{}
+		var pending []voxel.ChunkPos
+		for range rapid.IntRange(1, 12).Draw(t, "steps") {
+			if len(pending) > 0 && rapid.Bool().Draw(t, "deliver") {
+				k := rapid.IntRange(0, len(pending)).Draw(t, "k")
+				for _, p := range pending[:k] {
+					sent[p] = true
+				}
+				pending = pending[k:]
+				a.pending = a.pending[k:]
+			}
+			c := voxel.ChunkPos{X: rapid.Int32Range(-4, 4).Draw(t, "x"), Y: rapid.Int32Range(-2, 2).Draw(t, "y"), Z: rapid.Int32Range(-4, 4).Draw(t, "z")}
+			asked := rapid.Uint32Range(0, 6).Draw(t, "asked")
+			maxR := rapid.Uint32Range(1, 5).Draw(t, "max")
+			r := int32(min(asked, maxR))
+			next := map[voxel.ChunkPos]bool{}
+			for _, p := range plan.Cylinder(c, r, nil) {
+				next[p] = true
+			}
+			var left, entered, drops []voxel.ChunkPos
+			for p := range desired {
+				if !next[p] {
+					left = append(left, p)
+					if sent[p] && plan.InCylinder(c, int32(asked), p) {
+						drops = append(drops, p)
+					}
+					delete(sent, p)
+				}
+			}
+			for p := range next {
+				if !desired[p] {
+					entered = append(entered, p)
+				}
+			}
+			changed := a.subscribe(c, asked, maxR, &ch)
+			if !changed {
+				require.Empty(t, left)
+				require.Empty(t, entered)
+				continue
+			}
+			desired = next
+			pending = pending[:0]
+			for _, p := range plan.NearFirst(c, plan.Cylinder(c, r, nil)) {
+				if !sent[p] {
+					pending = append(pending, p)
+				}
+			}
+			require.ElementsMatch(t, left, ch.left, "left")
+			require.ElementsMatch(t, entered, ch.entered, "entered")
+			require.ElementsMatch(t, drops, ch.drops, "drops")
+			require.Equal(t, plan.NearFirst(c, slices.Clone(ch.entered)), ch.entered, "entered near-first")
+			require.Equal(t, append([]voxel.ChunkPos{}, pending...), append([]voxel.ChunkPos{}, a.pending...), "pending near-first")
+			for _, p := range plan.Cylinder(voxel.ChunkPos{}, 8, nil) {
+				require.Equal(t, sent[p] && desired[p], a.holds(p), "holds %v", p)
+			}
+		}
+	})
 }

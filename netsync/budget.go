@@ -42,6 +42,21 @@ func (g *subscribeGate) due() (wire.Subscribe, bool) {
 // waiting reports whether a Subscribe waits for budget.
 func (g *subscribeGate) waiting() bool { return g.have }
 
+// tickWork is a per-tick allowance of work units shared by every client
+// (cylinder changes, for SubscribeChunksPerTick): work may start while
+// the allowance is not used up, so the last piece may pass it, and at
+// least one piece runs per tick whatever its size.
+type tickWork struct{ limit, used int }
+
+// start opens a tick with limit units.
+func (w *tickWork) start(limit int) { w.limit, w.used = limit, 0 }
+
+// open reports whether more work may start this tick.
+func (w *tickWork) open() bool { return w.used < w.limit }
+
+// spend records n units of work done.
+func (w *tickWork) spend(n int) { w.used += n }
+
 // addrGate bounds concurrent handshakes per remote IP. It is safe for
 // concurrent use (the accept loop acquires, handshake goroutines release).
 type addrGate struct {

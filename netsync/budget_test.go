@@ -98,3 +98,23 @@ func TestSaturateCentre(t *testing.T) {
 		}
 	}
 }
+
+func TestTickWorkSpreadsABurst(t *testing.T) {
+	var w tickWork
+	w.start(4096)
+	applied := 0
+	// Ten first Subscribes at radius 8 (1,773 chunks each) due at once.
+	for range 10 {
+		if !w.open() {
+			break
+		}
+		w.spend(1773)
+		applied++
+	}
+	assert.Equal(t, 3, applied, "the third starts under the allowance and may pass it")
+	w.start(4096)
+	assert.True(t, w.open(), "a new tick opens a new allowance")
+	w.start(1)
+	w.spend(424_000) // one radius-64 cylinder
+	assert.False(t, w.open())
+}

@@ -35,6 +35,15 @@ type ClientConfig struct {
 	// (DefaultClockInterval).
 	ClockInterval time.Duration
 
+	// Identity is the player across reconnects and servers (its key, edit
+	// sequence and unanswered edits, sent again on this connection). nil:
+	// a fresh one.
+	Identity *Identity
+	// IdleTimeout is how long a silent server is waited for before the
+	// connection counts as lost (0: transport.IdleTimeout, 15 s); clients
+	// that fail over between servers want it short.
+	IdleTimeout time.Duration
+
 	Logger *slog.Logger
 }
 
@@ -52,7 +61,6 @@ type Client struct {
 	in       chan wire.Message
 	out      *queue
 	car      *carSlot
-	seq      atomic.Uint32
 	carSeq   atomic.Uint32
 
 	ctx    context.Context
@@ -88,6 +96,9 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if cfg.MaxCars <= 0 {
 		cfg.MaxCars = 1024
 	}
+	if cfg.Identity == nil {
+		cfg.Identity = NewIdentity()
+	}
 	if cfg.ClockInterval <= 0 {
 		cfg.ClockInterval = DefaultClockInterval
 	}
@@ -96,7 +107,12 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, transport.ClientQUIC())
+	qc := transport.ClientQUIC()
+	if cfg.IdleTimeout > 0 {
+		qc.MaxIdleTimeout = cfg.IdleTimeout
+		qc.KeepAlivePeriod = min(qc.KeepAlivePeriod, cfg.IdleTimeout/4)
+	}
+	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, qc)
 	if err != nil {
 		if refusedByQUIC(err) {
 			return nil, fmt.Errorf("netsync: connecting to %s: %w: %w", cfg.Addr, ErrBusy, err)
@@ -179,14 +195,28 @@ func (c *Client) handshake(ctx context.Context) error {
 
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
+	id := c.cfg.Identity
+	again := resend{wait: id.retry()}
+	var due []wire.EditRequest
 	c.spawn(func() {
 		err := readFrames(chunk, wire.ChunkCap, 0, lim, func(m wire.Message) error {
-			switch m.(type) {
-			case *wire.ChunkDefaults, *wire.ChunkEdits, *wire.ChunkDrop,
-				*wire.EditAck, *wire.EditReject, *wire.EditBroadcast, *wire.TickRate:
+			switch m := m.(type) {
+			case *wire.ChunkDefaults:
+				due = again.delivered(m.Pos, due[:0])
+			case *wire.ChunkEdits:
+				due = again.delivered([]voxel.ChunkPos{m.Pos}, due[:0])
+			case *wire.EditAck:
+				id.answered(m.Seq)
+			case *wire.EditReject:
+				id.answered(m.Seq)
+			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
+			for i := range due { // unanswered on an earlier connection: its chunk is here now
+				_ = c.queue(&due[i])
+			}
+			due = due[:0]
 			select {
 			case c.in <- m: // a full queue holds the server back, which cuts us off
 				return nil
@@ -232,6 +262,9 @@ func (c *Client) explain(err error) error {
 		}
 		if ae.ErrorCode == CodeBusy {
 			return fmt.Errorf("%w (code %d): %s", ErrBusy, uint64(ae.ErrorCode), ae.ErrorMessage)
+		}
+		if ae.ErrorCode == CodeTimeout {
+			return fmt.Errorf("%w (code %d): %s", ErrTimedOut, uint64(ae.ErrorCode), ae.ErrorMessage)
 		}
 		return fmt.Errorf("netsync: server closed the connection (code %d): %s", uint64(ae.ErrorCode), ae.ErrorMessage)
 	}
@@ -383,8 +416,12 @@ func (c *Client) RequestEdit(pos voxel.ChunkPos, index uint16, block voxel.Block
 	if index >= voxel.ChunkVolume || block > c.cfg.MaxBlock {
 		return 0, fmt.Errorf("netsync: edit out of range (index %d, block %d)", index, block)
 	}
-	seq := c.seq.Add(1)
-	return seq, c.queue(&wire.EditRequest{Seq: seq, Pos: pos, Index: index, Block: block})
+	r := c.cfg.Identity.request(pos, index, block)
+	if err := c.queue(&r); err != nil {
+		c.cfg.Identity.answered(r.Seq) // never sent: not to be retried
+		return r.Seq, err
+	}
+	return r.Seq, nil
 }
 
 // SendCar publishes this client's car state; only the latest unsent
@@ -426,3 +463,7 @@ func (c *Client) Traffic() Traffic {
 	st := c.conn.ConnectionStats()
 	return Traffic{BytesIn: st.BytesReceived, BytesOut: st.BytesSent}
 }
+
+// Unanswered counts this player's edit requests not yet answered (on this
+// connection or an earlier one of the same Identity).
+func (c *Client) Unanswered() int { return c.cfg.Identity.Unanswered() }

@@ -22,6 +22,12 @@ type ServerConfig struct {
 	Seed      uint64 // world seed
 	Generator uint32 // terrain generator version
 	World     World  // the voxel world; required
+	// Cars, if set, exchanges cars with other servers of the same world
+	// (a cluster); nil: players see this server's cars only.
+	Cars CarExchange
+	// FirstPlayer offsets this server's player ids (the first player gets
+	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
+	FirstPlayer uint32
 	// WorldClock is the world clock the server announces (traffic runs on
 	// it); nil: WallWorldClock.
 	WorldClock func() time.Duration
@@ -69,6 +75,14 @@ type Tuning struct {
 	// burst): Subscribes arriving faster are coalesced, only the newest
 	// centre kept, and at most one cylinder is rebuilt per client per tick.
 	SubscribesPerSecond float64
+	// SubscribeChunksPerTick bounds the cylinder changes (chunks entered
+	// plus left) the tick applies for all clients together; a due
+	// Subscribe past it waits for the next tick (still coalesced). A join
+	// burst (a first Subscribe is a whole cylinder, 1,773 chunks at radius
+	// 8) is then spread over a few ticks instead of stalling one. At least
+	// one Subscribe is applied per tick whatever its size. 16,384 is about
+	// 9 joins, or 50 moves by one chunk, at radius 8.
+	SubscribeChunksPerTick int
 	// MaxHandshakesPerAddr bounds concurrent handshakes from one IP, so one
 	// host holding half-open handshakes cannot take every slot.
 	MaxHandshakesPerAddr int
@@ -120,14 +134,15 @@ func DefaultServerConfig() ServerConfig {
 			OutboundFrames:    4096,
 			OutboundBytes:     8 << 20,
 			MaxHandshakes:     64,
-			MaxPlayers:        256,
+			MaxPlayers:        512, // the issue-12 load test: 400 players slow time, none is turned away
 			HandshakeTimeout:  transport.HandshakeTimeout,
 
-			SubscribesPerSecond:  8,
-			MaxHandshakesPerAddr: 8,
-			HelloTimeout:         2 * time.Second,
-			FrameTimeout:         5 * time.Second,
-			SubscribeTimeout:     10 * time.Second,
+			SubscribesPerSecond:    8,
+			SubscribeChunksPerTick: 16384,
+			MaxHandshakesPerAddr:   8,
+			HelloTimeout:           2 * time.Second,
+			FrameTimeout:           5 * time.Second,
+			SubscribeTimeout:       10 * time.Second,
 
 			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
 			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
@@ -153,7 +168,8 @@ func (c *ServerConfig) check() error {
 	case c.TickHz < 1 || c.TickHz > wire.MaxTickHz:
 		return fmt.Errorf("netsync: TickHz %d out of range (1..%d)", c.TickHz, wire.MaxTickHz)
 	case c.DeliveriesPerTick < 1, c.DefaultsPerTick < 1, c.InboundQueue < 1, c.InboundPerTick < 1,
-		c.OutboundFrames < 1, c.OutboundBytes < 1, c.MaxHandshakes < 1, c.MaxPlayers < 1, c.MaxHandshakesPerAddr < 1:
+		c.OutboundFrames < 1, c.OutboundBytes < 1, c.MaxHandshakes < 1, c.MaxPlayers < 1, c.MaxHandshakesPerAddr < 1,
+		c.SubscribeChunksPerTick < 1:
 		return errors.New("netsync: every per-tick, queue and player bound must be at least 1 (start from DefaultServerConfig)")
 	case !(c.EditsPerSecond > 0):
 		return fmt.Errorf("netsync: EditsPerSecond %g must be positive", c.EditsPerSecond)

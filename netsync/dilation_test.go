@@ -20,6 +20,19 @@ func TestDilation(t *testing.T) {
 		{name: "twice the budget for long: half rate (1+1²)", work: repeat(20*ms, 200), want: 15},
 		{name: "hopeless overload: the floor", work: repeat(time.Second, 100), want: 10},
 		{name: "recovers when the load falls", work: append(repeat(20*ms, 200), repeat(2*ms, 200)...), want: 30},
+		{name: "from the floor back to full rate within 5 s of the load falling (issue 12)",
+			work: append(repeat(time.Second, 100), repeat(2*ms, 200)...), want: 30,
+			check: func(t *testing.T, rates []int) {
+				elapsed := 0.0
+				for _, hz := range rates[100:] {
+					if hz == 30 {
+						break
+					}
+					elapsed += 1 / float64(hz)
+				}
+				assert.Less(t, elapsed, 5.0, "seconds at the rates it ran")
+				t.Logf("back to 30 Hz %.2f s after the load fell", elapsed)
+			}},
 		{name: "smooth: rate never jumps by more than a few Hz a tick", work: repeat(30*ms, 60), want: 10,
 			check: func(t *testing.T, rates []int) {
 				for i := 1; i < len(rates); i++ {

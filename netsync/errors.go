@@ -22,6 +22,11 @@ const (
 // connection as busy (CodeBusy); trying again later may succeed.
 var ErrBusy = errors.New("netsync: server busy")
 
+// ErrTimedOut is wrapped when the server let the connection go as too
+// slow (CodeTimeout): during Dial, a Hello that did not arrive in time,
+// which on a starved client machine is worth another try.
+var ErrTimedOut = errors.New("netsync: timed out by the server")
+
 // RefusedError is returned by Dial when the handshake was refused, by the
 // server or by the client itself. Reason tells the player what to do.
 type RefusedError struct {

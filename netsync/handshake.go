@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -20,8 +21,12 @@ import (
 const refuseLinger = time.Second
 
 // acceptLoop hands every new connection to a handshake goroutine, at most
-// MaxHandshakes at a time and MaxHandshakesPerAddr from one IP; the rest
-// are told the server is busy.
+// MaxHandshakes at a time and MaxHandshakesPerAddr half-open ones (no
+// complete Hello yet) from one IP; the rest are told the server is busy.
+// The per-address slot is given back as soon as the Hello is in, so
+// players behind one NAT (or a crowd of bots on one host) only contend for
+// the round trip of their Hello, while a host holding connections open
+// without a Hello still cannot take more than its share.
 func (s *Server) acceptLoop() {
 	for {
 		conn, err := s.ln.Accept(s.ctx)
@@ -44,11 +49,13 @@ func (s *Server) acceptLoop() {
 			_ = conn.CloseWithError(CodeBusy, "server busy, try again")
 			continue
 		}
+		var once sync.Once
+		helloIn := func() { once.Do(func() { s.perAddr.release(ip) }) }
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.handshakes; s.perAddr.release(ip) }()
-			s.handshake(conn)
+			defer func() { <-s.handshakes; helloIn() }()
+			s.handshake(conn, helloIn)
 		}()
 	}
 }
@@ -82,8 +89,8 @@ func (s *Server) reservePlayer() bool {
 func (s *Server) unreservePlayer() { s.players.Add(-1) }
 
 // handshake runs the control-stream handshake; on success the new peer is
-// handed to the tick loop.
-func (s *Server) handshake(conn *quic.Conn) {
+// handed to the tick loop. helloIn is called once a complete Hello is read.
+func (s *Server) handshake(conn *quic.Conn, helloIn func()) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HandshakeTimeout)
 	defer cancel()
 	remote := conn.RemoteAddr()
@@ -123,6 +130,7 @@ func (s *Server) handshake(conn *quic.Conn) {
 		return
 	}
 	_ = ctrl.SetReadDeadline(time.Time{})
+	helloIn()
 
 	own := wire.ProtocolVersion
 	rule := admittance{protocol: own, seed: s.cfg.Seed, generator: s.cfg.Generator, maxPlayers: s.cfg.MaxPlayers}

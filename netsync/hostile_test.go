@@ -176,6 +176,30 @@ func TestHalfOpenHandshakesFromOneAddress(t *testing.T) {
 	assert.NoError(t, good.Err())
 }
 
+// TestPerAddressLimitCountsOnlyHalfOpen: the per-address slot is given
+// back once the Hello is in, so a client from the same address as one
+// still finishing its handshake (Welcome read, chunk stream not opened)
+// joins even at a limit of one: players behind one NAT, and bots on one
+// host, contend only for their Hello's round trip.
+func TestPerAddressLimitCountsOnlyHalfOpen(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.MaxHandshakesPerAddr = 1 })
+	slow := rawDial(t, s, nil, false)
+	f := frame(t, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3})
+	_, err := slow.ctrl.Write(f)
+	require.NoError(t, err)
+	p, err := wire.NewFrameReader(slow.ctrl, wire.ControlCap).Next()
+	require.NoError(t, err)
+	m, err := wire.Decode(p, wire.DefaultLimits)
+	require.NoError(t, err)
+	require.IsType(t, &wire.Welcome{}, m)
+	assert.Zero(t, s.perAddr.held("127.0.0.1"), "the Hello is in: the address slot is free")
+
+	good := dial(t, s.clientConfig()) // same address, while slow's handshake is still open
+	firstDefault(t, good)
+	assert.NoError(t, good.Err())
+	assert.Zero(t, count(t, s.metrics.handshakesBusy.WithLabelValues("addr")))
+}
+
 // TestSlowClientsAreLetGo: a frame that stalls half-way, and a client
 // that joins but never subscribes, are closed with CodeTimeout.
 func TestSlowClientsAreLetGo(t *testing.T) {
@@ -322,4 +346,15 @@ func TestOverloadSlowsTime(t *testing.T) {
 	assert.Equal(t, int32(50), s.curHz.Load())
 	late := dial(t, s.clientConfig())
 	assert.Equal(t, uint32(50), late.Welcome().TickHz, "a joiner is welcomed with the current rate")
+}
+
+// A Hello the server timed out surfaces as ErrTimedOut, which callers
+// such as the bots may retry like ErrBusy.
+func TestLateHelloIsErrTimedOut(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.HelloTimeout = time.Nanosecond })
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	_, err := Dial(ctx, s.clientConfig())
+	require.ErrorIs(t, err, ErrTimedOut)
+	assert.NotErrorIs(t, err, ErrBusy)
 }

@@ -19,7 +19,12 @@ import (
 	"citydrive/voxel"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(restartChildEnv); dir != "" { // a server process of TestClientNoticesARestartAtOnce
+		os.Exit(restartChild(dir, os.Getenv(restartAddrEnv)))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const testTimeout = 10 * time.Second
 

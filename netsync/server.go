@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -53,8 +54,11 @@ type Server struct {
 	hz          int          // current tick rate (tick goroutine)
 	curHz       atomic.Int32 // the same, for handshakes and metrics
 	change      areaChange   // subscribe scratch
+	subWork     tickWork     // cylinder changes applied this tick (SubscribeChunksPerTick)
 	left        []voxel.ChunkPos
 	scratchCars []wire.CarSnapshot
+	remoteCars  []wire.CarSnapshot // other servers' cars (exchange.go)
+	carGrid     carGrid            // relayCars' index, reused
 	lastTick    time.Time
 
 	// live mirrors peers for the metrics collector (other goroutines).
@@ -105,6 +109,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		live:  map[uint32]*serverPeer{},
 	}
 	s.curHz.Store(int32(cfg.TickHz))
+	s.nextPlayer.Store(cfg.FirstPlayer)
 	s.metrics = newMetrics(s)
 	if cfg.Registerer != nil {
 		if err := s.metrics.register(cfg.Registerer); err != nil {
@@ -144,6 +149,10 @@ func (s *Server) Run(ctx context.Context) error {
 	}()
 	t := time.NewTicker(time.Second / time.Duration(s.cfg.TickHz))
 	defer t.Stop()
+	// The tick keeps its own OS thread, so the thread's CPU clock measures
+	// the tick's work alone (citydrive_tick_cpu_seconds).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -151,8 +160,12 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		case now := <-t.C:
 			start := time.Now()
+			cpu0, cpuOK := threadCPU()
 			s.tick(now)
 			work := time.Since(start)
+			if cpu1, ok := threadCPU(); cpuOK && ok {
+				s.metrics.observeTickCPU(cpu1 - cpu0)
+			}
 			s.metrics.observeTick(work)
 			if hz := s.dil.observe(work); hz != s.hz {
 				s.setRate(hz)
@@ -167,6 +180,14 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.close() })
 	return s.closeErr
+}
+
+// CloseAbruptly is Close after dropping the socket first, so no client is
+// told (as when the process is killed): they notice only by their idle
+// timeout. For fault drills and tests.
+func (s *Server) CloseAbruptly() error {
+	_ = s.endpoint.Drop()
+	return s.Close()
 }
 
 func (s *Server) close() error {
@@ -229,16 +250,21 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
-	carsChanged := s.intakeCars(now)
-	for _, p := range s.peers {
+	carsChanged := s.exchangeCars(s.intakeCars(now))
+	s.subWork.start(s.cfg.SubscribeChunksPerTick)
+	for _, p := range s.peers { // map order: random, so no client always goes last
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
 			p.sub.bucket.refill(dt)
 			s.drain(p)
-			if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
-				s.subscribe(p, &m)
+			if s.subWork.open() {
+				if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
+					s.subscribe(p, &m)
+				}
 			}
-			if !p.area.subscribed && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
+			// A Subscribe waiting for the tick's allowance is the server's
+			// delay, not the client's.
+			if !p.area.subscribed && !p.sub.waiting() && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
 				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
 			}
 		}
@@ -350,6 +376,7 @@ func (s *Server) subscribe(p *serverPeer, m *wire.Subscribe) {
 	if !p.area.subscribe(saturateCentre(m.Centre), m.Radius, s.cfg.MaxRadius, ch) {
 		return
 	}
+	s.subWork.spend(len(ch.entered) + len(ch.left))
 	for _, pos := range ch.left {
 		s.union.unref(pos)
 	}
@@ -394,7 +421,6 @@ func (s *Server) deliver(p *serverPeer) bool {
 		}
 		if len(edits) == 0 {
 			batch = append(batch, pos)
-			a.delivered(pos)
 			q.sentDefault()
 			if len(batch) == wire.MaxChunkDefaults {
 				s.sendDefaults(p, batch)
@@ -410,10 +436,10 @@ func (s *Server) deliver(p *serverPeer) bool {
 			if p.ctx.Err() != nil {
 				return true
 			}
-			continue // could not be encoded (logged); not retried
+			a.undeliverable(pos) // could not be encoded (logged); not retried
+			continue
 		}
 		s.metrics.delivered[kindEdits].Inc()
-		a.delivered(pos)
 		q.sentEdits()
 	}
 	if len(batch) > 0 {
@@ -449,7 +475,7 @@ func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
 		reject(v.why, s.admit.sentence(v))
 		return
 	}
-	if err := s.cfg.World.SubmitEdit(editTag(p.id, m.Seq), e); err != nil {
+	if err := s.submitEdit(editTag(p.id, m.Seq), m, e); err != nil {
 		reject(worldError, err.Error())
 	}
 	// Otherwise answered when the commit finishes (editDone).
@@ -504,22 +530,23 @@ func (s *Server) intakeCars(now time.Time) bool {
 }
 
 // relayCars hands every client the latest snapshots of the other cars in
-// its area, through its latest-only slot.
+// its area, through its latest-only slot. The cars are indexed by cell
+// first, so each client looks only at cars near it.
 func (s *Server) relayCars() {
-	for _, to := range s.peers {
+	g := &s.carGrid
+	g.reset()
+	for _, from := range s.order {
+		if from.hasCar {
+			g.add(from.lastCar)
+		}
+	}
+	g.build()
+	for _, to := range s.order {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue
 		}
-		s.scratchCars = s.scratchCars[:0]
-		for _, from := range s.peers {
-			if from == to || !from.hasCar {
-				continue
-			}
-			c := from.lastCar
-			if to.area.covers(voxel.ChunkAt(c.Position())) {
-				s.scratchCars = append(s.scratchCars, c)
-			}
-		}
+		s.scratchCars = g.appendCovered(to.area, to.id, s.scratchCars[:0])
+		s.scratchCars = s.appendRemoteCars(to, s.scratchCars)
 		if len(s.scratchCars) > 0 {
 			to.cars.put(s.scratchCars)
 		}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"citydrive/voxel"
 )
@@ -63,4 +65,49 @@ func TestUnionReportsChangesOnce(t *testing.T) {
 			u.flush(func(a, r []voxel.ChunkPos) { t.Errorf("second flush reported %v %v", a, r) })
 		})
 	}
+}
+
+// Random refs and unrefs against a plain count map: every flush reports
+// exactly the membership changes since the previous one.
+func TestUnionMatchesCountModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		u := newUnion()
+		count := map[voxel.ChunkPos]int{}
+		in := map[voxel.ChunkPos]bool{} // membership at the last flush
+		for range rapid.IntRange(1, 8).Draw(t, "flushes") {
+			for range rapid.IntRange(0, 30).Draw(t, "ops") {
+				// Across brick boundaries, negative coordinates included.
+				p := voxel.ChunkPos{X: rapid.Int32Range(-5, 5).Draw(t, "x"), Y: rapid.Int32Range(-1, 4).Draw(t, "y"), Z: rapid.Int32Range(-4, 0).Draw(t, "z")}
+				if count[p] > 0 && rapid.Bool().Draw(t, "unref") {
+					count[p]--
+					u.unref(p)
+				} else {
+					count[p]++
+					u.ref(p)
+				}
+			}
+			var added, removed []voxel.ChunkPos
+			u.flush(func(a, r []voxel.ChunkPos) { added, removed = append(added, a...), append(removed, r...) })
+			var wantAdded, wantRemoved []voxel.ChunkPos
+			for p, n := range count {
+				switch {
+				case n > 0 && !in[p]:
+					wantAdded = append(wantAdded, p)
+				case n == 0 && in[p]:
+					wantRemoved = append(wantRemoved, p)
+				}
+				in[p] = n > 0
+				require.Equal(t, n > 0, u.contains(p))
+			}
+			members := 0
+			for _, on := range in {
+				if on {
+					members++
+				}
+			}
+			require.Equal(t, members, u.len())
+			require.ElementsMatch(t, wantAdded, added)
+			require.ElementsMatch(t, wantRemoved, removed)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 
+	"citydrive/netsync/wire"
 	"citydrive/voxel"
 )
 
@@ -30,8 +31,35 @@ type World interface {
 	// CommittedEdits calls done, in commit order, for every submitted edit
 	// whose commit has finished (err set if it failed). Only then does the
 	// server broadcast and acknowledge the edit, so nothing is acknowledged
-	// before it is on disk.
+	// before it is on disk. A world shared with other servers also hands
+	// back the edits they committed, with tag RemoteEdit: those are
+	// broadcast to this server's players and acknowledged to nobody.
 	CommittedEdits(done func(tag uint64, e voxel.BlockEdit, err error))
+}
+
+// RemoteEdit is the tag of an edit committed through another server (a
+// shared world's CommittedEdits): no player of this server asked for it.
+// Player ids start at 1, so no local edit carries it.
+const RemoteEdit uint64 = 0
+
+// OnceWorld is a World that applies a retried edit only once: the client's
+// player key (stable across reconnects and servers) and sequence number
+// name the request. The server uses SubmitEditOnce when its World has it.
+type OnceWorld interface {
+	World
+	SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.BlockEdit) error
+}
+
+// CarExchange carries cars between this server and the others sharing its
+// world (netsync/cluster). Both methods are called from the tick goroutine
+// and must not block.
+type CarExchange interface {
+	// Publish hands over this tick's accepted snapshots of this server's
+	// cars (valid only during the call).
+	Publish(cars []wire.CarSnapshot)
+	// Remote appends the latest snapshot of every car of other servers
+	// near this server's players.
+	Remote(dst []wire.CarSnapshot) []wire.CarSnapshot
 }
 
 // MemoryWorld is a World kept in memory: every chunk is ready at once and

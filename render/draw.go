@@ -99,7 +99,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	for i, g := range fs.groups {
 		l := &r.lists[i]
 		l.Reset()
-		l.Build(g.Slots, r.slotCounts, g.Origin.Sub(cam.Position), &fr, r.opt.Slots, r.opt.VertsPerSlot)
+		l.BuildLOD(g.Slots, r.slotCounts, r.lod(), g.Origin.Sub(cam.Position), &fr, r.opt.Slots, r.opt.VertsPerSlot)
 		st.Culled += l.Culled
 		st.BadSlots += l.Bad
 	}
@@ -172,6 +172,9 @@ func (r *Renderer) Draw(f *Frame) error {
 	gl.ClearColor(h[0], h[1], h[2], 1)
 	gl.DepthMask(true)
 	gl.ClearDepth(1)
+	// Colour too, though the sky pass covers every pixel nothing else does:
+	// on the H200 a depth-only clear made the main pass and the blit dearer
+	// by as much as it saved (a cleared target is cheap to write and read).
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 
 	if len(fs.groups) > 0 || len(fs.farGroups) > 0 || fs.dynCount > 0 || fs.terrainOn {
@@ -520,7 +523,7 @@ func (r *Renderer) boxesPass(fs *frameState, st *Stats, fr *frustum.Frustum) {
 
 func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 	f := fs.f
-	if len(f.HUD) == 0 && !f.Loading {
+	if len(f.HUD) == 0 && !f.Loading && f.Minimap == nil && f.Menu == nil {
 		return
 	}
 	l := &r.hudLayout
@@ -532,6 +535,14 @@ func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 		l.ProgressBar(fs.fbW, fs.fbH, f.Progress, fmt.Sprintf("LOADING %3.0f%%", clamp01(f.Progress)*100))
 	}
 	l.Lines(f.HUD)
+	if f.Minimap != nil && !f.Loading {
+		x, y, side := l.MapRect(fs.fbW, fs.fbH)
+		l.Minimap(x, y, side, f.Minimap)
+	}
+	if f.Menu != nil {
+		l.Menu(fs.fbW, fs.fbH, f.Menu)
+	}
+	st.HUDDropped = l.Dropped
 	n := int32(len(l.V) / hud.VertexFloats)
 	if n == 0 {
 		return

@@ -88,6 +88,8 @@ type Options struct {
 	NoDepthPrepass bool
 	// NoShadows disables the shadow pass.
 	NoShadows bool
+	// NoDetailLOD draws every slot whole, however far (slots/detail.go).
+	NoDetailLOD bool
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -198,6 +200,7 @@ type Stats struct {
 	Vehicles                                int // traffic vehicle instances drawn
 	VehiclesDropped                         int // over MaxVehicles
 	DynamicDropped                          int // dynamic vertices over capacity
+	HUDDropped                              int // HUD quads over the HUD buffer's capacity
 	TargetW                                 int // off-screen target size
 	TargetH                                 int
 	Scale                                   float64
@@ -224,7 +227,8 @@ type Renderer struct {
 	closed bool
 
 	vbo, vao       uint32
-	slotCounts     []int // what the sink last set; informational
+	slotCounts     []int     // what the sink last set; informational
+	slotLOD        scene.LOD // each slot's coarse prefix (slots/detail.go)
 	dynamicFirst   int32
 	dynWords       []uint32 // the dynamic region encoded (slots.EncodeWide), reused
 	farCounts      []int    // far tier (far.go)
@@ -271,7 +275,8 @@ type Renderer struct {
 
 	lastPresent time.Time
 	drawStart   time.Time
-	keys        map[Key]bool // pressed since the last Present (edge-triggered)
+	keys        map[Key]bool  // pressed since the last Present (edge-triggered)
+	pad         glfw.Joystick // the gamepad read, or noPad
 }
 
 var glfwUsers int
@@ -341,6 +346,8 @@ func Open(opt Options) (r *Renderer, err error) {
 	}
 	r = &Renderer{opt: opt, win: win, keys: map[Key]bool{}}
 	win.SetKeyCallback(r.onKey)
+	r.pad = findPad()
+	glfw.SetJoystickCallback(r.onJoystick)
 	if err := r.setup(); err != nil {
 		r.Close()
 		return nil, err
@@ -394,6 +401,14 @@ func (r *Renderer) Close() {
 	r.win.Destroy()
 	r.win = nil
 	glfwRelease()
+}
+
+// lod is the slot detail level for the camera's draw lists (nil: none).
+func (r *Renderer) lod() *scene.LOD {
+	if r.opt.NoDetailLOD {
+		return nil
+	}
+	return &r.slotLOD
 }
 
 // Options returns the options in effect (defaults filled in).

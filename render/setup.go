@@ -10,6 +10,11 @@ import (
 	"citydrive/slots"
 )
 
+// hudVerts is the HUD buffer's capacity: the text lines, the minimap's
+// roads (six vertices a segment, a few hundred segments) and the pause
+// menu, with room to spare (1.5 MiB).
+const hudVerts = 48000
+
 // setup creates every GL object once. The world vertex buffer is sized
 // here and never resized: slots*vertsPerSlot + dynamicVerts vertices of
 // slots.BytesPerVertex bytes.
@@ -41,6 +46,7 @@ func (r *Renderer) setup() error {
 	r.farFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
 	r.dynamicFirst = r.farFirst + int32(r.opt.FarSlots*r.opt.FarVertsPerSlot)
 	r.slotCounts = make([]int, r.opt.Slots)
+	r.slotLOD = scene.LOD{Coarse: make([]int, r.opt.Slots), Beyond: slots.DetailBeyond}
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
 	gl.GenBuffers(1, &r.vbo)
@@ -100,7 +106,7 @@ func (r *Renderer) setup() error {
 	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, scene.LineFloats*4, 12)
 
 	// HUD quads.
-	r.hudCap = 24000
+	r.hudCap = hudVerts
 	gl.GenVertexArrays(1, &r.hudVAO)
 	gl.BindVertexArray(r.hudVAO)
 	gl.GenBuffers(1, &r.hudVBO)

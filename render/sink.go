@@ -27,6 +27,7 @@ func (r *Renderer) Upload(slot int, verts []uint32, count int) error {
 	}
 	r.makeCurrent()
 	r.slotCounts[slot] = count
+	r.slotLOD.Coarse[slot] = slots.CoarseCount(verts, count)
 	r.stats.Uploads++
 	r.shadow.dirty = true
 	if count == 0 {
@@ -45,6 +46,7 @@ func (r *Renderer) Clear(slot int) {
 		return
 	}
 	r.slotCounts[slot] = 0
+	r.slotLOD.Coarse[slot] = 0
 	r.shadow.dirty = true
 }
 

@@ -24,7 +24,9 @@ import "math"
 //	5     0-7     street frame: half-width in HalfWidthStep
 //	5     8-15    lamp flags (Lamp*)
 //	5     16-23   occlusion in [0,1] (1 = unoccluded)
-//	5     24-31   unused (0)
+//	5     24      detail: the vertex belongs to a small triangle (see
+//	              DetailBit); an item's detail triangles come last
+//	5     25-31   unused (0)
 //
 // Precision: a position is rounded to the nearest PosStep (1/256 m), so the
 // worst error is half a step, 1.95 mm on each axis (3.4 mm as a distance),

@@ -64,6 +64,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 	limit := max(maxVerts*scratchFactor, 16384)
 	b := &Builder{w: w, maxVerts: maxVerts}
 	b.wr.buf = make([]uint32, limit*slots.WordsPerVertex)
+	b.wr.dbuf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.limit = limit
 	b.trees = make([]slots.Tree, 0, 256)
 	b.obst = make([]slots.Obstacle, 0, 256)
@@ -99,6 +100,8 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 		return Result{}, false
 	}
 	b.g = g
+	b.wr.details = true // small triangles last: see slots/detail.go
+	defer func() { b.wr.details = false }()
 	for level := levelFull; level < levelCount; level++ {
 		b.level = level
 		b.wr.reset(origin)
@@ -121,6 +124,7 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 		res.Trees, res.Obstacles = b.trees[:0], b.obst[:0]
 		return res, true
 	}
+	b.wr.finish()
 	res.Count = b.wr.n
 	res.Verts = b.wr.buf[:b.wr.n*slots.WordsPerVertex]
 	if res.Count > 0 {

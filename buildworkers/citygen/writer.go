@@ -53,6 +53,14 @@ type writer struct {
 	limit  int      // vertices the scratch holds
 	origin vec3
 
+	// With details on, triangles under slots.DetailArea go to dbuf (nd
+	// vertices) instead, marked with slots.DetailBit, and finish appends
+	// them after the nc coarse ones: see slots/detail.go.
+	details bool
+	detail  bool // the triangle being written is a detail
+	dbuf    []uint32
+	nc, nd  int
+
 	col                [3]float32
 	mat, variant, occl float32
 
@@ -83,7 +91,8 @@ type writer struct {
 }
 
 func (w *writer) reset(origin [3]float64) {
-	w.n = 0
+	w.n, w.nc, w.nd = 0, 0, 0
+	w.detail = false
 	w.origin = vec3{origin[0], origin[1], origin[2]}
 	w.min = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	w.max = [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
@@ -113,8 +122,16 @@ func (w *writer) vert(p, n vec3) {
 		} else {
 			along = math.Hypot(p.x-w.junctionP.X, p.z-w.junctionP.Z)
 		}
-		o := w.n * slots.WordsPerVertex
-		b := w.buf[o : o+slots.WordsPerVertex : o+slots.WordsPerVertex]
+		var b []uint32
+		if w.detail {
+			o := w.nd * slots.WordsPerVertex
+			b = w.dbuf[o : o+slots.WordsPerVertex : o+slots.WordsPerVertex]
+			w.nd++
+		} else {
+			o := w.nc * slots.WordsPerVertex
+			b = w.buf[o : o+slots.WordsPerVertex : o+slots.WordsPerVertex]
+			w.nc++
+		}
 		b[0], b[1] = slots.PackPos(x, y, z)
 		// A quad's six vertices share a normal and a colour: pack each once.
 		if !w.packed || n != w.packN {
@@ -130,6 +147,9 @@ func (w *writer) vert(p, n vec3) {
 			w.packFZ, w.packO, w.packFW, w.packedF = w.frameZ, w.occl, slots.PackFrame(w.frameZ, w.occl), true
 		}
 		b[4], b[5] = slots.PackAlongAcross(along, across), w.packFW
+		if w.detail {
+			b[slots.DetailWord] |= slots.DetailBit
+		}
 	}
 	w.n++
 	if x < w.min[0] {
@@ -152,19 +172,33 @@ func (w *writer) vert(p, n vec3) {
 	}
 }
 
+// detailArea2 is (2 × slots.DetailArea)²: a triangle's |cross|² below it
+// (twice its area, squared) makes it a detail.
+const detailArea2 = 4 * slots.DetailArea * slots.DetailArea
+
 // triN emits a triangle facing n, fixing the winding so the front is n's side.
 func (w *writer) triN(a, b, c, n vec3) {
-	if cross(b.sub(a), c.sub(a)).dot(n) < 0 {
+	cr := cross(b.sub(a), c.sub(a))
+	if cr.dot(n) < 0 {
 		b, c = c, b
 	}
+	w.detail = w.details && cr.dot(cr) < detailArea2
 	w.vert(a, n)
 	w.vert(b, n)
 	w.vert(c, n)
+	w.detail = false
 }
 
 // quadN emits the quad a-b-c-d (a loop) facing n (unit), winding fixed to n.
 func (w *writer) quadN(a, b, c, d, n vec3) {
-	if cross(b.sub(a), c.sub(a)).dot(n) < 0 {
+	cr := cross(b.sub(a), c.sub(a))
+	// Both halves go together: a quad is a detail when each half (a-b-c
+	// and a-c-d, whichever way it winds) is small; |cross| is twice the area.
+	if w.details && cr.dot(cr) < detailArea2 {
+		cr2 := cross(c.sub(a), d.sub(a))
+		w.detail = cr2.dot(cr2) < detailArea2
+	}
+	if cr.dot(n) < 0 {
 		b, d = d, b
 	}
 	w.vert(a, n)
@@ -173,6 +207,16 @@ func (w *writer) quadN(a, b, c, d, n vec3) {
 	w.vert(a, n)
 	w.vert(c, n)
 	w.vert(d, n)
+	w.detail = false
+}
+
+// finish puts the detail vertices after the coarse ones (when the build
+// fits the scratch) and returns the coarse count.
+func (w *writer) finish() int {
+	if w.nd > 0 && w.n <= w.limit {
+		copy(w.buf[w.nc*slots.WordsPerVertex:], w.dbuf[:w.nd*slots.WordsPerVertex])
+	}
+	return w.nc
 }
 
 // quadUp emits a roughly horizontal quad facing up with its geometric normal.

@@ -32,8 +32,10 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	editEvery := fs.Duration("edit-every", 10*time.Second, "mean time between one bot's edits (0: no edits)")
 	spread := fs.Float64("spread", 1500, "metres between the bots' starting points")
 	teleport := fs.Duration("teleport-at", 0, "teleport every bot 20 km once, this long into the run, and measure the burst (0: never)")
+	leaveHalf := fs.Duration("leave-half-after", 0, "every odd-numbered bot leaves this long into the run, the rest drive on (0: nobody leaves early)")
 	metrics := fs.String("metrics", "", "the server's Prometheus `URL` (http://host:port/metrics) for its tick p99")
 	verbose := fs.Bool("v", false, "log every bot's connection events")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\n")
 		fs.PrintDefaults()
@@ -44,14 +46,21 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if *addr == "" {
 		return fmt.Errorf("-addr is required (the server's host:port)")
 	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return fmt.Errorf("-addr %q: want host:port: %v", *addr, err)
+	for _, a := range splitList(*addr) { // several: the bots spread over them
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("-addr %q: want host:port[,host:port…]: %v", a, err)
+		}
 	}
 	if *fp == "" {
 		return fmt.Errorf("-server-fingerprint is required (the server logs it at start)")
 	}
-	if _, err := transport.NormalizeFingerprint(*fp); err != nil {
-		return fmt.Errorf("-server-fingerprint: %v", err)
+	for _, f := range splitList(*fp) {
+		if _, err := transport.NormalizeFingerprint(f); err != nil {
+			return fmt.Errorf("-server-fingerprint: %v", err)
+		}
+	}
+	if na, nf := len(splitList(*addr)), len(splitList(*fp)); nf != 1 && nf != na {
+		return fmt.Errorf("-server-fingerprint: %d fingerprints for %d servers: give one for all or one per -addr", nf, na)
 	}
 	switch {
 	case *n < 1 || *n > 10000:
@@ -68,6 +77,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-spread must be in (0, 1e6] metres, got %g", *spread)
 	case *teleport < 0 || (*teleport > 0 && *teleport >= *duration):
 		return fmt.Errorf("-teleport-at must be 0 or less than -duration, got %v", *teleport)
+	case *leaveHalf < 0 || (*leaveHalf > 0 && *leaveHalf >= *duration):
+		return fmt.Errorf("-leave-half-after must be 0 or less than -duration, got %v", *leaveHalf)
 	}
 	if *metrics != "" {
 		u, err := url.Parse(*metrics)
@@ -84,11 +95,16 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
-		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport,
+		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
 		MetricsURL: *metrics, Logger: log,
 	})
 	rep.WriteTable(stdout)

@@ -73,3 +73,12 @@ func TestBenchJSONHasEveryField(t *testing.T) {
 	assert.EqualValues(t, 180, rep["slots"])
 	assert.Greater(t, rep["builds"].(float64), 100.0)
 }
+
+func TestHelpListsTheKeys(t *testing.T) {
+	code, _, stderr := runCmd("play", "-h")
+	assert.Equal(t, 0, code)
+	for _, want := range []string{"-mute", "Esc", "pause menu", "M  minimap", "Gamepad", "right trigger throttle"} {
+		assert.Contains(t, stderr, want)
+	}
+	assert.NotContains(t, stderr, "Esc quit")
+}

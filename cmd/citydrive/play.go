@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/sound/speaker"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/render"
@@ -97,10 +99,11 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	shotEvery := fs.Duration("shot-every", 10*time.Second, "interval between -shots screenshots (driving time)")
 	radius := fs.Int("terrain-radius", ground.DefaultRadius, "voxel chunks (32 m) streamed around the car")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file")
+	mute := fs.Bool("mute", false, "no engine sound (without an audio device the game is silent anyway)")
 	var addr, fingerprint, data *string
 	if remote {
-		addr = fs.String("addr", "", "server `host:port` (required)")
-		fingerprint = fs.String("server-fingerprint", "", "the server's certificate fingerprint, as its log shows it (required)")
+		addr = fs.String("addr", "", "server `host:port` (required); several servers of one cluster: a:p,b:p,c:p (the client moves to the next when its server is lost)")
+		fingerprint = fs.String("server-fingerprint", "", "the server's certificate fingerprint, as its log shows it (required); with several -addr, one per server (comma-separated) or one for all")
 	} else {
 		defDir, _ := store.DefaultDir()
 		data = fs.String("data", defDir, "data `directory` of the solo server: its identity and your edits (worlds/<seed>/)")
@@ -111,7 +114,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		} else {
 			fmt.Fprintf(fs.Output(), "usage: citydrive [flags]\n\nSolo play: a server goroutine on loopback, joined over QUIC.\n")
 		}
-		fmt.Fprintf(fs.Output(), "Drive: W/S or arrows throttle and brake, A/D steer, Backspace back on the road, P autopilot, R weather,\nC top view, H HUD, E dig / Q build a block ahead, F1 time of day, F12 screenshot,\nCtrl+1/2/3 debug views, Esc quit.\n\n")
+		fmt.Fprint(fs.Output(), keyHelp)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -167,12 +170,19 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	}
 	ccfg := netsync.ClientConfig{
 		Addr: dialAddr, Fingerprint: pin, Seed: *sf.seed, Generator: gen.Version,
-		Radius: uint32(*radius), Logger: log,
+		Radius: uint32(*radius), Logger: log, Identity: netsync.NewIdentity(),
 	}
 	dial := func(ctx context.Context) (*netsync.Client, error) {
 		dctx, dcancel := context.WithTimeout(ctx, dialTimeout)
 		defer dcancel()
 		return netsync.Dial(dctx, ccfg)
+	}
+	if addrs := splitList(dialAddr); len(addrs) > 1 {
+		f, err := netsync.NewFailover(ccfg, addrs, splitList(pin), 0)
+		if err != nil {
+			return fmt.Errorf("-addr, -server-fingerprint: %w", err)
+		}
+		dial = f.Dial
 	}
 	c, err := dial(ctx)
 	if err != nil {
@@ -182,11 +192,13 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	if remote {
 		redial = dial // a remote server may restart: keep driving and rejoin
 	}
+	sp := speaker.Open(nil, *mute, log)
+	defer sp.Close()
 	s, err := game.New(game.Options{
 		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
-		Net: c, Redial: redial, TerrainRadius: int32(*radius),
+		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,
 	})
 	if err != nil {
 		return withDisplayHint(err) // New closed the connection
@@ -194,6 +206,20 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	defer s.Close()
 	return s.Run()
 }
+
+// keyHelp is the key list of -h (the README has the same).
+const keyHelp = `
+Keys:
+  W/S or arrows   throttle / brake (hold brake to reverse)    A/D   steer
+  Backspace       back on the road       P  autopilot          R  dry / wet weather
+  C               top view               H  HUD and minimap    M  minimap north-up / heading-up
+  E / Q           dig / build a block ahead                    F1 time of day
+  F12             screenshot             Ctrl+1/2/3  wireframe / slot boxes / build-age tint
+  Esc             pause menu: Esc resumes, Up/Down + Enter picks, Q quits
+Gamepad: right trigger throttle, left trigger brake, left stick steer, Y back on the road,
+  X autopilot, Back minimap, Start pause (A picks, B resumes, d-pad selects).
+
+`
 
 // dialTimeout bounds connecting and the handshake.
 const dialTimeout = 10 * time.Second
@@ -206,7 +232,9 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	after := fs.Duration("after", 20*time.Second, "drive this long with the autopilot (simulated, 60 Hz) before the picture")
 	out := fs.String("o", "shot.png", "output PNG")
 	view := fs.String("view", "chase", "camera: chase or top")
-	hud := fs.Bool("hud", false, "draw the HUD into the picture")
+	hud := fs.Bool("hud", false, "draw the HUD (and the minimap) into the picture")
+	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
+	paused := fs.Bool("paused", false, "draw the pause menu over the picture (key Esc)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -251,6 +279,10 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
+	s.SetMinimapHeadingUp(*headingUp)
+	if *paused {
+		s.Pause()
+	}
 	if err := s.SaveScreenshot(*out); err != nil {
 		return err
 	}
@@ -271,4 +303,15 @@ func withDisplayHint(err error) error {
 		return fmt.Errorf("%w\n(no display: run under xvfb-run, or use 'sh cmd/play.sh', which does that for you)", err)
 	}
 	return err
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +38,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	maxHS := fs.Int("max-handshakes", def.MaxHandshakes, "concurrent handshakes at most; more are refused busy (close code 5)")
 	maxHSAddr := fs.Int("max-handshakes-per-addr", def.MaxHandshakesPerAddr, "concurrent handshakes from one IP at most; more are refused busy")
 	subRate := fs.Float64("subscribes-per-second", def.SubscribesPerSecond, "Subscribes applied per client per second (also the burst); faster ones are coalesced, the newest kept")
+	subChunks := fs.Int("subscribe-chunks-per-tick", def.SubscribeChunksPerTick, "cylinder changes (chunks entered plus left) applied per tick for all clients; later Subscribes wait a tick")
 	helloTimeout := fs.Duration("hello-timeout", def.HelloTimeout, "time from accepting a connection to a complete Hello")
 	frameTimeout := fs.Duration("frame-timeout", def.FrameTimeout, "time a client's frame may take from its first byte")
 	subTimeout := fs.Duration("subscribe-timeout", def.SubscribeTimeout, "time a client may stay connected before its first Subscribe")
@@ -43,7 +46,10 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tickFloor := fs.Int("tick-floor-hz", def.TickFloorHz, "lowest tick rate time may slow to")
 	carSpeed := fs.Float64("max-car-speed", def.MaxCarSpeed, "fastest a player's car may move (m/s); faster moves and jumps are dropped (0: not checked)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
+	clusterURLs := fs.String("cluster", "", "share the world with other servers through NATS: `nats://host:port[,…]` (edits in JetStream, not -data; empty: a single server)")
+	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
 	verbose := fs.Bool("v", false, "debug logging")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: citydrive server [flags]\n\nA dedicated server: players join with\n  citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED\nusing the fingerprint it logs at start.\n\n")
 		fs.PrintDefaults()
@@ -68,6 +74,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-reach must be in [0, 1e6] metres, got %g", *reach)
 	case *maxPlayers < 1, *maxHS < 1, *maxHSAddr < 1:
 		return fmt.Errorf("-max-players, -max-handshakes and -max-handshakes-per-addr must be at least 1")
+	case *subChunks < 1:
+		return fmt.Errorf("-subscribe-chunks-per-tick must be at least 1, got %d", *subChunks)
 	case !(*subRate >= 1 && *subRate <= 1000):
 		return fmt.Errorf("-subscribes-per-second must be in [1, 1000], got %g", *subRate)
 	case *tickBudget < 0 || *tickBudget > time.Second:
@@ -78,6 +86,13 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-max-car-speed must be in [0, 1e4] m/s, got %g", *carSpeed)
 	case *helloTimeout <= 0, *frameTimeout <= 0, *subTimeout <= 0:
 		return fmt.Errorf("-hello-timeout, -frame-timeout and -subscribe-timeout must be positive")
+	}
+	urls, err := parseNATS(*clusterURLs)
+	if err != nil {
+		return err
+	}
+	if *replicas < 1 || *replicas > 5 {
+		return fmt.Errorf("-replicas must be in 1..5 (JetStream's limit), got %d", *replicas)
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return fmt.Errorf("-addr %q: want host:port or :port: %v", *addr, err)
@@ -97,12 +112,19 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning.DeliveryBudget, tuning.Reach = *budget, *reach
 	tuning.MaxPlayers, tuning.MaxHandshakes, tuning.MaxHandshakesPerAddr = *maxPlayers, *maxHS, *maxHSAddr
 	tuning.SubscribesPerSecond, tuning.MaxCarSpeed = *subRate, *carSpeed
+	tuning.SubscribeChunksPerTick = *subChunks
 	tuning.TickBudget, tuning.TickFloorHz = *tickBudget, *tickFloor
 	tuning.HelloTimeout, tuning.FrameTimeout, tuning.SubscribeTimeout = *helloTimeout, *frameTimeout, *subTimeout
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h, err := host.Start(ctx, host.Options{
 		Addr: *addr, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
+		Cluster: urls, Replicas: *replicas,
 	})
 	if err != nil {
 		return err
@@ -114,4 +136,22 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	<-h.Done()
 	log.Info("shutting down")
 	return h.Close()
+}
+
+// parseNATS splits -cluster's comma-separated NATS URLs, each
+// nats://host:port.
+func parseNATS(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, u := range strings.Split(s, ",") {
+		u = strings.TrimSpace(u)
+		pu, err := url.Parse(u)
+		if err != nil || pu.Scheme != "nats" || pu.Port() == "" {
+			return nil, fmt.Errorf("-cluster: %q: want nats://host:port", u)
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }

@@ -2,7 +2,7 @@ package wire
 
 import "github.com/vmihailenco/msgpack/v5"
 
-// Clock (protocol 4) keeps a client's estimate of the server's world clock,
+// Clock (protocol 5) keeps a client's estimate of the server's world clock,
 // the clock the city's traffic runs on. The client sends Clock{Echo: its
 // local time} on the control stream every few seconds with World zero; the
 // server answers at once with the same Echo and its world time. The client

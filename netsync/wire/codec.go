@@ -34,7 +34,7 @@ const (
 	KindEditReject    Kind = 22
 	KindEditBroadcast Kind = 23
 	KindTickRate      Kind = 30 // protocol 3
-	KindClock         Kind = 31 // protocol 4
+	KindClock         Kind = 31 // protocol 5
 )
 
 func (k Kind) String() string {
@@ -183,7 +183,7 @@ type reader struct {
 	dec *msgpack.Decoder
 	lim *Limits
 	// fields is the message's element count after its kind (a Welcome
-	// from before protocol 4 has one field less).
+	// from before protocol 5 has one field less).
 	fields int
 }
 

@@ -27,7 +27,7 @@ func samples() []Message {
 		&ChunkDefaults{Base: pos, Pos: []voxel.ChunkPos{pos, {X: -320, Y: 1, Z: 1047}, {X: -296, Y: 6, Z: 1031}}},
 		&ChunkEdits{Pos: pos, Edits: []voxel.Edit{{Index: 5, Block: 1}, {Index: 4000, Block: 7}, {Index: 32767, Block: 200}}},
 		&ChunkDrop{Pos: pos},
-		&EditRequest{Seq: 70000, Pos: pos, Index: 31000, Block: 9},
+		&EditRequest{Player: 0xfeedface12345678, Seq: 70000, Pos: pos, Index: 31000, Block: 9},
 		&EditAck{Seq: 70000},
 		&EditReject{Seq: 70000, Reason: "too far from your car (reach is 8 m)"},
 		&EditBroadcast{Pos: pos, Index: 31000, Block: 9},
@@ -55,7 +55,7 @@ func TestRoundTrip(t *testing.T) {
 func TestMessageSizes(t *testing.T) {
 	budget := map[Kind]int{
 		KindHello: 24, KindWelcome: 41, KindClock: 16, KindSubscribe: 16, KindChunkDefaults: 24,
-		KindChunkDrop: 12, KindEditRequest: 20, KindEditAck: 8, KindEditBroadcast: 16,
+		KindChunkDrop: 12, KindEditRequest: 28, KindEditAck: 8, KindEditBroadcast: 16,
 	}
 	for _, m := range samples() {
 		b, err := Encode(m)
@@ -78,7 +78,7 @@ func TestMessageSizes(t *testing.T) {
 		KindSubscribe:     {&Subscribe{Centre: far, Radius: AbsMaxRadius}, 18},
 		KindChunkDefaults: {&ChunkDefaults{Base: far, Pos: []voxel.ChunkPos{far}}, 22},
 		KindChunkDrop:     {&ChunkDrop{Pos: far}, 17},
-		KindEditRequest:   {&EditRequest{Seq: 1 << 31, Pos: far, Index: 32767, Block: 255}, 27},
+		KindEditRequest:   {&EditRequest{Player: 1<<64 - 1, Seq: 1 << 31, Pos: far, Index: 32767, Block: 255}, 36},
 		KindEditAck:       {&EditAck{Seq: 1 << 31}, 7},
 		KindEditReject:    {&EditReject{Seq: 1 << 31, Reason: long}, 522},
 		KindEditBroadcast: {&EditBroadcast{Pos: far, Index: 32767, Block: 255}, 22},
@@ -157,8 +157,8 @@ func TestDecodeRejects(t *testing.T) {
 		"trailing bytes":       {append(valid(&EditAck{Seq: 1}), 0), "trailing"},
 		"radius too large":     {valid(&Subscribe{Radius: testLimits.MaxRadius + 1}), "radius"},
 		"block too large":      {valid(&EditBroadcast{Block: testLimits.MaxBlock + 1}), "block"},
-		"index 32768":          {[]byte{0x97, byte(KindEditRequest), 1, 0, 0, 0, 0xcd, 0x80, 0x00, 1}, "index"},
-		"pos > int32":          {[]byte{0x97, byte(KindEditRequest), 1, 0xce, 0x80, 0, 0, 0, 0, 0, 1, 1}, "pos.x"},
+		"index 32768":          {[]byte{0x98, byte(KindEditRequest), 7, 1, 0, 0, 0, 0xcd, 0x80, 0x00, 1}, "index"},
+		"pos > int32":          {[]byte{0x98, byte(KindEditRequest), 7, 1, 0xce, 0x80, 0, 0, 0, 0, 0, 1, 1}, "pos.x"},
 		"edits not sorted":     {[]byte{0x95, byte(KindChunkEdits), 0, 0, 0, 0xc4, 6, 0, 9, 1, 0, 8, 1}, "not increasing"},
 		"edits duplicate":      {[]byte{0x95, byte(KindChunkEdits), 0, 0, 0, 0xc4, 6, 0, 9, 1, 0, 9, 1}, "not increasing"},
 		"edits ragged":         {[]byte{0x95, byte(KindChunkEdits), 0, 0, 0, 0xc4, 4, 0, 9, 1, 0}, "multiple of 3"},

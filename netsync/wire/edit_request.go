@@ -1,25 +1,34 @@
 package wire
 
 import (
+	"math"
+
 	"github.com/vmihailenco/msgpack/v5"
 
 	"citydrive/voxel"
 )
 
 // EditRequest asks the server to set one block. Seq is chosen by the client
-// and echoed in the EditAck or EditReject.
+// and echoed in the EditAck or EditReject. Player (protocol 4) is the
+// client's own key, stable across reconnects and servers: with Seq it names
+// the request, so one retried on another server of a cluster is applied
+// once.
 type EditRequest struct {
-	Seq   uint32
-	Pos   voxel.ChunkPos
-	Index uint16      // < ChunkVolume
-	Block voxel.Block // <= Limits.MaxBlock
+	Player uint64
+	Seq    uint32
+	Pos    voxel.ChunkPos
+	Index  uint16      // < ChunkVolume
+	Block  voxel.Block // <= Limits.MaxBlock
 }
 
 func (*EditRequest) Kind() Kind      { return KindEditRequest }
-func (*EditRequest) fieldCount() int { return 6 }
+func (*EditRequest) fieldCount() int { return 7 }
 
 func (m *EditRequest) encodeFields(e *msgpack.Encoder) error {
 	if err := checkIndex(m.Index); err != nil {
+		return err
+	}
+	if err := e.EncodeUint(m.Player); err != nil {
 		return err
 	}
 	if err := e.EncodeUint(uint64(m.Seq)); err != nil {
@@ -35,6 +44,9 @@ func (m *EditRequest) encodeFields(e *msgpack.Encoder) error {
 }
 
 func (m *EditRequest) decodeFields(r *reader) (err error) {
+	if m.Player, err = r.uint("player", math.MaxUint64); err != nil {
+		return err
+	}
 	if m.Seq, err = r.u32("seq"); err != nil {
 		return err
 	}

@@ -15,12 +15,12 @@ type Welcome struct {
 	MaxRadius uint32 // largest Subscribe radius the server accepts (chunks)
 	TickHz    uint32 // server tick rate
 	// World is the server's world clock (µs) as it sent the Welcome
-	// (protocol 4): with the Hello's send time it is the client's first
+	// (protocol 5): with the Hello's send time it is the client's first
 	// Clock sample.
 	World uint64
 }
 
-// welcomeFieldsV3 is the Welcome's field count before protocol 4 added
+// welcomeFieldsV3 is the Welcome's field count before protocol 5 added
 // World: such a Welcome still decodes, so a client can explain the
 // version mismatch instead of calling the message malformed.
 const welcomeFieldsV3 = 6

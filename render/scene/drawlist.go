@@ -70,6 +70,20 @@ func EffectiveCount(s *SlotDraw, counts []int) int {
 // minus the eye; f nil disables culling. Slot i's vertices start at vertex
 // i*vertsPerSlot; a count is clamped to vertsPerSlot.
 func (d *DrawList) Build(slots []SlotDraw, counts []int, offset mgl64.Vec3, f *frustum.Frustum, numSlots, vertsPerSlot int) {
+	d.BuildLOD(slots, counts, nil, offset, f, numSlots, vertsPerSlot)
+}
+
+// LOD is the detail level of slot draws (see slots/detail.go): a slot whose
+// box is wholly farther than Beyond metres from the eye draws only its
+// first Coarse[slot] vertices.
+type LOD struct {
+	Coarse []int
+	Beyond float64
+}
+
+// BuildLOD is Build with slots beyond lod.Beyond cut to their coarse
+// prefix (lod nil: every slot whole).
+func (d *DrawList) BuildLOD(slots []SlotDraw, counts []int, lod *LOD, offset mgl64.Vec3, f *frustum.Frustum, numSlots, vertsPerSlot int) {
 	for i := range slots {
 		s := &slots[i]
 		if s.Slot < 0 || s.Slot >= numSlots {
@@ -80,13 +94,32 @@ func (d *DrawList) Build(slots []SlotDraw, counts []int, offset mgl64.Vec3, f *f
 		if n <= 0 {
 			continue
 		}
-		if f != nil && !f.IntersectsAABB(SlotBox(s, offset)) {
+		box := SlotBox(s, offset)
+		if f != nil && !f.IntersectsAABB(box) {
 			d.Culled++
 			continue
+		}
+		if lod != nil && s.Slot < len(lod.Coarse) && boxDistance2(box) > lod.Beyond*lod.Beyond {
+			n = min(n, lod.Coarse[s.Slot])
+			if n <= 0 {
+				continue
+			}
 		}
 		d.First = append(d.First, int32(s.Slot*vertsPerSlot))
 		d.Count = append(d.Count, int32(min(n, vertsPerSlot)))
 	}
+}
+
+// boxDistance2 is the squared distance from the eye (the origin of the
+// box's space) to the nearest point of b.
+func boxDistance2(b frustum.AABB) float64 {
+	d2 := 0.0
+	for a := 0; a < 3; a++ {
+		if v := max(b.Min[a], -b.Max[a], 0); v > 0 {
+			d2 += v * v
+		}
+	}
+	return d2
 }
 
 // TreeRadius is the bounding-sphere radius of a tree of scale 1 around a

@@ -9,6 +9,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 
+	"citydrive/render/hud"
 	"citydrive/slots"
 )
 
@@ -80,6 +81,10 @@ type Frame struct {
 	TimeOfDay float64
 	// HUD lines drawn top-left (empty: no HUD).
 	HUD []string
+	// Minimap, when non-nil, is drawn in the top-right corner of the HUD.
+	Minimap *hud.Minimap
+	// Menu, when non-nil, dims the frame and is drawn over it (pause).
+	Menu *hud.Menu
 	// Loading: draw only the sky, the progress bar (Progress in [0,1]) and
 	// the HUD, none of the world.
 	Loading  bool

@@ -241,3 +241,26 @@ func TestShadowViewProjCoversTheCentre(t *testing.T) {
 	c := ShadowCentre(Camera{Position: mgl64.Vec3{5, 1, 5}}, 100)
 	assert.InDeltaSlice(t, []float64{5, 1, -45}, c[:], 1e-9)
 }
+
+func TestBuildLODCutsFarSlotsToTheirCoarsePrefix(t *testing.T) {
+	in := []SlotDraw{
+		{Slot: 0, Count: 90, Min: mgl32.Vec3{-1, -1, -12}, Max: mgl32.Vec3{1, 1, -10}},   // near
+		{Slot: 1, Count: 90, Min: mgl32.Vec3{-1, -1, -212}, Max: mgl32.Vec3{1, 1, -210}}, // far
+		{Slot: 2, Count: 90, Min: mgl32.Vec3{-1, -1, -212}, Max: mgl32.Vec3{1, 1, -5}},   // reaches the eye
+		{Slot: 3, Count: 90, Min: mgl32.Vec3{-1, -1, -212}, Max: mgl32.Vec3{1, 1, -210}}, // far, all detail
+		{Slot: 4, Count: 90, Min: mgl32.Vec3{150, 0, 150}, Max: mgl32.Vec3{152, 1, 152}}, // far diagonally (212 m)
+	}
+	lod := LOD{Coarse: []int{30, 30, 30, 0, 60}, Beyond: 200}
+	var d DrawList
+	d.BuildLOD(in, nil, &lod, mgl64.Vec3{}, nil, 5, 100)
+	assert.Equal(t, []int32{0, 100, 200, 400}, d.First)
+	assert.Equal(t, []int32{90, 30, 90, 60}, d.Count)
+	// Moved 200 m forward by the group offset, slot 1 is near.
+	d.Reset()
+	d.BuildLOD(in[1:2], nil, &lod, mgl64.Vec3{0, 0, 200}, nil, 5, 100)
+	assert.Equal(t, []int32{90}, d.Count)
+	// No LOD: whole.
+	d.Reset()
+	d.BuildLOD(in, nil, nil, mgl64.Vec3{}, nil, 5, 100)
+	assert.Equal(t, []int32{90, 90, 90, 90, 90}, d.Count)
+}

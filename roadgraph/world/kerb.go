@@ -47,12 +47,45 @@ func JunctionKerbCorner(centre Vec2, r float64, da Vec2, ha float64, dc Vec2, hc
 // Contains reports whether p is on the corner's sidewalk.
 func (k *KerbCorner) Contains(p Vec2) bool {
 	for i := 0; i < KerbCornerSteps; i++ {
-		if inTriangle(p, k.In[i], k.In[i+1], k.Out[i+1]) || inTriangle(p, k.In[i], k.Out[i+1], k.Out[i]) ||
-			k.Sharp && inTriangle(p, k.Fill, k.Out[i], k.Out[i+1]) {
+		if k.stepContains(i, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// stepContains reports whether p is on step i's triangles.
+func (k *KerbCorner) stepContains(i int, p Vec2) bool {
+	return inTriangle(p, k.In[i], k.In[i+1], k.Out[i+1]) || inTriangle(p, k.In[i], k.Out[i+1], k.Out[i]) ||
+		k.Sharp && inTriangle(p, k.Fill, k.Out[i], k.Out[i+1])
+}
+
+// stepBounds is the box around step i's triangles, grown by cornerMargin.
+func (k *KerbCorner) stepBounds(i int) box {
+	b := box{lo: k.In[i], hi: k.In[i]}
+	b.grow(k.In[i+1])
+	b.grow(k.Out[i])
+	b.grow(k.Out[i+1])
+	if k.Sharp {
+		b.grow(k.Fill)
+	}
+	return b.pad(cornerMargin)
+}
+
+// box is an axis-aligned box.
+type box struct{ lo, hi Vec2 }
+
+func (b *box) grow(p Vec2) {
+	b.lo.X, b.lo.Z = math.Min(b.lo.X, p.X), math.Min(b.lo.Z, p.Z)
+	b.hi.X, b.hi.Z = math.Max(b.hi.X, p.X), math.Max(b.hi.Z, p.Z)
+}
+
+func (b box) pad(m float64) box {
+	return box{lo: Vec2{X: b.lo.X - m, Z: b.lo.Z - m}, hi: Vec2{X: b.hi.X + m, Z: b.hi.Z + m}}
+}
+
+func (b *box) holds(p Vec2) bool {
+	return p.X >= b.lo.X && p.X <= b.hi.X && p.Z >= b.lo.Z && p.Z <= b.hi.Z
 }
 
 func bezier(a, c, b Vec2, t float64) Vec2 {

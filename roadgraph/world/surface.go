@@ -132,12 +132,52 @@ type SurfaceCache struct {
 	jc      *Cache // junction positions: every fill asks about the same few cells
 	entries []*cellRoads
 	clock   uint64
-	last    int // index of the latest hit: most queries repeat a cell
+	last    int       // index of the latest hit: most queries repeat a cell
+	grid    *roadGrid // RoadGrid's scratch, made on first use
+	// lines holds the centre lines computed last: a cell's edges are its
+	// junction's arms too, and a generator rasterises the edges it caps
+	// (EdgeNodes). Nil in the one-off form.
+	lines     *[memoLines]lineMemo
+	linesNext int
+}
+
+// memoLines bounds the centre-line memo (2 KiB a line): the edges around
+// one query's cells and their junctions' arms.
+const memoLines = 24
+
+type lineMemo struct {
+	id    uint64 // 0: empty (edge ids are never 0)
+	n     int
+	nodes [MaxSegments]Vec2
+}
+
+// edgeNodes is the centre line of e, memoised. The slice is valid until
+// the next call.
+func (c *SurfaceCache) edgeNodes(e EdgeSpec, buf []Vec2) []Vec2 {
+	if c.lines == nil {
+		return c.jc.EdgeNodes(e, buf)
+	}
+	for i := range c.lines {
+		if m := &c.lines[i]; m.id == e.ID {
+			return m.nodes[:m.n]
+		}
+	}
+	m := &c.lines[c.linesNext]
+	c.linesNext = (c.linesNext + 1) % memoLines
+	m.n = len(c.jc.EdgeNodes(e, m.nodes[:0]))
+	m.id = e.ID
+	return m.nodes[:m.n]
+}
+
+// EdgeNodes is World.EdgeNodes through the cache's memo.
+func (c *SurfaceCache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 {
+	var buf [MaxSegments]Vec2
+	return append(dst, c.edgeNodes(e, buf[:0])...)
 }
 
 // NewSurfaceCache returns an empty cache for w.
 func NewSurfaceCache(w World) *SurfaceCache {
-	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
+	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells), lines: new([memoLines]lineMemo)}
 }
 
 // NewSurfaceCacheCells is NewSurfaceCache holding cells lattice cells
@@ -157,6 +197,11 @@ func NewSurfaceCacheCells(w World, cells int) *SurfaceCache {
 // World is the world behind the cache.
 func (c *SurfaceCache) World() World { return c.w }
 
+// A cell's entry is filled in two steps: the junction's position and the
+// edges' specs and coarse boxes at once (a few junction lookups), the
+// centre lines, node heights and the junction's fan only when a query
+// falls in their reach (most cells a query visits have edges that cannot
+// reach it, and a centre line costs ~10 µs).
 type cellRoads struct {
 	cell  Cell
 	used  uint64
@@ -174,11 +219,13 @@ const maxFan = 8
 // radius, sorted by angle, the arms' mouths, and the kerb corners between
 // neighbouring arms.
 type junctionRoad struct {
-	ok   bool
-	p    Vec2
-	y, r float64
-	fan  [maxFan]Vec2
-	nf   int
+	ok    bool
+	ready bool // the fields below p are filled
+	cell  Cell
+	p     Vec2
+	y, r  float64
+	fan   [maxFan]Vec2
+	nf    int
 	// each arm's mouth, [0, r] along it and ±hw across, is drawn too
 	arm [maxFan / 2]struct {
 		d  Vec2
@@ -186,7 +233,18 @@ type junctionRoad struct {
 	}
 	na     int
 	corner [maxFan / 2]KerbCorner // between arm i and the next; na of them from two arms on
+	// Boxes around each corner and each of its steps, grown by
+	// cornerMargin, and the squared radius around p past which no fan
+	// triangle or arm mouth reaches: most points near a junction lie
+	// outside most of them, and these say so without the triangle tests.
+	cbox  [maxFan / 2]box
+	sbox  [maxFan / 2][KerbCornerSteps]box
+	fanR2 float64
 }
+
+// cornerMargin grows a kerb corner's bounding box far past any rounding
+// of the triangle tests, so the box never turns away a point they accept.
+const cornerMargin = 0.01
 
 // blockSegs is the run length of an edge's coarse bounding boxes.
 const blockSegs = 8
@@ -194,6 +252,11 @@ const blockSegs = 8
 // edgeRoad is one edge as Surface needs it: the centre line, the road
 // height at every node, and the junction surfaces at its ends.
 type edgeRoad struct {
+	spec EdgeSpec
+	// clo, chi bound every node grown by the road's reach, from the
+	// junctions alone: the lateral wander is at most curveWander
+	clo, chi     Vec2
+	ready        bool // the fields below are filled
 	hw, L, total float64
 	nodes        [MaxSegments]Vec2
 	ys, hs       [MaxSegments]float64
@@ -239,11 +302,12 @@ func (c *SurfaceCache) cellRoads(cell Cell) *cellRoads {
 
 // fill computes the edges leaving cell.
 func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
-	e.cell, e.n, e.j.ok = cell, 0, false
-	if _, ok := c.jc.Junction(cell); !ok {
+	e.cell, e.n, e.j.ok, e.j.ready = cell, 0, false, false
+	p, ok := c.jc.Junction(cell)
+	if !ok {
 		return
 	}
-	c.fillJunction(&e.j, cell)
+	e.j.ok, e.j.cell, e.j.p = true, cell, p
 	var specs [2]EdgeSpec
 	ns := 0
 	if s, ok := edgeX(c.w, c.jc, cell); ok {
@@ -253,15 +317,53 @@ func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
 		specs[ns], ns = s, ns+1
 	}
 	for _, s := range specs[:ns] {
-		c.fillEdge(&e.edges[e.n], s)
+		r := &e.edges[e.n]
+		pb, _ := c.jc.Junction(s.B)
+		m := curveWander + s.HalfWidth() + WalkWidth
+		r.spec, r.ready = s, false
+		r.clo = Vec2{X: math.Min(p.X, pb.X) - m, Z: math.Min(p.Z, pb.Z) - m}
+		r.chi = Vec2{X: math.Max(p.X, pb.X) + m, Z: math.Max(p.Z, pb.Z) + m}
 		e.n++
 	}
+}
+
+// curveWander bounds how far (metres) a centre line's nodes stray from the
+// straight line between its junctions (the two sine terms of edgeNodes),
+// with a metre to spare.
+const curveWander = curveAmplitude*1.35 + 1
+
+// edgeNear reports whether the edge can reach p, filling it if so.
+func (c *SurfaceCache) edgeNear(r *edgeRoad, p Vec2) bool {
+	if p.X < r.clo.X || p.X > r.chi.X || p.Z < r.clo.Z || p.Z > r.chi.Z {
+		return false
+	}
+	if !r.ready {
+		c.fillEdge(r, r.spec)
+		r.ready = true
+	}
+	return true
+}
+
+// junctionCoarse bounds the reach of any junction's surface from its
+// centre (surfaceAt's reach for the widest radius), with a metre to spare.
+var junctionCoarse = junctionRadius(maxHalfWidth) + WalkWidth + maxHalfWidth + 1
+
+// junctionNear reports whether the junction can reach p, filling it if so.
+func (c *SurfaceCache) junctionNear(j *junctionRoad, p Vec2) bool {
+	if !j.ok || p.Dist2(j.p) > junctionCoarse*junctionCoarse {
+		return false
+	}
+	if !j.ready {
+		c.fillJunction(j, j.cell)
+		j.ready = true
+	}
+	return true
 }
 
 func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
 	w := c.w
 	var buf [MaxSegments]Vec2
-	nodes := c.jc.EdgeNodes(s, buf[:0])
+	nodes := c.edgeNodes(s, buf[:0])
 	r.nn = copy(r.nodes[:], nodes)
 	n := r.nn - 1
 	r.hw = s.HalfWidth()
@@ -314,7 +416,7 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 	na := 0
 	var buf [MaxSegments]Vec2
 	for _, e := range c.jc.Arms(cell, specs[:0]) {
-		nodes := c.jc.EdgeNodes(e, buf[:0])
+		nodes := c.edgeNodes(e, buf[:0])
 		d := nodes[1].Sub(nodes[0]).Norm()
 		if e.A != cell {
 			n := len(nodes) - 1
@@ -341,6 +443,13 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 			gap += 2 * math.Pi
 		}
 		j.corner[i] = JunctionKerbCorner(j.p, j.r, a.d, a.hw, c.d, c.hw, gap)
+		cb := box{lo: j.corner[i].In[0], hi: j.corner[i].In[0]}
+		for s := range KerbCornerSteps {
+			j.sbox[i][s] = j.corner[i].stepBounds(s)
+			cb.grow(j.sbox[i][s].lo)
+			cb.grow(j.sbox[i][s].hi)
+		}
+		j.cbox[i] = cb
 	}
 	if na == 1 {
 		// a dead end: the surface closes behind the centre
@@ -350,6 +459,17 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 		j.fan[3] = j.p.Add(a.d.Scale(-a.hw)).Add(ccw.Scale(-a.hw))
 		j.nf = 4
 	}
+	// The fan's triangles lie within its farthest corner of p (they are
+	// convex, with p a vertex), the arms' mouths within √(r²+hw²).
+	far := 0.0
+	for _, f := range j.fan[:j.nf] {
+		far = math.Max(far, f.Sub(j.p).Len())
+	}
+	for _, a := range j.arm[:j.na] {
+		far = math.Max(far, math.Hypot(j.r, a.hw))
+	}
+	far += cornerMargin
+	j.fanR2 = far * far
 }
 
 // surfaceAt is the junction's surface at p: the fan and the arms' mouths
@@ -361,24 +481,43 @@ func (j *junctionRoad) surfaceAt(p Vec2) (Surface, bool) {
 	// The kerb corners are drawn a kerb above the fan they overlap.
 	if j.na >= 2 {
 		for i := range j.corner[:j.na] {
-			if j.corner[i].Contains(p) {
-				return Surface{Y: j.y + KerbHeight}, true
+			if !j.cbox[i].holds(p) {
+				continue
+			}
+			for s := range KerbCornerSteps {
+				if j.sbox[i][s].holds(p) && j.corner[i].stepContains(s, p) {
+					return Surface{Y: j.y + KerbHeight}, true
+				}
 			}
 		}
 	}
-	for i := 0; i < j.nf; i++ {
-		if inTriangle(p, j.p, j.fan[i], j.fan[(i+1)%j.nf]) {
-			return Surface{Y: j.y, Road: true}, true
-		}
+	if p.Dist2(j.p) > j.fanR2 {
+		return Surface{}, false
 	}
+	// The fan and the arms' mouths are the same carriageway: the mouths
+	// (two dot products each) first.
 	q := p.Sub(j.p)
 	for _, a := range j.arm[:j.na] {
 		if u := q.Dot(a.d); u >= 0 && u <= j.r && math.Abs(q.Dot(a.d.Perp())) <= a.hw {
 			return Surface{Y: j.y, Road: true}, true
 		}
 	}
+	for i := 0; i < j.nf; i++ {
+		next := i + 1
+		if next == j.nf {
+			next = 0
+		}
+		if inTriangle(p, j.p, j.fan[i], j.fan[next]) {
+			return Surface{Y: j.y, Road: true}, true
+		}
+	}
 	return Surface{}, false
 }
+
+// JunctionRoadReach bounds how far from a junction's centre its
+// carriageway (the fan and the arms' mouths) reaches: √(r²+hw²) for the
+// widest radius and half width, and the fan test's margin.
+var JunctionRoadReach = math.Hypot(junctionRadius(maxHalfWidth), maxHalfWidth) + cornerMargin
 
 // maxHalfWidth bounds every road's half width: with the sidewalk it bounds
 // how far past the radius a junction's corners reach.
@@ -426,11 +565,14 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	// Where surfaces overlap (arms meeting at a sharp angle, a kerb corner
 	// over a junction's fan) the higher one is what is seen.
 	take := func(s Surface) {
-		if !found || s.Y > best.Y || s.Y == best.Y && s.Road {
+		if !found || seenOver(s, best) {
 			best, found = s, true
 		}
 	}
 	consider := func(r *edgeRoad) {
+		if !c.edgeNear(r, p) {
+			return
+		}
 		if p.X < r.lo.X || p.X > r.hi.X || p.Z < r.lo.Z || p.Z > r.hi.Z {
 			return
 		}
@@ -448,8 +590,10 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	for k := 0; k < e.n; k++ {
 		consider(&e.edges[k])
 	}
-	if s, ok := c.cellRoads(cell).j.surfaceAt(p); ok {
-		take(s)
+	if j := &c.cellRoads(cell).j; c.junctionNear(j, p) {
+		if s, ok := j.surfaceAt(p); ok {
+			take(s)
+		}
 	}
 	if found {
 		return best
@@ -461,36 +605,53 @@ func (c *SurfaceCache) Surface(x, z float64) Surface {
 	return Surface{Y: h}
 }
 
+// seenOver reports whether s is what is seen where it overlaps best: the
+// higher one, and the road on a tie. The outcome's height and Road do not
+// depend on the order surfaces are taken in.
+func seenOver(s, best Surface) bool { return s.Y > best.Y || s.Y == best.Y && s.Road }
+
 // surfaceAt is the road's surface at p if p lies on this edge's road,
 // sidewalks or junction ends.
 func (r *edgeRoad) surfaceAt(p Vec2) (Surface, bool) {
-	reach := r.hw + WalkWidth
 	bestD2, bestK, bestT := math.Inf(1), -1, 0.0
 	for b := 0; b*blockSegs < r.nn-1; b++ {
 		if p.X < r.blo[b].X || p.X > r.bhi[b].X || p.Z < r.blo[b].Z || p.Z > r.bhi[b].Z {
 			continue
 		}
 		for k := b * blockSegs; k < min(r.nn-1, (b+1)*blockSegs); k++ {
-			a := r.nodes[k]
-			abx, abz := r.nodes[k+1].X-a.X, r.nodes[k+1].Z-a.Z
-			apx, apz := p.X-a.X, p.Z-a.Z
-			t := (apx*abx + apz*abz) / (abx*abx + abz*abz)
-			if t < 0 {
-				t = 0
-			} else if t > 1 {
-				t = 1
-			}
-			dx, dz := apx-abx*t, apz-abz*t
-			if d2 := dx*dx + dz*dz; d2 < bestD2 {
+			a, b := r.nodes[k], r.nodes[k+1]
+			if d2, t := segDist(p.X-a.X, p.Z-a.Z, b.X-a.X, b.Z-a.Z); d2 < bestD2 {
 				bestD2, bestK, bestT = d2, k, t
 			}
 		}
 	}
-	if bestK < 0 || bestD2 > reach*reach {
+	return r.surfaceNear(bestK, bestT, bestD2)
+}
+
+// segDist is the squared distance from p to a segment from a to b and
+// where along it (0..1) the nearest point lies, given ap = p-a and
+// ab = b-a. Surface and RoadGrid share it, so they agree bit for bit;
+// every product is rounded before it is added (explicit float64), or at
+// GOAMD64=v3 the compiler would fuse multiply-adds differently where it is
+// inlined into different code.
+func segDist(apx, apz, abx, abz float64) (d2, t float64) {
+	t = (float64(apx*abx) + float64(apz*abz)) / (float64(abx*abx) + float64(abz*abz))
+	if t < 0 {
+		t = 0
+	} else if t > 1 {
+		t = 1
+	}
+	dx, dz := apx-float64(abx*t), apz-float64(abz*t)
+	return float64(dx*dx) + float64(dz*dz), t
+}
+
+// surfaceNear is the road's surface at a point whose nearest segment is k
+// (-1: none), at t along it and squared distance d2.
+func (r *edgeRoad) surfaceNear(k int, t, d2 float64) (Surface, bool) {
+	if reach := r.hw + WalkWidth; k < 0 || d2 > reach*reach {
 		return Surface{}, false
 	}
-	k, t := bestK, bestT
-	c := math.Sqrt(bestD2)
+	c := math.Sqrt(d2)
 	along := (float64(k) + t) * r.L
 	// Within a junction's radius the segment is not drawn: the junction's
 	// fan is the carriageway there and its kerb corners the sidewalk.

@@ -16,11 +16,15 @@
 //   - the lake (h < WaterLevel) fills with water from the bed up to the water
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
-// Roads near a chunk are found once per chunk, and only for chunks whose Y
-// range holds a column top; column heights are one world.HeightGrid per
-// chunk column; blocks are written with voxel.Chunk.FillColumns. The
-// generator before issue 16 is kept in oracle_test.go (with the road-surface
-// caps, which it shares) and the output must match it block for block.
+// Roads near a chunk column are found once per column (memoised with its
+// heights), and only for chunks whose Y range holds a column top; the road
+// surface under the candidate columns is one world.SurfaceCache.RoadGrid
+// (world.Surface's answers, bit for bit); column heights are one
+// world.HeightGrid per chunk column; blocks are written with
+// voxel.Chunk.FillColumns. The generator before issue 16 is kept in
+// oracle_test.go, with the version-2 caps queried per column (the output
+// must match it block for block) and without them (version 1: the output
+// differs only on roads).
 package gen
 
 import (
@@ -87,14 +91,26 @@ type Generator struct {
 }
 
 // columnHeights is a chunk column's terrain heights at its column centres
-// (index z<<5|x) and their extremes; never written once memoised.
+// (index z<<5|x) and their extremes, never written once memoised, and its
+// roads, computed once by the first chunk of the column that needs them
+// (they depend on the column alone; a road chunk's neighbour above or
+// below often needs them too).
 type columnHeights struct {
 	h      [voxel.ChunkArea]float64
 	lo, hi float64
+	once   sync.Once
+	roads  *roadInfo
 }
 
-// maxColumns bounds the height memo (8 KiB a column); when full it starts
-// over.
+// roadInfo is what the roads do to a chunk column.
+type roadInfo struct {
+	road   [voxel.ChunkArea]bool  // a road or a junction's surface covers the column
+	caps   [voxel.ChunkArea]int64 // the first block above the road (world Y) where lower than floor(h), else MaxInt64
+	capped bool                   // any cap is set
+}
+
+// maxColumns bounds the height memo (8 KiB a column, 17 KiB with its
+// roads: at most ~2 MiB); when full it starts over.
 const maxColumns = 128
 
 // heights returns the memoised heights of chunk column (cx, cz), whose
@@ -171,8 +187,9 @@ func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
 		info = &c
 	}
 	if withNodes && info.ok {
-		var buf [world.MaxSegments + 1]world.Vec2
-		info.nodes = append([]world.Vec2(nil), g.w.EdgeNodes(info.spec, buf[:0])...)
+		g.mu.Lock() // the surface cache's memo: its road caps need the same lines
+		info.nodes = g.surf.EdgeNodes(info.spec, nil)
+		g.mu.Unlock()
 	}
 	g.mu.Lock()
 	if len(g.edges) >= maxEdges {
@@ -193,13 +210,50 @@ func (g *Generator) Chunk(p voxel.ChunkPos) *voxel.Chunk {
 	return c
 }
 
-// columns is the per-chunk precomputation: per column whether a road
-// covers it, and the lowest and highest terrain top (first air block,
-// world Y).
+// columns is markRoads' result: per column whether a road covers it, and
+// the junctions whose surface may reach the chunk column.
 type columns struct {
-	road      [voxel.ChunkArea]bool // index z<<5|x
-	lo, hi    int64                 // min and max top
-	junctions []world.Vec2          // junctions whose surface may reach the chunk
+	road [voxel.ChunkArea]bool // index z<<5|x
+	// near: within a road's half width and nearMargin of its centre line
+	// (a superset of the columns world.Surface puts on an edge's road,
+	// whatever the rounding)
+	near      [voxel.ChunkArea]bool
+	junctions []world.Vec2
+}
+
+// nearMargin (m) covers the rounding difference between rasterise's
+// distance and world.Surface's many times over.
+const nearMargin = 0.01
+
+// junctionRoad bounds, with room to spare, how far from its centre a
+// junction's carriageway reaches.
+var junctionRoad = world.JunctionRoadReach + 0.1
+
+// noRoads is the road data of a chunk column no road comes near, and of
+// chunks where no top block can lie (roads cannot matter there).
+var noRoads = func() *roadInfo {
+	ri := new(roadInfo)
+	for i := range ri.caps {
+		ri.caps[i] = math.MaxInt64
+	}
+	return ri
+}()
+
+// roadsOf computes the roads of the chunk column once.
+func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *roadInfo {
+	ch.once.Do(func() {
+		var col columns
+		g.markRoads(&col, ox, oz)
+		if len(col.junctions) == 0 && col.road == [voxel.ChunkArea]bool{} {
+			ch.roads = noRoads
+			return
+		}
+		ri := new(roadInfo)
+		ri.capped = g.roadCaps(&col, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ri.caps)
+		ri.road = col.road
+		ch.roads = ri
+	})
+	return ch.roads
 }
 
 // Generate fills c, which must be all air, with chunk p.
@@ -217,37 +271,35 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	}
 	heights := g.heights(p.X, p.Z, ox, oz)
 	hs := &heights.h
-	var col columns
 	// floor is monotonic, so the extreme tops are the extreme heights'.
-	col.lo, col.hi = int64(math.Floor(heights.lo)), int64(math.Floor(heights.hi))
+	lo, hi := floor(heights.lo), floor(heights.hi)
 	// Nothing but air: above every column top and above the water.
-	if y0 >= col.hi && y0 >= waterTop {
+	if y0 >= hi && y0 >= waterTop {
 		return
 	}
 	// Nothing but stone: below every column's dirt, however far a road
 	// lowers it.
-	if y1 <= col.lo-1-dirtDepth-1-roadDrop {
+	if y1 <= lo-1-dirtDepth-1-roadDrop {
 		c.Fill(voxel.Stone)
 		return
 	}
 	// Roads matter only where a top block can lie in this chunk.
-	var caps [voxel.ChunkArea]int64
-	capped := false
-	if col.hi > y0 && col.lo-2-roadDrop < y1 {
-		g.markRoads(&col, ox, oz)
-		capped = g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return int64(math.Floor(hs[i])) }, &caps)
+	roads := noRoads
+	if hi > y0 && lo-2-roadDrop < y1 {
+		roads = g.roadsOf(heights, ox, oz)
 	}
+	caps, capped := &roads.caps, roads.capped
 	var runs voxel.Columns
 	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
 	water := waterTop - y0
 	for i, h := range hs {
-		t := int64(math.Floor(h)) - y0 // local top: the first air block
+		t := floor(h) - y0 // local top: the first air block
 		if capped && caps[i] != math.MaxInt64 {
 			t = min(t, caps[i]-y0)
 		}
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
-		case col.road[i] && h >= world.WaterLevel: // roads on land only
+		case roads.road[i] && h >= world.WaterLevel: // roads on land only
 			topBlock = voxel.Gravel
 		case t+y0 <= beachTop:
 			topBlock, under = voxel.Sand, voxel.Sand
@@ -268,6 +320,16 @@ func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 		k[i] = b
 	}
 	return k
+}
+
+// floor is int64(math.Floor(v)) for finite v in int64's range, inline:
+// at GOAMD64=v1 math.Floor is a call (its rounding instruction is SSE4.1).
+func floor(v float64) int64 {
+	t := int64(v) // towards zero
+	if float64(t) > v {
+		t--
+	}
+	return t
 }
 
 // clampLocal clamps a chunk-local height to the chunk.
@@ -306,33 +368,46 @@ next:
 // too, and reports whether any was set: the ground's top is floor(h)
 // except where the road's surface is lower (a level junction on a slope,
 // and the ease towards it, or between two nodes where the terrain bulges),
-// so no block pokes through a road.
-func (g *Generator) roadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
+// so no block pokes through a road. The world answers for the candidate
+// columns at once (world.SurfaceCache.RoadGrid, Surface's answers bit for
+// bit): those marked as road, and those within junctionReach of a
+// junction (as generator version 2 first asked) that can be on a road at
+// all: near an edge's centre line or within reach of a junction's
+// carriageway.
+func (g *Generator) roadCaps(col *columns, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
 	x0, z0 := float64(ox), float64(oz)
-	any := false
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	road := &col.road
+	var want, onRoad [voxel.ChunkArea]bool
+	var ys [voxel.ChunkArea]float64
 	for i := range voxel.ChunkArea {
-		caps[i] = math.MaxInt64
+		want[i] = road[i]
+		if want[i] {
+			continue
+		}
 		x, z := x0+float64(i&(size-1))+0.5, z0+float64(i>>voxel.ChunkBits)+0.5
-		if !road[i] {
-			near := false
-			for _, j := range junctions {
-				if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
-					near = true
-					break
-				}
-			}
-			if !near {
-				continue
+		for _, j := range col.junctions {
+			if d2 := (x-j.X)*(x-j.X) + (z-j.Z)*(z-j.Z); d2 < junctionRoad*junctionRoad || col.near[i] && d2 < junctionReach*junctionReach {
+				want[i] = true
+				break
 			}
 		}
-		s := g.surf.Surface(x, z)
-		if !s.Road || s.Water {
+	}
+	for i := range voxel.ChunkArea {
+		caps[i] = math.MaxInt64
+	}
+	if want == [voxel.ChunkArea]bool{} {
+		return false
+	}
+	g.mu.Lock()
+	g.surf.RoadGrid(x0, z0, size, want[:], onRoad[:], ys[:])
+	g.mu.Unlock()
+	any := false
+	for i := range voxel.ChunkArea {
+		if !want[i] || !onRoad[i] {
 			continue
 		}
 		road[i] = true
-		if c := int64(math.Floor(s.Y)); c < top(i) {
+		if c := floor(ys[i]); c < top(i) {
 			caps[i], any = c, true
 		}
 	}
@@ -386,17 +461,20 @@ func (g *Generator) markRoads(col *columns, ox, oz int64) {
 	}
 }
 
-// rasterise marks columns whose centre lies within hw of the polyline.
+// rasterise marks columns whose centre lies within hw of the polyline as
+// road, and within hw+nearMargin as near.
 // Columns already marked are not tested again (marking is an OR over
 // segments, so the order and skipped tests do not matter).
 func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 	hw2 := hw * hw
+	nw := hw + nearMargin
+	nw2 := nw * nw
 	for k := 1; k < len(nodes); k++ {
 		a, b := nodes[k-1], nodes[k]
-		minX := int(math.Floor(math.Min(a.X, b.X) - hw - x0))
-		maxX := int(math.Ceil(math.Max(a.X, b.X) + hw - x0))
-		minZ := int(math.Floor(math.Min(a.Z, b.Z) - hw - z0))
-		maxZ := int(math.Ceil(math.Max(a.Z, b.Z) + hw - z0))
+		minX := int(math.Floor(math.Min(a.X, b.X) - nw - x0))
+		maxX := int(math.Ceil(math.Max(a.X, b.X) + nw - x0))
+		minZ := int(math.Floor(math.Min(a.Z, b.Z) - nw - z0))
+		maxZ := int(math.Ceil(math.Max(a.Z, b.Z) + nw - z0))
 		if maxX < 0 || maxZ < 0 || minX >= size || minZ >= size {
 			continue
 		}
@@ -404,6 +482,7 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 		l2 := ab.Dot(ab)
 		for z := max(minZ, 0); z <= min(maxZ, size-1); z++ {
 			row := (*[size]bool)(col.road[z<<voxel.ChunkBits:])
+			near := (*[size]bool)(col.near[z<<voxel.ChunkBits:])
 			for x := max(minX, 0); x <= min(maxX, size-1); x++ {
 				if row[x] {
 					continue
@@ -413,8 +492,9 @@ func rasterise(col *columns, nodes []world.Vec2, hw, x0, z0 float64) {
 				if l2 > 0 {
 					t = clamp01(p.Sub(a).Dot(ab) / l2)
 				}
-				if p.Dist2(a.Add(ab.Scale(t))) <= hw2 {
-					row[x] = true
+				if d2 := p.Dist2(a.Add(ab.Scale(t))); d2 <= nw2 {
+					near[x] = true
+					row[x] = d2 <= hw2
 				}
 			}
 		}

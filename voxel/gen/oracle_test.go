@@ -21,8 +21,16 @@ type oracleColumns struct {
 	junctions []world.Vec2
 }
 
-// oracleGenerate fills c, which must be all air, with chunk p.
-func (g *Generator) oracleGenerate(p voxel.ChunkPos, c *voxel.Chunk) {
+// oracleGenerate fills c, which must be all air, with chunk p as
+// generator version 2 does: the ground under a road or a junction capped
+// at the road's surface (world.SurfaceCache.Surface per column).
+func (g *Generator) oracleGenerate(p voxel.ChunkPos, c *voxel.Chunk) { g.oracle(p, c, true) }
+
+// oracleGenerateV1 is generator version 1, when issue 16 was filed: no
+// road caps, gravel only within a road's half width of its centre line.
+func (g *Generator) oracleGenerateV1(p voxel.ChunkPos, c *voxel.Chunk) { g.oracle(p, c, false) }
+
+func (g *Generator) oracle(p voxel.ChunkPos, c *voxel.Chunk, caps bool) {
 	ox, oy, oz := p.Origin()
 	y0, y1 := oy, oy+size
 	// Sky and bedrock cost one height sample instead of 1024.
@@ -58,10 +66,10 @@ func (g *Generator) oracleGenerate(p voxel.ChunkPos, c *voxel.Chunk) {
 	// Roads matter only where a top block can lie in this chunk.
 	if col.hi > y0 && col.lo-2-roadDrop < y1 {
 		g.oracleMarkRoads(&col, ox, oz)
-		var caps [voxel.ChunkArea]int64
-		if g.roadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return col.top[i] }, &caps) {
+		var capAt [voxel.ChunkArea]int64
+		if caps && g.oracleRoadCaps(&col.road, col.junctions, ox, oz, func(i int) int64 { return col.top[i] }, &capAt) {
 			for i := range col.top {
-				col.top[i] = min(col.top[i], caps[i])
+				col.top[i] = min(col.top[i], capAt[i])
 			}
 		}
 	}
@@ -168,4 +176,38 @@ func oracleRasterise(col *oracleColumns, nodes []world.Vec2, hw, x0, z0 float64)
 		}
 	}
 	return hit
+}
+
+// oracleRoadCaps is roadCaps as generator version 2 first had it: one
+// world.SurfaceCache.Surface query per candidate column.
+func (g *Generator) oracleRoadCaps(road *[voxel.ChunkArea]bool, junctions []world.Vec2, ox, oz int64, top func(i int) int64, caps *[voxel.ChunkArea]int64) bool {
+	x0, z0 := float64(ox), float64(oz)
+	any := false
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range voxel.ChunkArea {
+		caps[i] = math.MaxInt64
+		x, z := x0+float64(i&(size-1))+0.5, z0+float64(i>>voxel.ChunkBits)+0.5
+		if !road[i] {
+			near := false
+			for _, j := range junctions {
+				if dx, dz := x-j.X, z-j.Z; dx*dx+dz*dz < junctionReach*junctionReach {
+					near = true
+					break
+				}
+			}
+			if !near {
+				continue
+			}
+		}
+		s := g.surf.Surface(x, z)
+		if !s.Road || s.Water {
+			continue
+		}
+		road[i] = true
+		if c := int64(math.Floor(s.Y)); c < top(i) {
+			caps[i], any = c, true
+		}
+	}
+	return any
 }

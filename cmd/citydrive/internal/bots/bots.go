@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quic-go/quic-go"
+
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/netsync"
@@ -34,6 +36,8 @@ import (
 
 // Options configure a run.
 type Options struct {
+	// Addr is the server, or several comma-separated (a cluster's): bot i
+	// joins server i mod n, with the matching Fingerprint (or the only one).
 	Addr        string
 	Fingerprint string
 	Seed        uint64
@@ -46,8 +50,11 @@ type Options struct {
 	// TeleportAt, if positive, moves every bot 20 km away once, this long
 	// into the run, and measures the burst until its new area is delivered.
 	TeleportAt time.Duration
-	MetricsURL string // the server's /metrics, for its tick p99
-	Logger     *slog.Logger
+	// LeaveHalfAfter, if positive, makes every odd-numbered bot leave (close
+	// its connection) this long into the run; the others drive on.
+	LeaveHalfAfter time.Duration
+	MetricsURL     string // the server's /metrics, for its tick p99
+	Logger         *slog.Logger
 }
 
 // Bot is one bot's outcome.
@@ -61,10 +68,13 @@ type Bot struct {
 	TeleportSeconds float64
 	Chunks          int
 	EditsAcked      int
+	AckLatency      []float64 // seconds from request to ack, per acked edit (measured at the bot's tick, so ±1 tick)
 	EditsRejected   int
 	LastReject      string
 	CarsSeen        int
 	DistanceM       float64
+	Failovers       int       // connections replaced after the server was lost (several -addr)
+	FailedOverAt    time.Time // when the last one was back
 }
 
 // Report is the whole run.
@@ -74,9 +84,24 @@ type Report struct {
 	// Server tick (from its Prometheus endpoint; zero without one).
 	TickP99Hist    float64 // seconds, from the histogram's buckets over the run
 	TickP99Summary float64 // seconds, the server's own 1-minute summary at the end
-	TickCount      float64
-	Scraped        bool
+	TickP50Hist    float64
+	// The tick's CPU time (its thread's; zero where the server does not
+	// measure it): the server's own cost, without the machine's waits.
+	TickCPUP50, TickCPUP99 float64
+	TickCount              float64
+	Scraped                bool
+	// The server's tick rate (citydrive_tick_rate_hz), sampled every
+	// rateSampleEvery: its rate before the bots joined, the lowest seen,
+	// and with LeaveHalfAfter, the rate when the half left and how long
+	// after that it was back at the rate before (negative: never).
+	RateBefore, RateMin   float64
+	RateAtLeave           float64
+	RecoveredAfterLeaving time.Duration
+	RateSamples           int
 }
+
+// rateSampleEvery is how often Run reads the server's tick rate.
+const rateSampleEvery = 250 * time.Millisecond
 
 // Run starts o.N bots, drives them for o.Duration and reports.
 func Run(ctx context.Context, o Options) (Report, error) {
@@ -104,13 +129,34 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
 	defer cancel()
 	start := time.Now()
+	var rates []rateSample
+	ratesDone := make(chan struct{})
+	if o.MetricsURL != "" {
+		go func() {
+			defer close(ratesDone)
+			rates = sampleRate(runCtx, o.MetricsURL, start)
+		}()
+	} else {
+		close(ratesDone)
+	}
 	for i := range o.N {
 		wg.Go(func() {
-			bots[i] = drive(runCtx, o, i)
+			ctx := runCtx
+			if o.LeaveHalfAfter > 0 && i%2 == 1 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(runCtx, o.LeaveHalfAfter)
+				defer cancel()
+			}
+			bots[i] = drive(ctx, o, i)
 		})
 	}
 	wg.Wait()
+	<-ratesDone
 	rep := Report{Bots: bots, Duration: time.Since(start)}
+	if before != nil {
+		rep.RateBefore = before[netsync.MetricTickRate]
+	}
+	rep.summariseRates(rates, o.LeaveHalfAfter)
 	if o.MetricsURL != "" {
 		after, err := scrape(ctx, o.MetricsURL)
 		if err != nil {
@@ -118,6 +164,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		}
 		rep.Scraped = true
 		rep.TickP99Hist, rep.TickCount = histQuantile(before, after, netsync.MetricTick, 0.99)
+		rep.TickP50Hist, _ = histQuantile(before, after, netsync.MetricTick, 0.5)
+		rep.TickCPUP50, _ = histQuantile(before, after, netsync.MetricTickCPU, 0.5)
+		rep.TickCPUP99, _ = histQuantile(before, after, netsync.MetricTickCPU, 0.99)
 		rep.TickP99Summary = after[netsync.MetricTickQuantiles+`{quantile="0.99"}`]
 	}
 	return rep, nil
@@ -127,8 +176,25 @@ func Run(ctx context.Context, o Options) (Report, error) {
 func startPose(g *roadgraph.Graph, i, n int, spread float64, seed uint64) (*autopilot.Route, error) {
 	side := int(math.Ceil(math.Sqrt(float64(n))))
 	p := world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
-	return routeNear(g, p, seed+uint64(i))
+	r, err := routeNear(g, p, seed+uint64(i))
+	// A grid point on the lake has no road near: look around it, farther
+	// out step by step, before giving up.
+	for k := 1; err != nil && k <= startSearchSteps; k++ {
+		d := float64(k) * startSearchStep
+		for _, o := range []world.Vec2{{X: d}, {X: -d}, {Z: d}, {Z: -d}} {
+			if r, err = routeNear(g, p.Add(o), seed+uint64(i)); err == nil {
+				break
+			}
+		}
+	}
+	return r, err
 }
+
+// How far startPose looks around a grid point without roads.
+const (
+	startSearchStep  = 400.0 // metres
+	startSearchSteps = 8
+)
 
 func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route, error) {
 	j := g.JunctionNear(p)
@@ -146,14 +212,6 @@ func routeNear(g *roadgraph.Graph, p world.Vec2, seed uint64) (*autopilot.Route,
 		return nil, errors.New("no road to drive on")
 	}
 	return r, nil
-}
-
-// area fills dst with the server's cylinder around c.
-func area(c voxel.ChunkPos, r int32, dst map[voxel.ChunkPos]struct{}) {
-	clear(dst)
-	for _, p := range plan.Cylinder(c, r, nil) {
-		dst[p] = struct{}{}
-	}
 }
 
 // snapshot is the car state a bot at p facing dir sends, with the game's
@@ -191,13 +249,25 @@ func busyBackoff(attempt int, u float64) time.Duration {
 	return d/2 + time.Duration(u*float64(d/2))
 }
 
+// retryable reports whether a failed dial is worth another try: the
+// server was busy or timed the bot out, or the QUIC handshake got no
+// answer in time (a starved server drops Initial packets).
+func retryable(err error) bool {
+	var idle *quic.IdleTimeoutError
+	var hs *quic.HandshakeTimeoutError
+	return errors.Is(err, netsync.ErrBusy) || errors.Is(err, netsync.ErrTimedOut) ||
+		errors.As(err, &idle) || errors.As(err, &hs)
+}
+
 // dialRetrying dials, retrying "server busy" refusals (netsync.ErrBusy)
-// with jittered exponential backoff until ctx ends; any other error is
-// returned at once.
-func dialRetrying(ctx context.Context, cfg netsync.ClientConfig, rng *rand.Rand) (*netsync.Client, error) {
+// and handshakes that timed out on either side (netsync.ErrTimedOut: the
+// bot's Hello was late; a QUIC handshake with no answer: the machine
+// starved) with jittered exponential backoff until ctx ends; any other
+// error is returned at once.
+func dialRetrying(ctx context.Context, dial func(context.Context) (*netsync.Client, error), rng *rand.Rand) (*netsync.Client, error) {
 	for attempt := 0; ; attempt++ {
-		c, err := netsync.Dial(ctx, cfg)
-		if err == nil || !errors.Is(err, netsync.ErrBusy) {
+		c, err := dial(ctx)
+		if err == nil || !retryable(err) {
 			return c, err
 		}
 		t := time.NewTimer(busyBackoff(attempt, rng.Float64()))
@@ -227,17 +297,35 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 		askRadius = wire.AbsMaxRadius // the client clamps it to the server's maximum
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, dialPatience)
-	c, err := dialRetrying(dialCtx, netsync.ClientConfig{
-		Addr: o.Addr, Fingerprint: o.Fingerprint, Seed: o.Seed, Generator: gen.Version,
+	addrs, pins := strings.Split(o.Addr, ","), strings.Split(o.Fingerprint, ",")
+	cfg := netsync.ClientConfig{
+		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius,
 		Logger: o.Logger.With("bot", id),
-	}, rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))))
+	}
+	dial := func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
+	var failover *netsync.Failover // several servers: bot id starts on server id mod n, moves on when it is lost
+	if len(addrs) > 1 {
+		var err error
+		if failover, err = netsync.NewFailover(cfg, addrs, pins, id); err != nil {
+			cancel()
+			b.Err = err
+			return b
+		}
+		dial = failover.Dial
+	}
+	backoffRng := rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id)))
+	c, err := dialRetrying(dialCtx, dial, backoffRng)
 	cancel()
 	if err != nil {
 		b.Err = err
 		return b
 	}
-	defer c.Close()
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
 	radius := int32(c.Welcome().MaxRadius)
 	if o.Radius > 0 {
 		radius = min(radius, int32(o.Radius))
@@ -245,23 +333,29 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
-	want := map[voxel.ChunkPos]struct{}{}
+	// The area is the server's cylinder around centre (implicit: a
+	// membership test); have holds the delivered chunks in it, so what is
+	// missing is the cylinder's size less len(have). A move costs the
+	// chunks that left, as on the server: the bots share the machine.
 	have := map[voxel.ChunkPos]struct{}{}
-	area(centre, radius, want)
-	missing := len(want)
+	areaSize := len(plan.Cylinder(voxel.ChunkPos{}, radius, nil))
+	missing := areaSize
+	var left []voxel.ChunkPos
 	subscribe := func(ch voxel.ChunkPos) {
-		centre = ch
 		_ = c.Subscribe(ch, uint32(radius))
-		area(ch, radius, want)
-		for p := range have { // the client evicts what left its area itself
-			if _, ok := want[p]; !ok {
-				delete(have, p)
-			}
+		left = plan.Outside(centre, radius, ch, radius, left[:0])
+		for _, p := range left { // the client evicts what left its area itself
+			delete(have, p)
 		}
-		missing = 0
-		for p := range want {
-			if _, ok := have[p]; !ok {
-				missing++
+		centre = ch
+		missing = areaSize - len(have)
+	}
+	got := func(p voxel.ChunkPos) {
+		b.Chunks++
+		if plan.InCylinder(centre, radius, p) {
+			if _, dup := have[p]; !dup {
+				have[p] = struct{}{}
+				missing--
 			}
 		}
 	}
@@ -280,6 +374,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	var msgs []wire.Message
 	var cars []wire.CarSnapshot
 	seen := map[uint32]struct{}{}
+	sent := map[uint32]time.Time{} // edit requests awaiting their ack
 
 	closeSteady := func(now time.Time) {
 		if !steadyAt.IsZero() {
@@ -304,8 +399,32 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			b.CarsSeen = len(seen)
 			return b
 		case <-c.Done():
-			b.Err = c.Err()
-			return b
+			if failover == nil {
+				b.Err = c.Err()
+				return b
+			}
+			now := time.Now()
+			closeSteady(now)
+			_ = c.Close()
+			dctx, cancel := context.WithTimeout(ctx, dialPatience)
+			c, err = dialRetrying(dctx, dial, backoffRng)
+			cancel()
+			if err != nil {
+				c = nil
+				if ctx.Err() == nil { // not just the run ending while it redialled
+					b.Err = fmt.Errorf("failing over: %w", err)
+				}
+				return b
+			}
+			b.Failovers++
+			b.FailedOverAt = time.Now()
+			o.Logger.Warn("bot failed over", "bot", id, "after", time.Since(now).Round(time.Millisecond), "server", c.Welcome().Player>>20)
+			clear(have) // the new server sends the area again
+			missing = areaSize
+			_ = c.Subscribe(centre, uint32(radius))
+			if joined { // the steady window goes on over the new connection
+				steadyFrom, steadyAt = c.Traffic(), time.Now()
+			}
 		case now := <-tick.C:
 			dt := now.Sub(last).Seconds()
 			last = now
@@ -329,37 +448,22 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 			msgs = c.Poll(msgs[:0], 1<<16)
 			for _, m := range msgs {
-				var pos voxel.ChunkPos
 				switch m := m.(type) {
 				case *wire.ChunkDefaults:
 					for _, p := range m.Pos {
-						b.Chunks++
-						if _, ok := want[p]; ok {
-							if _, dup := have[p]; !dup {
-								have[p] = struct{}{}
-								missing--
-							}
-						}
+						got(p)
 					}
-					continue
 				case *wire.ChunkEdits:
-					pos = m.Pos
+					got(m.Pos)
 				case *wire.EditAck:
 					b.EditsAcked++
-					continue
+					if at, ok := sent[m.Seq]; ok {
+						b.AckLatency = append(b.AckLatency, now.Sub(at).Seconds())
+						delete(sent, m.Seq)
+					}
 				case *wire.EditReject:
 					b.EditsRejected++
 					b.LastReject = m.Reason
-					continue
-				default:
-					continue
-				}
-				b.Chunks++
-				if _, ok := want[pos]; ok {
-					if _, dup := have[pos]; !dup {
-						have[pos] = struct{}{}
-						missing--
-					}
 				}
 			}
 			clear(msgs)
@@ -386,7 +490,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
 				if _, ok := have[cp]; ok {
 					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
-					_, _ = c.RequestEdit(cp, uint16(idx), blk)
+					if seq, err := c.RequestEdit(cp, uint16(idx), blk); err == nil {
+						sent[seq] = now
+					}
 				}
 			}
 			if now.After(nextEvict) {
@@ -448,6 +554,59 @@ func scrape(ctx context.Context, url string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
+// rateSample is the server's tick rate at a moment of the run.
+type rateSample struct {
+	at time.Duration // since the start
+	hz float64
+}
+
+// sampleRate reads the server's tick-rate gauge every rateSampleEvery
+// until ctx ends (failed reads are skipped).
+func sampleRate(ctx context.Context, url string, start time.Time) []rateSample {
+	var out []rateSample
+	t := time.NewTicker(rateSampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out
+		case <-t.C:
+		}
+		m, err := scrape(ctx, url)
+		if hz, ok := m[netsync.MetricTickRate]; err == nil && ok {
+			out = append(out, rateSample{at: time.Since(start), hz: hz})
+		}
+	}
+}
+
+// summariseRates fills the rate fields from the samples: the lowest, and
+// with leave > 0 the rate at leave and how long after it the rate was
+// back at RateBefore (negative: not within the run).
+func (r *Report) summariseRates(rates []rateSample, leave time.Duration) {
+	r.RateSamples = len(rates)
+	r.RecoveredAfterLeaving = -1
+	if len(rates) == 0 {
+		return
+	}
+	r.RateMin = rates[0].hz
+	for _, s := range rates {
+		r.RateMin = min(r.RateMin, s.hz)
+	}
+	if leave <= 0 {
+		return
+	}
+	for _, s := range rates {
+		if s.at < leave {
+			r.RateAtLeave = s.hz
+			continue
+		}
+		if r.RateBefore > 0 && s.hz >= r.RateBefore {
+			r.RecoveredAfterLeaving = s.at - leave
+			return
+		}
+	}
+}
+
 // histQuantile estimates quantile q of histogram name over the interval
 // between two scrapes, interpolating linearly inside the bucket.
 func histQuantile(before, after map[string]float64, name string, q float64) (float64, float64) {
@@ -499,6 +658,9 @@ func (r Report) WriteTable(w io.Writer) {
 	var in, out, join, joinS, tp, tpS []float64
 	failed := 0
 	acked, rejected := 0, 0
+	var ackLat []float64
+	failovers := 0
+	var lastBack time.Time
 	var lastReject string
 	for _, b := range r.Bots {
 		if b.Err != nil {
@@ -513,6 +675,11 @@ func (r Report) WriteTable(w io.Writer) {
 			tp, tpS = append(tp, float64(b.TeleportBytes)), append(tpS, b.TeleportSeconds)
 		}
 		acked += b.EditsAcked
+		ackLat = append(ackLat, b.AckLatency...)
+		failovers += b.Failovers
+		if b.FailedOverAt.After(lastBack) {
+			lastBack = b.FailedOverAt
+		}
 		rejected += b.EditsRejected
 		if b.LastReject != "" {
 			lastReject = b.LastReject
@@ -548,9 +715,33 @@ func (r Report) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, " (last reason: %s)", lastReject)
 	}
 	fmt.Fprintln(w)
+	if failovers > 0 {
+		fmt.Fprintf(w, "failovers: %d; the last bot was back on a server at %s (unix ms %d)\n",
+			failovers, lastBack.UTC().Format("15:04:05.000"), lastBack.UnixMilli())
+	}
+	if len(ackLat) > 0 {
+		slices.Sort(ackLat)
+		q := func(p float64) float64 { return ackLat[min(len(ackLat)-1, int(p*float64(len(ackLat))))] * 1000 }
+		fmt.Fprintf(w, "edit ack latency: p50 %.1f ms  p99 %.1f ms  (n=%d, bot-tick resolution)\n", q(0.5), q(0.99), len(ackLat))
+	}
 	if r.Scraped {
-		fmt.Fprintf(w, "server tick p99: %.2f ms over this run (histogram, %.0f ticks); %.2f ms (server's 1-minute summary)\n",
-			r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+		fmt.Fprintf(w, "server tick p50 %.2f ms, p99 %.2f ms over this run (histogram, %.0f ticks); p99 %.2f ms (server's 1-minute summary)\n",
+			r.TickP50Hist*1000, r.TickP99Hist*1000, r.TickCount, r.TickP99Summary*1000)
+		if r.TickCPUP99 > 0 {
+			fmt.Fprintf(w, "server tick CPU time: p50 %.2f ms, p99 %.2f ms (the tick's thread; wall time above adds the machine's waits)\n",
+				r.TickCPUP50*1000, r.TickCPUP99*1000)
+		}
+		if r.RateSamples > 0 {
+			fmt.Fprintf(w, "server tick rate: %.0f Hz before, lowest %.0f Hz (%d samples)", r.RateBefore, r.RateMin, r.RateSamples)
+			switch {
+			case r.RateAtLeave == 0:
+			case r.RecoveredAfterLeaving >= 0:
+				fmt.Fprintf(w, "; %.0f Hz when half the bots left, back to %.0f Hz %.2f s later", r.RateAtLeave, r.RateBefore, r.RecoveredAfterLeaving.Seconds())
+			default:
+				fmt.Fprintf(w, "; %.0f Hz when half the bots left, not back to %.0f Hz by the end", r.RateAtLeave, r.RateBefore)
+			}
+			fmt.Fprintln(w)
+		}
 	} else {
 		fmt.Fprintln(w, "server tick p99: not measured (pass -metrics http://host:port/metrics)")
 	}

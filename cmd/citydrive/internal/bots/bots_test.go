@@ -16,6 +16,7 @@ import (
 	"citydrive/netsync"
 	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
+	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/voxel"
@@ -121,9 +122,41 @@ func TestBotRetriesBusy(t *testing.T) {
 	// holder's Hello deadline then frees it and the retrying dial joins.
 	_, err = netsync.Dial(ctx, ccfg)
 	require.ErrorIs(t, err, netsync.ErrBusy)
-	c, err := dialRetrying(ctx, ccfg, rand.New(rand.NewPCG(1, 2)))
+	c, err := dialRetrying(ctx, func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, ccfg) }, rand.New(rand.NewPCG(1, 2)))
 	require.NoError(t, err)
 	defer c.Close()
 	assert.NotZero(t, c.Player())
 	<-holder.Context().Done()
+}
+
+// Every one of 200 bots (the issue-12 load test, seed 412) finds a road to
+// start on: grid points on the lake look around for one.
+func TestEveryBotFindsAStart(t *testing.T) {
+	w := world.New(412)
+	g := roadgraph.New(w)
+	for i := range 200 {
+		_, err := startPose(g, i, 200, 1500, 412)
+		require.NoError(t, err, "bot %d", i)
+	}
+}
+
+func TestSummariseRates(t *testing.T) {
+	s := func(sec float64, hz float64) rateSample {
+		return rateSample{at: time.Duration(sec * float64(time.Second)), hz: hz}
+	}
+	rates := []rateSample{s(1, 30), s(2, 12), s(3, 10), s(4, 10), s(5, 14), s(6, 29), s(7, 30), s(8, 30)}
+	r := Report{RateBefore: 30}
+	r.summariseRates(rates, 4500*time.Millisecond)
+	assert.Equal(t, 10.0, r.RateMin)
+	assert.Equal(t, 10.0, r.RateAtLeave)
+	assert.Equal(t, 2500*time.Millisecond, r.RecoveredAfterLeaving, "back at 30 Hz at 7 s")
+
+	r = Report{RateBefore: 30}
+	r.summariseRates(rates[:6], 4500*time.Millisecond)
+	assert.Negative(t, r.RecoveredAfterLeaving, "never back")
+
+	r = Report{RateBefore: 30}
+	r.summariseRates(rates, 0)
+	assert.Zero(t, r.RateAtLeave, "nobody left")
+	assert.Equal(t, 8, r.RateSamples)
 }

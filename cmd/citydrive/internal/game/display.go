@@ -26,10 +26,11 @@ type Display interface {
 	Close()
 }
 
-// Keys is the keyboard, read once per frame into Controls.
+// Keys is the keyboard and gamepad, read once per frame into Controls.
 type Keys interface {
-	Down(k render.Key) bool    // held now
-	Pressed(k render.Key) bool // went down since the last Present
+	Down(k render.Key) bool          // held now
+	Pressed(k render.Key) bool       // went down since the last Present
+	Gamepad() (render.Gamepad, bool) // false: no gamepad connected
 }
 
 var _ Display = (*render.Renderer)(nil)
@@ -55,6 +56,9 @@ func (*Headless) Down(render.Key) bool { return false }
 
 // Pressed: no key is pressed.
 func (*Headless) Pressed(render.Key) bool { return false }
+
+// Gamepad: none is connected.
+func (*Headless) Gamepad() (render.Gamepad, bool) { return render.Gamepad{}, false }
 
 // MeshSink drops the ground's meshes.
 func (*Headless) MeshSink() meshpool.MeshSink { return dropMeshes{} }

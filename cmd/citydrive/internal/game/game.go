@@ -25,6 +25,7 @@ import (
 	"citydrive/cmd/citydrive/internal/remote"
 	"citydrive/netsync"
 	"citydrive/render"
+	"citydrive/render/hud"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/voxel/ground"
@@ -62,6 +63,8 @@ type Options struct {
 	TerrainRadius int32           // voxel chunks around the car (0: ground.DefaultRadius)
 	Log           *slog.Logger
 	Out           io.Writer // summary
+	// Sound gets the car's state once a frame (nil: silent).
+	Sound CarSound
 }
 
 // autopilotSpeed is the autopilot's cruising speed, as in the bench.
@@ -118,6 +121,12 @@ type Session struct {
 	quit     bool
 	shootNow bool // F12 this frame
 	pngs     *pngWriter
+
+	input controlReader // keyboard + gamepad (controls.go)
+	hands car.Input     // what drove the car in the last physics step
+	pause pauseMenu     // pause.go
+	menu  hud.Menu
+	mini  minimap // minimap.go
 }
 
 // New opens the display (a window unless Options.Display is set) and
@@ -147,7 +156,8 @@ func New(opt Options) (*Session, error) {
 		}
 		r = gl
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), world: newWorldTime(opt.FixedStep)}
+	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
+		world: newWorldTime(opt.FixedStep)}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
 	var err error
@@ -235,9 +245,10 @@ func (s *Session) Close() {
 	s.r.Close()
 }
 
-// Run loads the world, then runs frames until the window closes, Esc, or
-// the duration is over. Each frame's game time is its wall time (see
-// stepClock for frames slower than 5 fps), or 1/60 s with FixedStep.
+// Run loads the world, then runs frames until the window closes, Quit in
+// the pause menu, or the duration is over. Each frame's game time is its
+// wall time (see stepClock for frames slower than 5 fps), or 1/60 s with
+// FixedStep.
 func (s *Session) Run() error {
 	if err := s.Load(); err != nil {
 		return err
@@ -345,7 +356,10 @@ func (s *Session) Frame(dt float64) error {
 // Nothing here blocks on a worker, a socket or the disk.
 func (s *Session) Update(dt float64) {
 	t0 := time.Now()
-	in := ReadControls(s.r)
+	in := s.input.read(s.r)
+	if s.pausedFrame(in, dt) {
+		return
+	}
 	s.handle(in)
 	steps, game := s.steps.frame(dt)
 	if dt > 0 {
@@ -369,6 +383,7 @@ func (s *Session) Update(dt float64) {
 	t3 := time.Now()
 	s.setCamera()
 	s.buildFrame()
+	s.feedSound(false)
 	t4 := time.Now()
 	s.roadUS = append(s.roadUS, us(t2.Sub(t1)))
 	s.voxelUS = append(s.voxelUS, us(t3.Sub(t2)))
@@ -386,6 +401,7 @@ func (s *Session) simulate(steps int, hands car.Input) {
 		if s.opt.Autopilot {
 			in = s.driver.Drive(s.car, env, physicsStep)
 		}
+		s.hands = in
 		from := s.car.Pos
 		s.car.Step(physicsStep, in, env)
 		s.drive.waiting = s.opt.Autopilot && s.driver.Waiting()
@@ -449,7 +465,6 @@ func (s *Session) SetTopView(top bool) { s.topView = top }
 
 // handle acts on the frame's key presses.
 func (s *Session) handle(in Controls) {
-	s.quit = s.quit || in.Quit
 	s.shootNow = s.shootNow || in.Screenshot
 	if in.ToggleHUD {
 		s.showHUD = !s.showHUD
@@ -469,6 +484,9 @@ func (s *Session) handle(in Controls) {
 	}
 	if in.ToggleTopView {
 		s.topView = !s.topView
+	}
+	if in.ToggleMinimap {
+		s.mini.headingUp = !s.mini.headingUp
 	}
 	s.debug ^= in.Debug
 	s.frame.Debug = s.debug
@@ -589,7 +607,9 @@ func (s *Session) buildFrame() {
 	}
 	s.frame.Dynamic = s.dynamic
 	s.frame.HUD = s.hud[:0]
+	s.frame.Minimap = nil
 	if s.showHUD {
+		s.frame.Minimap = s.mini.fill(s.stream.Graph(), v.Pos, v.Heading, others)
 		st := s.stream.Stats()
 		fallback := "workers ok"
 		if st.Fallback != "" {

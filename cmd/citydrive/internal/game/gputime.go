@@ -21,6 +21,14 @@ var _ gpuTimed = (*render.Renderer)(nil)
 type gpuSamples struct {
 	last                                     uint64 // render frame of the last sample
 	total, shadow, depth, main, terrain, hud []float64
+	work                                     gpuWork
+}
+
+// gpuWork sums what the GPU was given over the measured frames, to read
+// the timer figures against (vertices per pass, tree instances, quads).
+type gpuWork struct {
+	frames                                        int
+	depthVerts, mainVerts, farVerts, trees, quads int
 }
 
 // sampleGPU records the newest GPU times once per rendered frame they
@@ -43,6 +51,25 @@ func (s *Session) sampleGPU() {
 	p.main = append(p.main, ms(g.Main))
 	p.terrain = append(p.terrain, ms(g.Terrain))
 	p.hud = append(p.hud, ms(g.HUD))
+	if st, ok := s.r.(interface{ Stats() render.Stats }); ok {
+		rs := st.Stats()
+		w := &p.work
+		w.frames++
+		w.depthVerts += rs.Depth.Vertices + rs.FarDepth.Vertices
+		w.mainVerts += rs.Main.Vertices
+		w.farVerts += rs.Far.Vertices
+		w.trees += rs.Trees
+		w.quads += rs.Main.TerrainQuads
+	}
+}
+
+func (w gpuWork) String() string {
+	if w.frames == 0 {
+		return ""
+	}
+	n := float64(w.frames)
+	return fmt.Sprintf("; per frame (means): depth pre-pass %.0fk vertices, main %.0fk near + %.0fk far vertices, %.0f tree instances, %.0fk terrain quads",
+		float64(w.depthVerts)/n/1e3, float64(w.mainVerts)/n/1e3, float64(w.farVerts)/n/1e3, float64(w.trees)/n, float64(w.quads)/n/1e3)
 }
 
 // gpuHUD is the HUD line: the last frame's GPU time per pass.
@@ -58,6 +85,7 @@ func (s *Session) gpuHUD() string {
 type GPUSummary struct {
 	N                                                  int
 	Total, TotalP99, Shadow, Depth, Main, Terrain, HUD float64
+	work                                               gpuWork
 }
 
 // GPU summarises the GPU times sampled so far.
@@ -72,15 +100,15 @@ func (s *Session) GPU() GPUSummary {
 	}
 	p := &s.gpu
 	return GPUSummary{N: len(p.total), Total: q(p.total, 0.5), TotalP99: q(p.total, 0.99),
-		Shadow: q(p.shadow, 0.5), Depth: q(p.depth, 0.5), Main: q(p.main, 0.5), Terrain: q(p.terrain, 0.5), HUD: q(p.hud, 0.5)}
+		Shadow: q(p.shadow, 0.5), Depth: q(p.depth, 0.5), Main: q(p.main, 0.5), Terrain: q(p.terrain, 0.5), HUD: q(p.hud, 0.5), work: p.work}
 }
 
 func (g GPUSummary) String() string {
 	if g.N == 0 {
 		return "GPU time: not measured (no timer queries)"
 	}
-	return fmt.Sprintf("GPU time per frame (timer queries, %d frames): median %.2f ms, p99 %.2f ms; medians by pass: shadow %.2f, depth %.2f, main %.2f, voxel ground %.2f, blit+HUD %.2f ms",
-		g.N, g.Total, g.TotalP99, g.Shadow, g.Depth, g.Main, g.Terrain, g.HUD)
+	return fmt.Sprintf("GPU time per frame (timer queries, %d frames): median %.2f ms, p99 %.2f ms; medians by pass: shadow %.2f, depth %.2f, main %.2f, voxel ground %.2f, blit+HUD %.2f ms%s",
+		g.N, g.Total, g.TotalP99, g.Shadow, g.Depth, g.Main, g.Terrain, g.HUD, g.work)
 }
 
 // MeasureGPU draws frames more frames of the current view (nothing moves)

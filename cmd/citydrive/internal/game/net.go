@@ -70,7 +70,7 @@ func (l *link) check() error {
 		case c := <-l.redialed:
 			l.c, l.player = c, c.Player()
 			l.status = "RECONNECTED"
-			l.pending = 0
+			l.pending = c.Unanswered() // sent again on the new connection
 			l.world.Resubscribe()
 		default:
 		}

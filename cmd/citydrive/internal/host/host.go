@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"citydrive/netsync"
+	"citydrive/netsync/cluster"
 	"citydrive/voxel/authority"
 	"citydrive/voxel/gen"
 )
@@ -45,6 +46,13 @@ type Options struct {
 	Observer func(netsync.Event)
 	// World tunes the voxel world (pass rate, commit queue).
 	World authority.Options
+	// Cluster, if set, makes this server one of several sharing the world
+	// through these NATS servers (netsync/cluster): edits in a replicated
+	// JetStream bucket instead of the data directory, cars exchanged on
+	// NATS subjects. Empty: a single server with its bbolt store, as ever.
+	Cluster []string
+	// Replicas of the cluster's edit bucket (0: 3).
+	Replicas int
 }
 
 // The voxel world speaks only voxel types and netsync.World asks for
@@ -62,7 +70,8 @@ func WorldDir(dataDir string, seed uint64) string {
 type Host struct {
 	opt     Options
 	log     *slog.Logger
-	world   *authority.World
+	world   *authority.World // nil in a cluster
+	node    *cluster.Node    // nil without one
 	srv     *netsync.Server
 	reg     *prometheus.Registry
 	httpSrv *http.Server
@@ -93,32 +102,47 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	if opt.Tuning != (netsync.Tuning{}) {
 		cfg.Tuning = opt.Tuning
 	}
-	world, err := authority.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, opt.World)
-	if err != nil {
-		return nil, err
-	}
 	reg := prometheus.NewRegistry()
-	if err := errors.Join(world.Register(reg),
+	h := &Host{opt: opt, log: log, reg: reg, runDone: make(chan struct{}), httpDone: make(chan struct{})}
+	var regErr error
+	if len(opt.Cluster) > 0 {
+		jctx, cancel := context.WithTimeout(ctx, joinTimeout)
+		node, err := cluster.Join(jctx, cluster.Options{URLs: opt.Cluster, Seed: opt.Seed, Replicas: opt.Replicas, Logger: log})
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		h.node = node
+		cfg.World, cfg.Cars, cfg.FirstPlayer = node.World(), node.Cars(), node.FirstPlayer()
+		regErr = node.Register(reg)
+	} else {
+		world, err := authority.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, opt.World)
+		if err != nil {
+			return nil, err
+		}
+		h.world, cfg.World = world, world
+		regErr = world.Register(reg)
+	}
+	if err := errors.Join(regErr,
 		reg.Register(collectors.NewGoCollector()),
 		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))); err != nil {
-		_ = world.Close()
+		_ = h.closeWorld()
 		return nil, err
 	}
-	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = opt.DataDir, opt.Seed, gen.Version, world
+	cfg.DataDir, cfg.Seed, cfg.Generator = opt.DataDir, opt.Seed, gen.Version
 	cfg.WorldClock = opt.WorldClock
 	cfg.Registerer, cfg.Logger, cfg.Observer = reg, log, opt.Observer
 	srv, err := netsync.NewServer(cfg)
 	if err != nil {
-		_ = world.Close()
+		_ = h.closeWorld()
 		return nil, err
 	}
-	h := &Host{opt: opt, log: log, world: world, srv: srv, reg: reg,
-		runDone: make(chan struct{}), httpDone: make(chan struct{})}
+	h.srv = srv
 	if opt.MetricsAddr != "" {
 		ln, err := net.Listen("tcp", opt.MetricsAddr)
 		if err != nil {
 			_ = srv.Close()
-			_ = world.Close()
+			_ = h.closeWorld()
 			return nil, fmt.Errorf("host: metrics endpoint on %s: %w", opt.MetricsAddr, err)
 		}
 		mux := http.NewServeMux()
@@ -175,7 +199,8 @@ func (h *Host) MetricsAddr() net.Addr {
 	return h.httpLn.Addr()
 }
 
-// Server and World expose the parts (stats, tests).
+// Server and World expose the parts (stats, tests); World is nil in a
+// cluster.
 func (h *Host) Server() *netsync.Server        { return h.srv }
 func (h *Host) World() *authority.World        { return h.world }
 func (h *Host) Registry() *prometheus.Registry { return h.reg }
@@ -208,7 +233,18 @@ func (h *Host) Close() error {
 			_ = h.httpSrv.Close()
 		}
 		<-h.httpDone
-		h.closeErr = errors.Join(err, h.world.Close())
+		h.closeErr = errors.Join(err, h.closeWorld())
 	})
 	return h.closeErr
+}
+
+// joinTimeout bounds joining a cluster (JetStream may still be electing
+// its leaders when every process starts at once).
+const joinTimeout = 30 * time.Second
+
+func (h *Host) closeWorld() error {
+	if h.node != nil {
+		return h.node.Close()
+	}
+	return h.world.Close()
 }

@@ -1,0 +1,207 @@
+package game
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/buildworkers"
+	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/sound"
+	"citydrive/netsync"
+	"citydrive/netsync/wire"
+	"citydrive/render"
+	"citydrive/roadgraph/world"
+	"citydrive/voxel"
+)
+
+func TestPauseMenu(t *testing.T) {
+	type step struct {
+		in       Controls
+		open     bool
+		sel      pauseItem
+		quit     bool
+		scenario string
+	}
+	esc, enter, q := Controls{Pause: true}, Controls{Confirm: true}, Controls{Leave: true, Build: true}
+	down, up, back := Controls{MenuDown: true}, Controls{MenuUp: true}, Controls{Back: true}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"driving keys do not open it", []step{{in: Controls{Confirm: true, MenuDown: true, Build: false}}}},
+		{"Esc opens on resume, Esc again resumes", []step{{in: esc, open: true}, {in: Controls{}, open: true}, {in: esc}}},
+		{"Enter on resume resumes", []step{{in: esc, open: true}, {in: enter}}},
+		{"down then Enter quits", []step{{in: esc, open: true}, {in: down, open: true, sel: itemQuit}, {in: enter, quit: true, open: true, sel: itemQuit}}},
+		{"Q quits at once", []step{{in: esc, open: true}, {in: q, open: true, quit: true}}},
+		{"Q while driving builds, it does not quit", []step{{in: q}}},
+		{"the selection stops at the ends", []step{{in: esc, open: true}, {in: up, open: true}, {in: down, open: true, sel: itemQuit}, {in: down, open: true, sel: itemQuit}, {in: up, open: true}}},
+		{"B resumes", []step{{in: esc, open: true}, {in: back}}},
+		{"it opens on resume again", []step{{in: esc, open: true}, {in: down, open: true, sel: itemQuit}, {in: esc, sel: itemQuit}, {in: esc, open: true, sel: itemResume}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m pauseMenu
+			for i, s := range c.steps {
+				quit := m.step(s.in)
+				assert.Equal(t, s.quit, quit, "step %d", i)
+				assert.Equal(t, s.open, m.open, "step %d", i)
+				assert.Equal(t, s.sel, m.sel, "step %d", i)
+			}
+		})
+	}
+}
+
+// scriptedDisplay is a headless display whose keys the test presses.
+type scriptedDisplay struct {
+	*Headless
+	keys fakeKeys
+}
+
+func (d *scriptedDisplay) Down(k render.Key) bool          { return d.keys.Down(k) }
+func (d *scriptedDisplay) Pressed(k render.Key) bool       { return d.keys.Pressed(k) }
+func (d *scriptedDisplay) Gamepad() (render.Gamepad, bool) { return d.keys.Gamepad() }
+
+func (d *scriptedDisplay) Present() { clear(d.keys.pressed) }
+
+func (d *scriptedDisplay) press(k render.Key) { d.keys.pressed[k] = true }
+
+type recordSound struct{ last sound.Params }
+
+func (r *recordSound) Set(p sound.Params) { r.last = p }
+
+// A real session, headless and offline: while paused, however much wall
+// time passes, neither the game clock nor the car moves, and the first
+// frame after resuming advances only by its own time.
+func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
+	cfg := buildworkers.DefaultConfig()
+	cfg.Slots.Slots, cfg.Walk.MaxItems = 48, 48
+	cfg.Workers = 1
+	w := world.New(412)
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[render.Key]bool{}, pressed: map[render.Key]bool{}}}
+	snd := &recordSound{}
+	s, err := New(Options{
+		Streaming: cfg, World: w, Display: d, TerrainRadius: 1, Sound: snd,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
+	})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Load())
+
+	const frame = 1.0 / 60
+	d.keys.down[render.KeyW] = true // full throttle
+	for range 60 {
+		require.NoError(t, s.Frame(frame))
+	}
+	require.Greater(t, s.car.Speed(), 3.0)
+	assert.Greater(t, snd.last.Volume, 0.0, "the engine is heard while driving")
+	assert.Equal(t, 1.0, snd.last.Throttle)
+	assert.Zero(t, testing.AllocsPerRun(20, func() { s.feedSound(false) }), "feeding the sound allocates nothing")
+
+	d.press(render.KeyEscape)
+	require.NoError(t, s.Frame(frame))
+	require.True(t, s.Paused())
+	clock, pos, acc := s.clock, s.car.Pos, s.steps.acc
+	for range 100 {
+		require.NoError(t, s.Frame(0.1)) // ten seconds of wall time
+	}
+	assert.Equal(t, clock, s.clock, "the game clock stands still")
+	assert.Equal(t, pos, s.car.Pos, "the car stands still")
+	assert.Equal(t, acc, s.steps.acc, "the step clock was given no time")
+	assert.Zero(t, snd.last.Volume, "silent while paused")
+	require.NotNil(t, s.frame.Menu, "the menu is drawn")
+	assert.Equal(t, []string{"RESUME", "QUIT"}, s.frame.Menu.Items)
+
+	d.press(render.KeyEscape)
+	require.NoError(t, s.Frame(frame))
+	require.False(t, s.Paused())
+	assert.Nil(t, s.frame.Menu)
+	assert.InDelta(t, clock+frame, s.clock, 1e-9, "resuming catches up nothing")
+	moved := s.car.Pos.Sub(pos).Len()
+	assert.Greater(t, moved, 0.0)
+	assert.Less(t, moved, 2*frame*s.car.Speed()+0.1, "one frame's travel")
+
+	// Quit from the menu: Esc, down, Enter.
+	d.press(render.KeyEscape)
+	require.NoError(t, s.Frame(frame))
+	d.press(render.KeyDown)
+	require.NoError(t, s.Frame(frame))
+	assert.False(t, s.quit)
+	d.press(render.KeyEnter)
+	require.NoError(t, s.Frame(frame))
+	assert.True(t, s.quit)
+}
+
+// While paused the game still talks to the server: another player keeps
+// receiving this car's snapshots (newer sequence numbers) and the
+// connection stays up, while the game clock stands still.
+func TestPauseKeepsTheNetworkRunning(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const seed = 412
+	h, err := host.Start(ctx, host.Options{DataDir: t.TempDir(), Seed: seed, Logger: log})
+	require.NoError(t, err)
+	defer h.Close()
+	cc := h.ClientConfig()
+	cc.Radius, cc.Logger = 1, log
+	c1, err := netsync.Dial(ctx, cc)
+	require.NoError(t, err)
+	watcher, err := netsync.Dial(ctx, cc)
+	require.NoError(t, err)
+	defer watcher.Close()
+
+	cfg := buildworkers.DefaultConfig()
+	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
+	w := world.New(seed)
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[render.Key]bool{}, pressed: map[render.Key]bool{}}}
+	s, err := New(Options{Streaming: cfg, World: w, Display: d, TerrainRadius: 1, Net: c1, Log: log, Out: io.Discard})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Load())
+	require.NoError(t, watcher.Subscribe(voxel.ChunkAt(s.car.Pos.X, s.car.Y, s.car.Pos.Z), 1))
+
+	d.press(render.KeyEscape)
+	require.NoError(t, s.Frame(1.0/60))
+	require.True(t, s.Paused())
+	clock := s.clock
+	var buf []wire.CarSnapshot
+	seq := func() (uint32, bool) {
+		for _, c := range watcher.Cars(buf[:0]) {
+			if c.Player == c1.Player() {
+				return c.Seq, true
+			}
+		}
+		return 0, false
+	}
+	// pausedUntil runs paused frames until cond holds (bounded in wall time).
+	pausedUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); {
+			require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
+			require.NoError(t, s.Frame(1.0/60))
+			require.NoError(t, s.link.check())
+			runtime.Gosched()
+		}
+	}
+	var first uint32
+	pausedUntil("the watcher to see the car", func() bool {
+		var ok bool
+		first, ok = seq()
+		return ok
+	})
+	pausedUntil("a newer snapshot", func() bool {
+		now, _ := seq()
+		return wire.SeqNewer(now, first)
+	})
+	assert.True(t, s.Paused())
+	assert.Equal(t, clock, s.clock, "the game clock stood still all along")
+}

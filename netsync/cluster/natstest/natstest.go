@@ -1,0 +1,152 @@
+// Package natstest runs real NATS servers in-process for tests: a cluster
+// of nodes with JetStream on, routed to each other on loopback, each with
+// its own store directory, which a test can stop and restart.
+package natstest
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Cluster is n JetStream nodes routed together.
+type Cluster struct {
+	t     testing.TB
+	opts  []*server.Options
+	nodes []*server.Server
+}
+
+// Start runs an n-node cluster and stops it when the test ends. Ports are
+// fixed at start so a restarted node comes back where its peers and
+// clients look for it.
+func Start(t testing.TB, n int) *Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	client := freePorts(t, n)
+	route := freePorts(t, n)
+	var routes []string
+	for _, p := range route {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	c := &Cluster{t: t}
+	for i := range n {
+		o := &server.Options{
+			ServerName: fmt.Sprintf("n%d", i+1),
+			Host:       "127.0.0.1", Port: client[i],
+			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprintf("n%d", i+1)),
+			JetStreamMaxMemory: 64 << 20, JetStreamMaxStore: 256 << 20,
+			NoLog: true, NoSigs: true,
+			Cluster: server.ClusterOpts{Name: "citydrive", Host: "127.0.0.1", Port: route[i]},
+			Routes:  server.RoutesFromStr(strings.Join(routes, ",")),
+		}
+		if n == 1 {
+			o.Cluster, o.Routes = server.ClusterOpts{}, nil
+		}
+		c.opts = append(c.opts, o)
+		c.nodes = append(c.nodes, nil)
+	}
+	for i := range n {
+		c.Restart(i)
+	}
+	t.Cleanup(func() {
+		for i := range c.nodes {
+			c.Stop(i)
+		}
+	})
+	return c
+}
+
+func freePorts(t testing.TB, n int) []int {
+	t.Helper()
+	var ls []net.Listener
+	var ps []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("natstest: free port: %v", err)
+		}
+		ls = append(ls, l)
+		ps = append(ps, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		_ = l.Close()
+	}
+	return ps
+}
+
+// URL is node i's client URL.
+func (c *Cluster) URL(i int) string { return fmt.Sprintf("nats://127.0.0.1:%d", c.opts[i].Port) }
+
+// URLs lists every node's client URL, node i first (so a client prefers
+// it) when i is in range.
+func (c *Cluster) URLs(i int) []string {
+	var us []string
+	if i >= 0 && i < len(c.opts) {
+		us = append(us, c.URL(i))
+	}
+	for j := range c.opts {
+		if j != i {
+			us = append(us, c.URL(j))
+		}
+	}
+	return us
+}
+
+// Stop shuts node i down (its clients reconnect to the others) and waits.
+func (c *Cluster) Stop(i int) {
+	if s := c.nodes[i]; s != nil {
+		s.Shutdown()
+		s.WaitForShutdown()
+		c.nodes[i] = nil
+	}
+}
+
+// Restart starts node i again on its ports and store (a no-op while it
+// runs) and waits until it accepts clients.
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	if c.nodes[i] != nil {
+		return
+	}
+	o := c.opts[i].Clone()
+	s, err := server.NewServer(o)
+	if err != nil {
+		c.t.Fatalf("natstest: node %d: %v", i, err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		c.t.Fatalf("natstest: node %d not ready within 10 s", i)
+	}
+	c.nodes[i] = s
+}
+
+// Node is node i's server (nil while stopped).
+func (c *Cluster) Node(i int) *server.Server { return c.nodes[i] }
+
+// LastSeq is the last sequence of stream in node i's own copy (false while
+// the node is stopped or holds no copy): a restarted node has caught up
+// when it matches the others'.
+func (c *Cluster) LastSeq(i int, stream string) (uint64, bool) {
+	s := c.nodes[i]
+	if s == nil {
+		return 0, false
+	}
+	info, err := s.Jsz(&server.JSzOptions{Accounts: true, Streams: true})
+	if err != nil {
+		return 0, false
+	}
+	for _, a := range info.AccountDetails {
+		for _, st := range a.Streams {
+			if st.Name == stream {
+				return st.State.LastSeq, true
+			}
+		}
+	}
+	return 0, false
+}

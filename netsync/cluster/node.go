@@ -1,0 +1,195 @@
+// Package cluster lets several citydrive servers share one world through
+// NATS: edits live in a replicated JetStream key-value bucket (World), cars
+// travel on per-region core NATS subjects (Cars). A Node is one server's
+// membership: its connections, the bucket, and the player id range it
+// hands out. See docs/scaling.md.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configure Join.
+type Options struct {
+	// URLs of NATS servers of the cluster ("nats://127.0.0.1:4222"); the
+	// client knows the others from them and reconnects between them.
+	URLs []string
+	Seed uint64 // the world: its bucket is citydrive-<seed>
+	// Replicas of the edit bucket (3: a 3-node cluster keeps acking with
+	// one node down). 1 for a single NATS node.
+	Replicas int
+	Logger   *slog.Logger
+	World    WorldOptions
+	Name     string // connection name shown by NATS monitoring
+}
+
+// Node is one server's part in a cluster. Close releases it.
+type Node struct {
+	js, cars *nats.Conn
+	kv       jetstream.KeyValue
+	world    *World
+	carsX    *Cars
+	first    uint32
+}
+
+// PlayerBits is how many low bits of a player id a server numbers its own
+// players with; the bits above name the server (a counter in the bucket),
+// so ids stay distinct across the servers of a cluster.
+const PlayerBits = 20
+
+const serversKey = "meta.servers"
+
+// maxServerSlot wraps the server counter (4,095 server starts).
+const maxServerSlot = 1<<(32-PlayerBits) - 1
+
+// Join connects to the cluster, creates the world's bucket if it is
+// missing (retrying while JetStream elects its leaders) and claims a player
+// id range. ctx bounds the whole join.
+func Join(ctx context.Context, opt Options) (*Node, error) {
+	if len(opt.URLs) == 0 {
+		return nil, errors.New("cluster: no NATS URL")
+	}
+	if opt.Replicas <= 0 {
+		opt.Replicas = 3
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	url := strings.Join(opt.URLs, ",")
+	connect := func(name string, extra ...nats.Option) (*nats.Conn, error) {
+		// RetryOnFailedConnect: NATS nodes starting alongside this server
+		// may not listen yet; the join's ctx bounds the wait (bucket loop).
+		o := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
+			nats.RetryOnFailedConnect(true),
+			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+				if err != nil {
+					log.Warn("NATS connection lost; reconnecting", "conn", name, "err", err)
+				}
+			}),
+			nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "conn", name, "url", c.ConnectedUrl()) }),
+		}, extra...)
+		return nats.Connect(url, o...)
+	}
+	name := opt.Name
+	if name == "" {
+		name = "citydrive"
+	}
+	jsConn, err := connect(name + "-edits")
+	if err != nil {
+		return nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
+	}
+	carConn, err := connect(name+"-cars", nats.NoEcho())
+	if err != nil {
+		jsConn.Close()
+		return nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
+	}
+	fail := func(err error) (*Node, error) {
+		carConn.Close()
+		jsConn.Close()
+		return nil, err
+	}
+	js, err := jetstream.New(jsConn)
+	if err != nil {
+		return fail(err)
+	}
+	bucket := "citydrive-" + strconv.FormatUint(opt.Seed, 10)
+	var kv jetstream.KeyValue
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		kv, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
+			Bucket: bucket, Description: "citydrive edited chunks", History: 1,
+			Replicas: opt.Replicas, Storage: jetstream.FileStorage,
+		})
+		cancel()
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fail(fmt.Errorf("cluster: creating bucket %s (R=%d): %w", bucket, opt.Replicas, err))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	slot, err := claimSlot(ctx, kv)
+	if err != nil {
+		return fail(err)
+	}
+	n := &Node{js: jsConn, cars: carConn, kv: kv, first: slot << PlayerBits}
+	n.world = newWorld(kv, log, opt.World)
+	n.carsX = newCars(carConn, "citydrive."+strconv.FormatUint(opt.Seed, 10), log)
+	n.world.follow = n.carsX.follow
+	log.Info("joined the cluster", "nats", jsConn.ConnectedUrl(), "bucket", bucket, "replicas", opt.Replicas, "server_slot", slot)
+	return n, nil
+}
+
+// claimSlot increments the server counter by compare-and-set and returns
+// this server's slot (1..maxServerSlot).
+func claimSlot(ctx context.Context, kv jetstream.KeyValue) (uint32, error) {
+	for {
+		e, err := kv.Get(ctx, serversKey)
+		var n uint64
+		var rev uint64
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			if ctx.Err() != nil {
+				return 0, fmt.Errorf("cluster: reading the server counter: %w", err)
+			}
+			time.Sleep(100 * time.Millisecond) // JetStream settling; ctx bounds it
+			continue
+		default:
+			if n, err = strconv.ParseUint(string(e.Value()), 10, 32); err != nil {
+				return 0, fmt.Errorf("cluster: server counter %q: %w", e.Value(), err)
+			}
+			rev = e.Revision()
+		}
+		next := n%maxServerSlot + 1
+		v := []byte(strconv.FormatUint(next, 10))
+		if rev == 0 {
+			_, err = kv.Create(ctx, serversKey, v)
+		} else {
+			_, err = kv.Update(ctx, serversKey, v, rev)
+		}
+		if err == nil {
+			return uint32(next), nil
+		}
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("cluster: claiming a server slot: %w", err)
+		}
+	}
+}
+
+// World is the shared voxel world (the server's netsync.World).
+func (n *Node) World() *World { return n.world }
+
+// Cars is the car exchange (the server's netsync.CarExchange).
+func (n *Node) Cars() *Cars { return n.carsX }
+
+// FirstPlayer is the server's player id offset (netsync.ServerConfig).
+func (n *Node) FirstPlayer() uint32 { return n.first }
+
+// Register adds the cluster metrics to r.
+func (n *Node) Register(r prometheus.Registerer) error {
+	return errors.Join(r.Register(n.world.commitSeconds), r.Register(n.world.casRetries), r.Register(n.world.watchedGauge))
+}
+
+// Close stops the world and the car exchange and closes the connections.
+// Call it after the server has stopped ticking.
+func (n *Node) Close() error {
+	n.world.close()
+	n.carsX.close()
+	n.cars.Close()
+	n.js.Close()
+	return nil
+}

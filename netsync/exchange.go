@@ -1,0 +1,50 @@
+package netsync
+
+import (
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+// What the server does differently when its world is shared with other
+// servers (ServerConfig.Cars, a World that is a OnceWorld). Without them
+// these are no-ops and the server behaves as a single process.
+
+// exchangeCars publishes this tick's accepted cars (when any changed) and
+// takes the other servers' latest ones; it reports whether cars must be
+// relayed this tick.
+func (s *Server) exchangeCars(changed bool) bool {
+	x := s.cfg.Cars
+	if x == nil {
+		return changed
+	}
+	if changed {
+		own := s.remoteCars[:0]
+		for _, p := range s.peers {
+			if p.hasCar {
+				own = append(own, p.lastCar)
+			}
+		}
+		x.Publish(own)
+	}
+	s.remoteCars = x.Remote(s.remoteCars[:0])
+	return changed || len(s.remoteCars) > 0
+}
+
+// appendRemoteCars adds the other servers' cars that lie in to's area.
+func (s *Server) appendRemoteCars(to *serverPeer, dst []wire.CarSnapshot) []wire.CarSnapshot {
+	for _, c := range s.remoteCars {
+		if to.area.covers(voxel.ChunkAt(c.Position())) {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// submitEdit queues an admitted edit with the world, naming the request by
+// the client's player key and sequence when the world applies retries once.
+func (s *Server) submitEdit(tag uint64, m *wire.EditRequest, e voxel.BlockEdit) error {
+	if w, ok := s.cfg.World.(OnceWorld); ok {
+		return w.SubmitEditOnce(tag, m.Player, m.Seq, e)
+	}
+	return s.cfg.World.SubmitEdit(tag, e)
+}
