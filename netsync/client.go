@@ -31,6 +31,9 @@ type ClientConfig struct {
 	InboundQueue  int // decoded server messages buffered (8192)
 	OutboundQueue int // frames queued towards the server (256)
 	MaxCars       int // other cars tracked (1024)
+	// ClockInterval is how often the world clock is pinged
+	// (DefaultClockInterval).
+	ClockInterval time.Duration
 
 	// Identity is the player across reconnects and servers (its key, edit
 	// sequence and unanswered edits, sent again on this connection). nil:
@@ -69,6 +72,9 @@ type Client struct {
 
 	carsMu sync.Mutex
 	cars   map[uint32]wire.CarSnapshot
+
+	start time.Time // LocalTime's zero
+	clock *clockSamples
 }
 
 // Dial connects to a server, pins its certificate, runs the handshake and
@@ -93,6 +99,9 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if cfg.Identity == nil {
 		cfg.Identity = NewIdentity()
 	}
+	if cfg.ClockInterval <= 0 {
+		cfg.ClockInterval = DefaultClockInterval
+	}
 	log := logger(cfg.Logger)
 	tlsConf, err := transport.ClientTLS(cfg.Fingerprint, cfg.Protocol)
 	if err != nil {
@@ -112,7 +121,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
 		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
-		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}}
+		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}, start: time.Now(), clock: newClockSamples()}
 	if err := c.handshake(ctx); err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -136,6 +145,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	helloSent := time.Now()
 	if _, err := ctrl.Write(f); err != nil {
 		return c.explain(err)
 	}
@@ -163,6 +173,9 @@ func (c *Client) handshake(ctx context.Context) error {
 			return &RefusedError{Reason: fmt.Sprintf("generator mismatch: server %d, client %d", m.Generator, c.cfg.Generator)}
 		}
 		c.welcome = *m
+		if m.World > 0 {
+			c.clock.add(ClockSample{Sent: helloSent, Received: time.Now(), World: time.Duration(m.World) * time.Microsecond})
+		}
 	default:
 		return fmt.Errorf("netsync: bad handshake from server: unexpected %v", m.Kind())
 	}
@@ -215,10 +228,14 @@ func (c *Client) handshake(ctx context.Context) error {
 	})
 	c.spawn(func() {
 		err := readFrames(ctrl, wire.ControlCap, 0, lim, func(m wire.Message) error {
+			if m, ok := m.(*wire.Clock); ok {
+				return c.onClock(m)
+			}
 			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
 		})
 		c.readerDone(err)
 	})
+	c.spawn(func() { c.pingClock(ctrl, c.cfg.ClockInterval) })
 	c.spawn(func() {
 		if err := c.out.run(c.ctx, chunk); err != nil {
 			c.fail(CodeOK, c.explain(err))

@@ -28,6 +28,9 @@ type ServerConfig struct {
 	// FirstPlayer offsets this server's player ids (the first player gets
 	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
 	FirstPlayer uint32
+	// WorldClock is the world clock the server announces (traffic runs on
+	// it); nil: WallWorldClock.
+	WorldClock func() time.Duration
 
 	Tuning
 

@@ -90,7 +90,11 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		p.readerDone("chunk stream", err)
 	})
 	s.spawn(func() {
+		clock := clockAnswerer{s: s, ctrl: ctrl, enc: wire.NewEncoder()}
 		err := readFrames(ctrl, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
+			if c, ok := m.(*wire.Clock); ok {
+				return clock.answer(c)
+			}
 			return fmt.Errorf("%w: unexpected %v on the control stream", wire.ErrMalformed, m.Kind())
 		})
 		p.readerDone("control stream", err)

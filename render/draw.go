@@ -139,6 +139,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	}
 	fs.trees = int32(len(r.treeData) / scene.TreeFloats)
 	st.Trees = int(fs.trees)
+	r.prepareVehicles(&fs, &fr, &st)
 
 	// Build-age tint texture (debug).
 	if f.Debug&DebugBuildAge != 0 && len(fs.groups) > 0 {
@@ -366,6 +367,8 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	gl.ActiveTexture(gl.TEXTURE0 + unitAge)
 	gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
 	p.setVec4("uFlat", mgl32.Vec4{})
+	sig := fs.f.Signals
+	p.setVec3("uSignals", mgl32.Vec3{sig.Time, sig.Period, sig.Green})
 	tint := int32(0)
 	if fs.tintAge {
 		tint = 1
@@ -413,6 +416,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArraysInstanced(gl.TRIANGLES, 0, r.treeVerts, fs.trees)
 		st.Main.Instanced++
 	}
+	r.drawVehicles(fs, &st.Main)
 	if fs.terrainOn {
 		r.timer.begin(gpuMainTerrain)
 		r.terrainPass(fs, &st.Main, mgl32.Vec4{})

@@ -46,15 +46,17 @@ func init() {
 
 // Re-exported pure types, so callers need only import render.
 type (
-	Frame      = scene.Frame
-	Camera     = scene.Camera
-	Group      = scene.Group
-	SlotDraw   = scene.SlotDraw
-	Weather    = scene.Weather
-	DebugFlags = scene.DebugFlags
-	Palette    = scene.Palette
-	Profile    = scale.Profile
-	NearMask   = scene.NearMask
+	Frame       = scene.Frame
+	Vehicle     = scene.Vehicle
+	SignalClock = scene.SignalClock
+	Camera      = scene.Camera
+	Group       = scene.Group
+	SlotDraw    = scene.SlotDraw
+	Weather     = scene.Weather
+	DebugFlags  = scene.DebugFlags
+	Palette     = scene.Palette
+	Profile     = scale.Profile
+	NearMask    = scene.NearMask
 )
 
 // Re-exported constants.
@@ -195,6 +197,8 @@ type Stats struct {
 	BadSlots                                int // slot draws with an out-of-range index
 	Trees                                   int // tree instances drawn
 	TreesDropped                            int // over capacity
+	Vehicles                                int // traffic vehicle instances drawn
+	VehiclesDropped                         int // over MaxVehicles
 	DynamicDropped                          int // dynamic vertices over capacity
 	HUDDropped                              int // HUD quads over the HUD buffer's capacity
 	TargetW                                 int // off-screen target size
@@ -241,6 +245,7 @@ type Renderer struct {
 	treeMesh       uint32
 	treeInst       uint32
 	treeVerts      int32
+	veh            vehicleGL // traffic (vehicles.go)
 	lineVAO        uint32
 	lineVBO        uint32
 	lineCap        int
@@ -381,6 +386,7 @@ func (r *Renderer) Close() {
 		p.delete()
 	}
 	r.terrain.delete()
+	r.veh.delete()
 	if r.timer.ok {
 		gl.DeleteQueries(int32(timerLag*gpuSections), &r.timer.q[0][0])
 	}

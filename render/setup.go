@@ -89,6 +89,10 @@ func (r *Renderer) setup() error {
 	gl.VertexAttribPointerWithOffset(6, 2, gl.FLOAT, false, is, 12)
 	gl.VertexAttribDivisor(6, 1)
 
+	if err := r.setupVehicles(); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+
 	// Debug lines: room for every slot box of two groups.
 	r.lineCap = r.opt.Slots * scene.MaxGroups * 24
 	gl.GenVertexArrays(1, &r.lineVAO)

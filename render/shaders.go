@@ -37,6 +37,8 @@ var glslHeader = fmt.Sprintf(`#version 410 core
 #define ACROSS_STEP %g
 #define HALF_WIDTH_STEP %g
 #define MAT_FAR_FACADE %d
+#define MAT_SIGNAL %d
+#define SIGNAL_LAMP_STEP %g
 #define FAR_FLOOR_H %g
 #define FAR_BAY_W %g
 `, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
@@ -44,7 +46,7 @@ var glslHeader = fmt.Sprintf(`#version 410 core
 	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize,
 	slots.LampSpacing, slots.LampLeft, slots.LampRight,
 	slots.PosStep, slots.PosBiasXZ, slots.PosBiasY, slots.AlongStep, slots.AlongBias, slots.AcrossStep, slots.HalfWidthStep,
-	slots.MaterialFarFacade, slots.FarFloorHeight, slots.FarBayWidth)
+	slots.MaterialFarFacade, slots.MaterialSignal, slots.SignalLampStep, slots.FarFloorHeight, slots.FarBayWidth)
 
 // nearMaskGLSL discards far-tier fragments where near items are built (see
 // far.go): the mask is a ground grid around the car, looked up at the
@@ -241,6 +243,7 @@ in vec3 vShadow;
 in vec4 vTint;
 
 uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
+uniform vec3 uSignals; // scene.SignalClock: time in the cycle, period, green
 out vec4 oColour;
 
 const vec3 lampColour = vec3(1.0, 0.78, 0.45);
@@ -294,6 +297,15 @@ void main() {
 		col = mix(col, vec3(1.0, 0.83, 0.52) * 1.1, uNight * lit * 0.95);
 	} else if (m == MAT_LAMP) {
 		col = mix(col, lampColour * 1.6, uNight);
+	} else if (m == MAT_SIGNAL) {
+		// the lamp the approach's traffic obeys now is lit, the others dim
+		int lit = -1;
+		if (uSignals.y > 0.0) {
+			float u = mod(uSignals.x + vStreet.x, uSignals.y);
+			lit = u < uSignals.z ? 2 : (u < 0.5 * uSignals.y ? 1 : 0);
+		}
+		int k = int(vVariant / SIGNAL_LAMP_STEP + 0.5);
+		col = k == lit ? base * (1.3 + 1.2 * uNight) : base * 0.2 * (1.0 - 0.5 * uNight);
 	} else if (m == MAT_FAR_FACADE) {
 		// A window grid from the facade coordinates in the street frame,
 		// faded to its average where a window is under a pixel.
@@ -547,6 +559,7 @@ in vec3 vShadow;
 uniform vec3 uPalette[PALETTE_SIZE];
 uniform vec3 uBlockColour[NUM_BLOCKS];
 uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
+uniform vec3 uSignals; // scene.SignalClock: time in the cycle, period, green
 out vec4 oColour;
 
 void main() {

@@ -122,7 +122,14 @@ const (
 	// shader draws a window grid on it, lit at dusk by the variant.
 	MaterialFarFacade = 8
 	FarFloorHeight    = 3.2 // metres per storey of the far facade's window grid
-	FarBayWidth       = 3.0 // metres per window bay
+	// MaterialSignal is a traffic signal's lamp: the variant says which
+	// (0 red, SignalLampStep amber, 2*SignalLampStep green), the street
+	// frame's along its approach's signal offset in seconds
+	// (roadgraph/traffic.SignalOffset); the shader lights the lamp the
+	// traffic obeys at the world clock.
+	MaterialSignal = 9
+	SignalLampStep = 0.25
+	FarBayWidth    = 3.0 // metres per window bay
 )
 
 // PaletteRed is the red channel value that selects palette entry i.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/roadgraph"
+	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/walker"
@@ -247,4 +248,43 @@ func BenchmarkBuildWalk(b *testing.B) {
 		verts += r.Count
 	}
 	b.ReportMetric(float64(verts)/float64(b.N), "verts/item")
+}
+
+// The traffic lights drawn at a junction are signal lamps (red, amber,
+// green by the variant) holding their approach's signal offset: the two
+// axes' approaches are half a cycle apart, as their greens are.
+func TestSignalLampsCarryTheirApproachOffset(t *testing.T) {
+	g, items, o := drive(t, 412)
+	b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+	junctions := 0
+	for _, it := range items {
+		if it.Kind != walker.Junction {
+			continue
+		}
+		r, ok := b.Build(g, it, o)
+		require.True(t, ok)
+		offsets := map[float32]int{}
+		for v := 0; v < r.Count; v++ {
+			x := slots.Decode(r.Verts[v*slots.WordsPerVertex:])
+			if x.Material != slots.MaterialSignal {
+				continue
+			}
+			k := math.Round(float64(x.Variant / slots.SignalLampStep))
+			require.Contains(t, []float64{0, 1, 2}, k, "lamp")
+			require.GreaterOrEqual(t, x.Along, float32(0))
+			require.Less(t, x.Along, float32(traffic.SignalPeriod))
+			offsets[x.Along]++
+		}
+		if len(offsets) < 2 {
+			continue
+		}
+		junctions++
+		var seen []float64
+		for a := range offsets {
+			seen = append(seen, float64(a))
+		}
+		d := math.Mod(math.Abs(seen[0]-seen[1]), traffic.SignalPeriod)
+		assert.InDelta(t, traffic.SignalPeriod/2, d, slots.AlongStep, "the two axes' offsets")
+	}
+	assert.Positive(t, junctions, "signalled junctions built")
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"citydrive/roadgraph"
+	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 )
@@ -153,13 +154,17 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 			}
 			continue
 		}
-		b.trafficLight(&fr, y+kerbHeight, a.hw*0.55, i)
+		_, axis := world.EdgeOrigin(a.e.ID)
+		b.trafficLight(&fr, y+kerbHeight, a.hw*0.55, traffic.SignalOffset(b.w, j.ID, axis))
 	}
 }
 
 // trafficLight: a pole at the frame origin with a mast arm over the lanes
-// (along +d) and a signal head facing the approaching traffic (+a).
-func (b *Builder) trafficLight(f *frame, y, reach float64, phase int) {
+// (along +d) and a signal head facing the approaching traffic (+a). Its
+// three lamps are MaterialSignal with the lamp in the variant and the
+// approach's signal offset (traffic.SignalOffset) in the street frame's
+// along: the shader lights the one the traffic obeys at the world clock.
+func (b *Builder) trafficLight(f *frame, y, reach, offset float64) {
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.22, 0.23, 0.25)
@@ -170,20 +175,17 @@ func (b *Builder) trafficLight(f *frame, y, reach float64, phase int) {
 	w.box(f, -0.2, 0.2, y+h-1.6, y+h-0.4, reach-0.2, reach+0.2, facesOpen|faceBottom)
 	// a pedestrian head on the pole
 	w.box(f, 0.12, 0.32, y+2.2, y+2.9, -0.15, 0.15, facesOpen|faceBottom)
-	w.mat = slots.MaterialLamp
+	w.mat = slots.MaterialSignal
+	mode := w.mode
+	w.mode, w.signalOffset = frameSignal, offset
 	cols := [3][3]float32{{1, 0.12, 0.08}, {1, 0.7, 0.1}, {0.2, 1, 0.4}}
 	for k := 0; k < 3; k++ {
-		c := cols[k]
-		if (k == 0) != (phase%2 == 0) && k != 1 {
-			// the lit lamp bright, the others dim
-			c = [3]float32{c[0] * 0.25, c[1] * 0.25, c[2] * 0.25}
-		} else if k == 1 {
-			c = [3]float32{c[0] * 0.25, c[1] * 0.25, c[2] * 0.25}
-		}
-		w.col = c
+		w.col = cols[k]
+		w.variant = float32(k) * slots.SignalLampStep
 		yk := y + h - 0.6 - float64(k)*0.38
 		w.faceU(f, reach-0.13, reach+0.13, yk-0.3, yk, 0.21, false)
 	}
+	w.mode, w.variant = mode, 0
 	w.mat = slots.MaterialDefault
 	b.obstacle(f, -0.14, 0.14, y, y+h, -0.14, 0.14, slots.ObstacleFurniture)
 }

@@ -41,6 +41,7 @@ const (
 	frameRoad     = iota // along/across relative to the segment's road line
 	frameJunction        // along = distance from the junction centre
 	frameFacade          // far facades: along the face, height above its base
+	frameSignal          // signal lamps: along = the approach's signal offset (s)
 )
 
 // writer appends vertices in the slot format straight into a scratch
@@ -70,9 +71,11 @@ type writer struct {
 	roadS     float64    // distance along the road at roadP
 	frameZ    float32    // halfWidth + lampFlags*LampFlagScale
 	junctionP world.Vec2
-	facadeP   world.Vec2 // frameFacade: the face's first corner,
-	facadeT   world.Vec2 // its direction,
-	facadeY   float64    // and its base height
+	// signalOffset is frameSignal's along: traffic.SignalOffset.
+	signalOffset float64
+	facadeP      world.Vec2 // frameFacade: the face's first corner,
+	facadeT      world.Vec2 // its direction,
+	facadeY      float64    // and its base height
 
 	min, max [3]float64 // bounds relative to origin
 	// the last normal and colour packed, and their words (see vert)
@@ -111,6 +114,8 @@ func (w *writer) vert(p, n vec3) {
 			dx, dz := p.x-w.roadP.X, p.z-w.roadP.Z
 			along = w.roadS + dx*w.roadT.X + dz*w.roadT.Z
 			across = dx*w.roadN.X + dz*w.roadN.Z
+		} else if w.mode == frameSignal {
+			along = w.signalOffset
 		} else if w.mode == frameFacade {
 			along = (p.x-w.facadeP.X)*w.facadeT.X + (p.z-w.facadeP.Z)*w.facadeT.Z
 			across = p.y - w.facadeY

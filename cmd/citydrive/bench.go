@@ -22,6 +22,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object as the last line of stdout")
 	realtime := fs.Bool("realtime", true, "pace frames at 60 Hz of wall time, as the game does (false: back to back)")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this file")
+	withTraffic := fs.Bool("traffic", true, "measure the traffic work per frame too (-traffic=false: streaming only)")
+	hour := fs.Float64("hour", 17.5, "time of day (0–24) of the traffic: busiest at 8 and 17.5")
 	var start pointFlag
 	fs.Var(&start, "start", "start near `x,z` metres")
 	fs.Usage = func() {
@@ -52,7 +54,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := bench.Run(bench.Options{
 		Seed: *sf.seed, Duration: *duration, Speed: *speed, Streaming: cfg,
-		Realtime: *realtime, Start: start.p,
+		Realtime: *realtime, Start: start.p, Traffic: *withTraffic, Hour: *hour,
 	})
 	if err != nil {
 		return err

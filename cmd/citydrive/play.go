@@ -30,6 +30,7 @@ type viewFlags struct {
 	timeOfDay     *float64
 	profile       *string
 	renderScale   *float64
+	traffic       *bool
 	start         pointFlag
 }
 
@@ -42,6 +43,7 @@ func addViewFlags(fs *flag.FlagSet) *viewFlags {
 		timeOfDay:   fs.Float64("time", 17.5, "time of day in hours, 0..24 (key F1 advances)"),
 		profile:     fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
 		renderScale: fs.Float64("render-scale", 0, "fixed render scale in (0, 1] (0: adaptive; for comparing frame times)"),
+		traffic:     fs.Bool("traffic", true, "the city's traffic on the roads (-traffic=false: empty roads)"),
 	}
 	fs.Var(&v.start, "start", "start the car on the road nearest `x,z` metres (far values test the floating origin)")
 	return v
@@ -195,7 +197,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	s, err := game.New(game.Options{
 		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
-		Weather: weather, TimeOfDay: *vf.timeOfDay, Out: stdout, Log: log,
+		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
 		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,
 	})
 	if err != nil {
@@ -254,7 +256,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	ropt.FixedScale = 1
 	s, err := game.New(game.Options{
 		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
-		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, FixedStep: true, Out: stdout,
+		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, FixedStep: true, Out: stdout,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -20,7 +20,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as one JSON object as the last line")
 	verbose := fs.Bool("v", false, "log the game's and the server's messages to stderr")
 	hour := fs.Float64("hour", 0, "time of day (0–24) the city's traffic runs at: busiest at 8 and 17.5")
-	withTraffic := fs.Bool("traffic", false, "drive among the city's traffic (experimental: not drawn yet, and the autopilot does not stop at red lights, so rush hours jam)")
+	withTraffic := fs.Bool("traffic", true, "drive among the city's traffic (-traffic=false: empty roads)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this file")
 	var start pointFlag
 	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")

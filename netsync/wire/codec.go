@@ -34,6 +34,7 @@ const (
 	KindEditReject    Kind = 22
 	KindEditBroadcast Kind = 23
 	KindTickRate      Kind = 30 // protocol 3
+	KindClock         Kind = 31 // protocol 5
 )
 
 func (k Kind) String() string {
@@ -62,6 +63,8 @@ func (k Kind) String() string {
 		return "EditBroadcast"
 	case KindTickRate:
 		return "TickRate"
+	case KindClock:
+		return "Clock"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -100,6 +103,8 @@ func newMessage(k Kind) Message {
 		return new(EditBroadcast)
 	case KindTickRate:
 		return new(TickRate)
+	case KindClock:
+		return new(Clock)
 	}
 	return nil
 }
@@ -156,7 +161,8 @@ func (d *Decoder) Decode(payload []byte) (Message, error) {
 	if m == nil {
 		return nil, malformed("unknown message kind %d", k)
 	}
-	if n != 1+m.fieldCount() {
+	r.fields = n - 1
+	if n != 1+m.fieldCount() && !(m.Kind() == KindWelcome && n-1 == welcomeFieldsV3) {
 		return nil, malformed("%v: %d elements, want %d", m.Kind(), n, 1+m.fieldCount())
 	}
 	if err := m.decodeFields(r); err != nil {
@@ -176,6 +182,9 @@ type reader struct {
 	br  bytes.Reader
 	dec *msgpack.Decoder
 	lim *Limits
+	// fields is the message's element count after its kind (a Welcome
+	// from before protocol 5 has one field less).
+	fields int
 }
 
 func (r *reader) reset(b []byte) {

@@ -21,8 +21,10 @@ import "citydrive/voxel"
 // 14) and stopped sending ChunkDrop for chunks the client evicts itself.
 // Version 3 added TickRate (kind 30): the server's current tick rate when
 // it slows time under load. Version 4 added the client's player key to
-// EditRequest, so a cluster applies a retried edit once.
-const ProtocolVersion uint32 = 4
+// EditRequest, so a cluster applies a retried edit once. Version 5 added
+// the world clock: Clock (kind 31) on the control stream and the
+// Welcome's World field.
+const ProtocolVersion uint32 = 5
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
 // blocks and edits are package voxel's types: the wire carries the voxel

@@ -14,14 +14,23 @@ type Welcome struct {
 	Player    uint32 // this client's player id
 	MaxRadius uint32 // largest Subscribe radius the server accepts (chunks)
 	TickHz    uint32 // server tick rate
+	// World is the server's world clock (µs) as it sent the Welcome
+	// (protocol 5): with the Hello's send time it is the client's first
+	// Clock sample.
+	World uint64
 }
 
+// welcomeFieldsV3 is the Welcome's field count before protocol 5 added
+// World: such a Welcome still decodes, so a client can explain the
+// version mismatch instead of calling the message malformed.
+const welcomeFieldsV3 = 6
+
 func (*Welcome) Kind() Kind      { return KindWelcome }
-func (*Welcome) fieldCount() int { return 6 }
+func (*Welcome) fieldCount() int { return 7 }
 
 func (m *Welcome) encodeFields(e *msgpack.Encoder) error {
 	for _, v := range [...]uint64{uint64(m.Protocol), m.Seed, uint64(m.Generator),
-		uint64(m.Player), uint64(m.MaxRadius), uint64(m.TickHz)} {
+		uint64(m.Player), uint64(m.MaxRadius), uint64(m.TickHz), m.World} {
 		if err := e.EncodeUint(v); err != nil {
 			return err
 		}
@@ -54,5 +63,9 @@ func (m *Welcome) decodeFields(r *reader) (err error) {
 		return malformed("tick hz: zero")
 	}
 	m.TickHz = uint32(v)
-	return nil
+	if r.fields == welcomeFieldsV3 {
+		return nil
+	}
+	m.World, err = r.uint("world", MaxClockMicros)
+	return err
 }

@@ -98,6 +98,13 @@ type Frame struct {
 	// drawn after the near ones, never into the shadow map, and not where
 	// NearMask marks near geometry. At most MaxGroups.
 	FarGroups []Group
+	// Signals is where the traffic signals' cycle stands this frame: the
+	// lamps of slots.MaterialSignal light by it. A zero Period leaves
+	// them all dim.
+	Signals SignalClock
+	// Vehicles are this frame's traffic vehicles, drawn instanced and
+	// culled by the renderer (vehicles.go).
+	Vehicles []Vehicle
 	// NearMask marks where near items are built: far fragments over a
 	// marked cell are discarded, so near and far never both draw a place.
 	// Nil: nothing masked.
@@ -114,4 +121,12 @@ type NearMask struct {
 	N                int
 	Cells            []uint8
 	Version          uint64
+}
+
+// SignalClock is the world clock as the signal lamps read it: Time is the
+// world time modulo Period (seconds); an approach whose signal offset is
+// o shows green while (Time+o) mod Period < Green, amber until Period/2,
+// then red (roadgraph/traffic's rule; the game fills it from there).
+type SignalClock struct {
+	Time, Period, Green float32
 }

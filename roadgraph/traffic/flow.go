@@ -18,6 +18,14 @@ const (
 	sideMargin  = 0.3  // metres: a blocker this far beside the path is passed
 	rejoinShare = 0.3  // a late vehicle drives this share above its schedule speed
 	maxLagging  = 128  // vehicles held up at once; more go by on schedule
+	// A vehicle enters its lane at the lane's start, wherever the car is:
+	// one that would enter where the car stands, or up to spawnBehind
+	// metres ahead of it in its lane (the car could not stop for it),
+	// waits off the road until the car is past, then follows it.
+	spawnBehind = 60.0
+	spawnFresh  = 1.0  // metres into its lane a vehicle counts as just entering
+	entryClear  = 20.0 // metres around the entry the car keeps clear of vehicles entering (it may be turning in)
+	entrySide   = 1.5  // metres beside the lane (both widths apart) the car still holds an entering vehicle
 )
 
 // Blocker is something traffic must not drive into: the player's car.
@@ -30,6 +38,7 @@ type lagging struct {
 	key  Key
 	lag  float64 // metres behind schedule
 	seen bool
+	held bool // waiting off the road to enter it (spawnBehind)
 }
 
 // Flow is the traffic one client shows: the schedule around its car, with
@@ -90,29 +99,51 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 	for _, v := range f.sched {
 		if i := f.lagIndex(v.Key); i >= 0 {
 			f.lags[i].seen = true
+			if f.lags[i].held {
+				continue
+			}
 			if lv, ok := f.s.At(v.Key, t, f.lags[i].lag); ok {
 				f.out = append(f.out, lv)
 			}
 			continue
 		}
+		if v.U-v.Start < spawnFresh && f.hold(v, car) {
+			continue
+		}
 		f.out = append(f.out, v)
 	}
 	// Late vehicles the schedule no longer places here (it has them past
-	// their turn already, or beyond the radius) are still on the road.
-	for i := 0; i < len(f.lags); i++ {
-		if f.lags[i].seen {
-			continue
+	// their turn already, or beyond the radius) are still on the road;
+	// held ones enter once the car is clear of their entry.
+	for i := range f.lags {
+		l := &f.lags[i]
+		entered := false
+		if l.held {
+			if entered = f.release(l, t, car); !entered {
+				continue
+			}
 		}
-		if lv, ok := f.s.At(f.lags[i].key, t, f.lags[i].lag); ok {
+		if l.seen && !entered {
+			continue // placed above
+		}
+		if lv, ok := f.s.At(l.key, t, l.lag); ok {
 			f.out = append(f.out, lv)
 		}
 	}
 	for i := range f.out {
 		f.react(i, t, dt, car)
 	}
-	// Forget the vehicles that have left the road.
+	// Forget the vehicles that have left the road, or are back on their
+	// schedule; a held one while its scheduled self is still on the road.
 	for i := 0; i < len(f.lags); {
-		if _, ok := f.s.At(f.lags[i].key, t, f.lags[i].lag); !ok || f.lags[i].lag == 0 {
+		l := &f.lags[i]
+		keep := false
+		if l.held {
+			_, keep = f.s.At(l.key, t, 0)
+		} else if _, ok := f.s.At(l.key, t, l.lag); ok && l.lag > 0 {
+			keep = true
+		}
+		if !keep {
 			f.lags[i] = f.lags[len(f.lags)-1]
 			f.lags = f.lags[:len(f.lags)-1]
 			continue
@@ -120,6 +151,57 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 		i++
 	}
 	return f.out
+}
+
+// hold keeps vehicle v, just entering its lane, off the road when the car
+// is at its entry or coming up to it in its lane; it reports whether it
+// did (false also when too many vehicles lag already).
+func (f *Flow) hold(v Vehicle, car Blocker) bool {
+	if !entryBlocked(&v, car) || len(f.lags) == cap(f.lags) {
+		return false
+	}
+	f.lags = append(f.lags, lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true})
+	return true
+}
+
+// release lets held vehicle l enter its lane once the car is clear of the
+// entry, at the entry and late by as much as it waited; until then its
+// lag grows with the schedule. It reports whether l entered now.
+func (f *Flow) release(l *lagging, t float64, car Blocker) bool {
+	v0, ok := f.s.At(l.key, t, 0)
+	if !ok {
+		return false
+	}
+	late := v0.U - v0.Start
+	at, ok := f.s.At(l.key, t, late)
+	if !ok {
+		return false
+	}
+	l.lag = late + 1e-3
+	if entryBlocked(&at, car) {
+		return false
+	}
+	l.held, l.lag = false, late
+	return true
+}
+
+// entryBlocked: v stands at its lane's entry and the car is within
+// entryClear of it (turning in, say), or up to spawnBehind metres before
+// it in v's lane.
+func entryBlocked(v *Vehicle, car Blocker) bool {
+	d := car.Pos.Sub(v.Pos)
+	if d.Dot(d) < entryClear*entryClear {
+		return true
+	}
+	a := d.Dot(v.Dir)
+	cos := math.Abs(car.Dir.Dot(v.Dir))
+	sin := math.Abs(car.Dir.X*v.Dir.Z - car.Dir.Z*v.Dir.X)
+	along := cos*car.Length/2 + sin*car.Width/2
+	across := sin*car.Length/2 + cos*car.Width/2
+	if math.Abs(d.Dot(right(v.Dir))) > VehicleWidth/2+across+entrySide {
+		return false
+	}
+	return a >= -spawnBehind && a <= VehicleLength/2+along+stopGap
 }
 
 // react brakes vehicle i for the car, or for its platoon leader when that
@@ -145,16 +227,21 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		return
 	}
 	sched := v.Speed
-	gap := math.Inf(1)
-	if nearCar {
-		gap = math.Min(gap, gapTo(v, car))
-	}
-	if leader != nil {
-		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
-	}
 	lag := 0.0
 	if li >= 0 {
 		lag = f.lags[li].lag
+	}
+	gap := math.Inf(1)
+	if nearCar {
+		if v.U > v.Stop-turnLook && v.Pos.Dist2(car.Pos) < turnLook*turnLook {
+			// turning, or about to: along its curve, not straight on
+			gap = f.pathGap(v, lag, t, car)
+		} else {
+			gap = gapTo(v, car)
+		}
+	}
+	if leader != nil {
+		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
 	}
 	want := sched
 	if lag > 0 {
@@ -177,6 +264,36 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		*v = nv
 	}
 	v.Speed = speed
+}
+
+// turnLook: within this many metres of its turn, a vehicle looks for the
+// car along its own path (sampled every turnStep metres) rather than
+// straight ahead, so it neither stops for a car its turn passes by nor
+// misses one on its curve.
+const (
+	turnLook = 25.0
+	turnStep = 1.0
+)
+
+// pathGap is gapTo along v's path: how far v (lag metres behind its
+// schedule at t) can go before its box, grown by sideMargin, would meet
+// the car's, less stopGap; +Inf when it leaves the road first.
+func (f *Flow) pathGap(v *Vehicle, lag, t float64, car Blocker) float64 {
+	for s := 0.0; s <= turnLook; s += turnStep {
+		p, ok := f.s.At(v.Key, t, lag-s)
+		if !ok {
+			return math.Inf(1)
+		}
+		d := car.Pos.Sub(p.Pos)
+		cos := math.Abs(car.Dir.Dot(p.Dir))
+		sin := math.Abs(car.Dir.X*p.Dir.Z - car.Dir.Z*p.Dir.X)
+		along := cos*car.Length/2 + sin*car.Width/2
+		across := sin*car.Length/2 + cos*car.Width/2
+		if math.Abs(d.Dot(p.Dir)) < VehicleLength/2+along && math.Abs(d.Dot(right(p.Dir))) < VehicleWidth/2+across+sideMargin {
+			return s - turnStep - stopGap
+		}
+	}
+	return math.Inf(1)
 }
 
 // gapTo is the free distance vehicle v has before it must stop for b: how

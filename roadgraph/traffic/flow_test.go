@@ -152,3 +152,86 @@ func BenchmarkFlowUpdate(b *testing.B) {
 }
 
 const benchRadius = 700
+
+// A car standing at a lane's entry (just out of a junction) never has a
+// vehicle appear on it or in front of it: the vehicles due to enter wait
+// off the road, and enter behind it once it has driven on.
+func TestVehiclesWaitToEnterWhereTheCarIs(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	var car Blocker
+	var lane Key
+	start := 0.0
+	for tt := 0.0; tt < SignalPeriod && lane == (Key{}); tt += 0.25 {
+		for _, v := range s.Vehicles(tt, p, 250, nil) {
+			if v.U-v.Start < 0.5 {
+				g := s.geomByID(v.Key.Edge)
+				pos, dir := g.lanePoint(v.Key.Lane, v.Start+2)
+				car, lane, start = Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}, v.Key, tt-0.5
+				break
+			}
+		}
+	}
+	require.NotEqual(t, Key{}, lane, "a vehicle entering its lane")
+	f := NewFlow(s)
+	held := 0
+	already := map[Key]bool{} // on the road when the car got there
+	for _, v := range s.Vehicles(start, p, 250, nil) {
+		already[v.Key] = true
+	}
+	for tt := start; tt < start+3*SignalPeriod; tt += 1.0 / 30 {
+		for _, v := range f.Update(tt, 1.0/30, car.Pos, 250, car) {
+			if v.Key.Edge == lane.Edge && v.Key.Lane == lane.Lane && !already[v.Key] {
+				ahead := car.Pos.Sub(v.Pos).Dot(v.Dir)
+				require.False(t, ahead > -spawnBehind && ahead < VehicleLength+0.5 && math.Abs(car.Pos.Sub(v.Pos).Dot(right(v.Dir))) < 2,
+					"vehicle %+v on or just ahead of the car at %v", v.Key, tt)
+			}
+		}
+		held = max(held, f.Lagging())
+	}
+	assert.Positive(t, held, "vehicles were held back")
+	// The car drives off: the held vehicles enter and catch up.
+	car.Pos = car.Pos.Add(car.Dir.Scale(2000))
+	entered := false
+	for tt := start + 3*SignalPeriod; tt < start+6*SignalPeriod; tt += 1.0 / 30 {
+		f.Update(tt, 1.0/30, p, 250, car)
+		if f.Lagging() == 0 {
+			entered = true
+			break
+		}
+	}
+	assert.True(t, entered, "everyone back on schedule")
+}
+
+// Near its turn a vehicle looks for the car along its own curve: a car on
+// that curve a few metres on stops it short, one beside the curve does not.
+func TestTurningVehiclesLookAlongTheirCurve(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	f := NewFlow(s)
+	var v Vehicle
+	found := false
+	tt := 0.0
+	for ; tt < SignalPeriod && !found; tt += 0.25 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if c.U > c.Stop+1 {
+				if ahead, ok := s.At(c.Key, tt, -8); ok && ahead.U > ahead.Stop && ahead.Dir.Dot(c.Dir) < 0.95 {
+					v, found = c, true
+					break
+				}
+			}
+		}
+	}
+	require.True(t, found, "a vehicle in a turn")
+	tt -= 0.25
+	ahead, _ := s.At(v.Key, tt, -8)
+	on := Blocker{Pos: ahead.Pos, Dir: ahead.Dir, Length: 4.2, Width: 1.8}
+	g := f.pathGap(&v, 0, tt, on)
+	assert.False(t, math.IsInf(g, 1), "the car on the curve")
+	assert.Less(t, g, 8.0-stopGap, "stops short of it")
+	off := on
+	off.Pos = ahead.Pos.Add(right(ahead.Dir).Scale(6))
+	assert.True(t, math.IsInf(f.pathGap(&v, 0, tt, off), 1), "a car beside the curve")
+}

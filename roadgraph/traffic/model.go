@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 
 	"citydrive/roadgraph/world"
 )
@@ -22,11 +21,13 @@ type Key struct {
 type Vehicle struct {
 	Key   Key
 	Pos   world.Vec2 // centre, world metres
+	Y     float64    // the road surface under it (world.Surface)
 	Dir   world.Vec2 // unit heading
 	Speed float64    // m/s
 	// U is metres along the vehicle's path from its lane's start junction;
-	// past Stop it is turning through the far junction.
-	U, Stop float64
+	// it enters the road at Start and past Stop it is turning through the
+	// far junction.
+	U, Start, Stop float64
 }
 
 // Heading is the vehicle's heading in radians from +X towards +Z (the
@@ -49,7 +50,21 @@ type edgeGeom struct {
 	exits  [2][4]world.EdgeSpec // lane l's choices at its far end (no U-turn)
 	nexits [2]int
 	turns  [2][4]turn // memoised turns onto the exits (or the U-turn: index 0)
+	// hts holds lane l's road height every heightStep metres from its
+	// start, filled as vehicles get there (NaN: not yet). Inline, so a
+	// new edge costs no allocation of its own for them.
+	hts [2][maxHeights]float32
+	nh  int // entries of each in use
 }
+
+// maxHeights covers the longest edge.
+const maxHeights = 137 // ≥ world.MaxSegments*world.SegmentLength/heightStep + 2 (TestHeightsCoverTheLongestEdge)
+
+// heightStep is the spacing of a lane's memoised road heights: a surface
+// query costs microseconds, and hundreds of vehicles a frame would cost
+// the frame; between samples the height is interpolated (roads are
+// smooth over a few metres).
+const heightStep = 4.0
 
 // turn is the curve from a lane's stop line onto an exit lane: a quadratic
 // Bezier p0, c, p1 of about length metres.
@@ -66,6 +81,7 @@ type turn struct {
 type Schedule struct {
 	w     world.World
 	lat   *world.Cache
+	surf  *world.SurfaceCache // for lane heights: cells of a district, not one car's
 	hour  float64
 	fill  float64 // timeFactor(hour)
 	geoms map[uint64]*edgeGeom
@@ -87,13 +103,20 @@ const geomLimit = 2048
 // NewSchedule returns the schedule of world w at hour of day hour (0–24):
 // the hour sets how full platoons are.
 func NewSchedule(w world.World, hour float64) *Schedule {
-	return &Schedule{
-		w: w, lat: world.NewCache(w), hour: hour, fill: timeFactor(hour),
+	s := &Schedule{
+		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour),
 		geoms: make(map[uint64]*edgeGeom, geomLimit),
 		specs: make([]world.EdgeSpec, 0, 8),
 		arms:  make([]world.EdgeSpec, 0, 8),
 		near:  make([]*edgeGeom, 0, 256),
+		free:  make([]*edgeGeom, 0, geomLimit),
 	}
+	// The geometry cache's storage up front (about 5 MB): a car driving
+	// into new cells then recycles, never allocates.
+	for range geomLimit / 2 {
+		s.free = append(s.free, &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)})
+	}
+	return s
 }
 
 // World is the schedule's world.
@@ -137,6 +160,13 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		g.max = world.Vec2{X: math.Max(g.max.X, p.X), Z: math.Max(g.max.Z, p.Z)}
 	}
 	g.length = total
+	g.nh = min(int(total/heightStep)+2, maxHeights)
+	nan := float32(math.NaN())
+	for l := range g.hts {
+		for i := range g.nh {
+			g.hts[l][i] = nan
+		}
+	}
 	lo, hi := streetSpeedMin, streetSpeedMax
 	if e.IsAvenue() {
 		lo, hi = avenueSpeedMin, avenueSpeedMax
@@ -149,7 +179,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		for _, a := range s.arms {
 			hw = math.Max(hw, a.HalfWidth())
 		}
-		g.r[end] = math.Max(hw, world.StreetHalfWidth) + world.WalkWidth + 1
+		g.r[end] = StopLine(hw)
 		g.arms[end] = len(s.arms)
 		g.phase[end] = s.w.Hash01(saltSignal, int64(world.JunctionID(c)), 0, 0) * SignalPeriod
 		// lane 0 ends at B (end 1), lane 1 at A (end 0)
@@ -216,8 +246,18 @@ func (g *edgeGeom) lanePoint(l uint8, u float64) (world.Vec2, world.Vec2) {
 		s = g.length - u
 	}
 	s = math.Max(0, math.Min(g.length, s))
-	i := sort.SearchFloat64s(g.cum, s) - 1
-	i = max(0, min(len(g.nodes)-2, i))
+	// the segment holding s: a plain binary search (sort.Search's
+	// closure is a measurable share of a frame's traffic)
+	lo, hi := 0, len(g.cum)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if g.cum[m] < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	i := max(0, min(len(g.nodes)-2, lo-1))
 	a, b := g.nodes[i], g.nodes[i+1]
 	segLen := g.cum[i+1] - g.cum[i]
 	f := 0.0
@@ -252,11 +292,13 @@ func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicl
 	if u < lt.start || lt.stop <= lt.start {
 		return Vehicle{}, false
 	}
-	v := Vehicle{Key: k, U: u, Stop: lt.stop, Speed: lt.speed}
+	v := Vehicle{Key: k, U: u, Start: lt.start, Stop: lt.stop, Speed: lt.speed}
 	if u <= lt.stop {
 		v.Pos, v.Dir = g.lanePoint(k.Lane, u)
+		v.Y = s.laneHeight(g, k.Lane, u)
 		return v, true
 	}
+	v.Y = s.laneHeight(g, k.Lane, lt.stop) // a junction's surface is level
 	tr := s.turn(g, k, lt.stop)
 	f := (u - lt.stop) / tr.length
 	if f > 1 {
@@ -424,4 +466,54 @@ func boxDist2(min, max, p world.Vec2) float64 {
 	dx := math.Max(0, math.Max(min.X-p.X, p.X-max.X))
 	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
 	return dx*dx + dz*dz
+}
+
+// SignalOffset is where, in its signal cycle, the light shown to traffic
+// arriving at junction along an edge of axis d stands at world time 0:
+// the light at t is ShowLight(floorMod(t, SignalPeriod)+offset). The city
+// builder stores it in the signal heads it draws, so the shader shows the
+// same light as SignalLight from the world clock alone.
+func SignalOffset(w world.World, junction uint64, d world.Dir) float64 {
+	return floorMod(w.Hash01(saltSignal, int64(junction), 0, 0)*SignalPeriod-greenStart(d), SignalPeriod)
+}
+
+// ShowLight is the light at cycle position u (seconds, any real: taken
+// modulo SignalPeriod) from the start of the approach's green.
+func ShowLight(u float64) Light {
+	u = floorMod(u, SignalPeriod)
+	switch {
+	case u < greenLength:
+		return Green
+	case u < SignalPeriod/2:
+		return AmberLight
+	}
+	return Red
+}
+
+// GreenLength is how long an approach's light stays green in a cycle
+// (then AmberLight for Amber seconds, then red for half the cycle).
+const GreenLength = greenLength
+
+// surfaceCells is how many lattice cells the schedule's surface cache
+// holds: all those within a client's traffic radius.
+const surfaceCells = 128
+
+// laneHeight is the road height of lane l at u metres from its start,
+// interpolated between memoised samples.
+func (s *Schedule) laneHeight(g *edgeGeom, l uint8, u float64) float64 {
+	f := math.Max(0, u) / heightStep
+	i := min(int(f), g.nh-2)
+	a, b := s.heightAt(g, l, i), s.heightAt(g, l, i+1)
+	t := math.Min(1, f-float64(i))
+	return a + t*(b-a)
+}
+
+func (s *Schedule) heightAt(g *edgeGeom, l uint8, i int) float64 {
+	if y := g.hts[l][i]; y == y { // not NaN
+		return float64(y)
+	}
+	p, _ := g.lanePoint(l, float64(i)*heightStep)
+	y := s.surf.Surface(p.X, p.Z).Y
+	g.hts[l][i] = float32(y)
+	return y
 }

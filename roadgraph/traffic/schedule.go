@@ -45,9 +45,9 @@ const (
 
 // Platoon timing.
 const (
-	headway    = 2.5 // seconds between vehicles of a platoon at the stop line
+	headway    = 1.6 // seconds between vehicles of a platoon at the stop line (saturation flow, ~2,200 an hour)
 	greenLead  = 0.5 // seconds after green the first vehicle crosses
-	maxPlatoon = 5   // vehicles per platoon at most: (green-lead)/headway
+	maxPlatoon = 7   // vehicles per platoon at most: (green-lead)/headway
 	// Lane speeds, m/s: each lane gets one seeded speed in its range.
 	streetSpeedMin, streetSpeedMax = 8.0, 11.0
 	avenueSpeedMin, avenueSpeedMax = 11.0, 14.0
@@ -97,14 +97,7 @@ func SignalLight(w world.World, junction uint64, arms int, d world.Dir, t float6
 	if arms < SignalArms {
 		return Green
 	}
-	u := floorMod(signalPhase(w, junction, t)-greenStart(d), SignalPeriod)
-	switch {
-	case u < greenLength:
-		return Green
-	case u < SignalPeriod/2:
-		return AmberLight
-	}
-	return Red
+	return ShowLight(signalPhase(w, junction, t) - greenStart(d))
 }
 
 func floorMod(a, m float64) float64 {
@@ -136,4 +129,26 @@ func smooth(a, b, x float64) float64 {
 // districtFactor is the share of a platoon's places filled in a district.
 func districtFactor(d world.District) float64 {
 	return [...]float64{0.2, 0.45, 0.75, 1}[d]
+}
+
+// Light is the signal shown at world time t to traffic on edge (by id)
+// arriving at its junction B (atB) or A: the junctions and phases the
+// schedule's own lanes obey. An edge the lattice lacks shows green.
+func (s *Schedule) Light(edge uint64, atB bool, t float64) Light {
+	g := s.geomByID(edge)
+	if g == nil {
+		return Green
+	}
+	end, c := 0, g.spec.A
+	if atB {
+		end, c = 1, g.spec.B
+	}
+	return SignalLight(s.w, world.JunctionID(c), g.arms[end], g.spec.Dir, t)
+}
+
+// StopLine is how far from a junction's centre its stop lines lie, given
+// the half width of its widest arm: where the lanes of the schedule begin
+// and end.
+func StopLine(maxHalfWidth float64) float64 {
+	return math.Max(maxHalfWidth, world.StreetHalfWidth) + world.WalkWidth + 1
 }

@@ -201,3 +201,47 @@ func TestVehiclesDoNotAllocateOnceWarm(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// The light a drawn signal head shows from its stored offset and the
+// clock is the light the schedule's lanes obey, at every moment of a few
+// cycles, for both axes of a signalled junction.
+func TestSignalOffsetShowsTheScheduleLight(t *testing.T) {
+	w := world.New(412)
+	lat := world.NewCache(w)
+	var specs []world.EdgeSpec
+	checked := 0
+	for i := int32(0); i < 6 && checked < 6; i++ {
+		c := world.Cell{I: i, J: 2}
+		specs = lat.Arms(c, specs[:0])
+		if len(specs) < SignalArms {
+			continue
+		}
+		s := NewSchedule(w, 8)
+		for _, e := range specs {
+			atB := e.B == c
+			off := SignalOffset(w, world.JunctionID(c), e.Dir)
+			for tt := 1000.0; tt < 1000+3*SignalPeriod; tt += 0.25 {
+				require.Equal(t, s.Light(e.ID, atB, tt), ShowLight(floorMod(tt, SignalPeriod)+off), "edge %d at %v", e.ID, tt)
+			}
+			checked++
+		}
+	}
+	require.Greater(t, checked, 2, "signalled approaches checked")
+}
+
+func TestHeightsCoverTheLongestEdge(t *testing.T) {
+	assert.GreaterOrEqual(t, float64(maxHeights), world.MaxSegments*world.SegmentLength/heightStep+2)
+}
+
+// Vehicles stand on the road: the memoised heights are the surface's
+// within a few centimetres.
+func TestVehiclesStandOnTheRoad(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	vs := s.Vehicles(1000, p, 250, nil)
+	require.NotEmpty(t, vs)
+	for _, v := range vs {
+		assert.InDelta(t, w.Surface(v.Pos.X, v.Pos.Z).Y, v.Y, 0.15, "%+v", v.Key)
+	}
+}

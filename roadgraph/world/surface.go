@@ -180,6 +180,20 @@ func NewSurfaceCache(w World) *SurfaceCache {
 	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells), lines: new([memoLines]lineMemo)}
 }
 
+// NewSurfaceCacheCells is NewSurfaceCache holding cells lattice cells
+// (at least the default): for queries spread over a wider area than one
+// car's, such as a district's traffic.
+func NewSurfaceCacheCells(w World, cells int) *SurfaceCache {
+	c := NewSurfaceCache(w)
+	c.entries = make([]*cellRoads, max(cells, surfaceCells))
+	// Allocated up front, holding no cell yet (least recently used first),
+	// so that a wide area's queries never allocate.
+	for i := range c.entries {
+		c.entries[i] = &cellRoads{cell: Cell{I: math.MinInt32, J: math.MinInt32}}
+	}
+	return c
+}
+
 // World is the world behind the cache.
 func (c *SurfaceCache) World() World { return c.w }
 

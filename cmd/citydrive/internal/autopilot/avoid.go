@@ -6,6 +6,7 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 )
 
 // Avoidance: a careful driver looks along its line for anything its car
@@ -65,6 +66,18 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 	reach := math.Min(avoidAhead+avoidPerSpeed*math.Max(0, v), avoidMax)
 	d.blocked = math.Inf(1)
 	d.obst = env.AppendObstacles(d.obst[:0], pos.X, pos.Z, reach+8)
+	if d.Traffic != nil {
+		// moving traffic is followed (yield.go), not passed: only the
+		// vehicles that stand waiting for the car are steered round
+		n := 0
+		for _, o := range d.obst {
+			if o.Kind != slots.ObstacleTraffic {
+				d.obst[n] = o
+				n++
+			}
+		}
+		d.obst = d.appendWaiting(d.obst[:n], pos)
+	}
 	if len(d.obst) == 0 {
 		return math.Inf(1)
 	}

@@ -63,6 +63,9 @@ type Driver struct {
 	blocked     float64 // metres to an obstacle the car cannot pass (+Inf: none)
 	swerveLimit float64 // the speed limit swerving asks for (avoid)
 	sincePlan   float64 // seconds since the line was planned
+	// sincePlanned is the same for yield's waiting clock (sincePlan is
+	// reset before yield runs).
+	sincePlanned float64
 
 	window   float64 // seconds in the current progress window
 	progress float64 // route metres gained in it
@@ -74,6 +77,13 @@ type Driver struct {
 	sinceReroute float64
 
 	Recoveries int // times it backed out after making no progress
+
+	// Traffic, when set, is yielded to (yield.go).
+	Traffic      Traffic
+	trafficLimit float64 // the speed limit yield set at the last plan
+	waiting      bool    // held up by a signal or a vehicle
+	waited       float64 // seconds held up at a crawl
+	committed    uint64  // junction driven through on amber
 }
 
 // NewDriver starts a driver on the road nearest pos, heading as close to
@@ -101,11 +111,14 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	// The line changes slowly: it is planned at planHz and in between the
 	// car only finds where it is on it.
 	d.sincePlan += dt
+	d.sincePlanned += dt
 	if d.sincePlan >= 1.0/planHz || len(d.ahead) == 0 || gained > replanAfter {
 		d.sincePlan = 0
 		d.path()
 		d.locate(pos, 0, 2*int(pathBack/pathStep))
 		d.swerveLimit = d.avoid(env, pos, c.Y, v)
+		d.trafficLimit = d.yield(pos, fwd, v, d.sincePlanned)
+		d.sincePlanned = 0
 	} else {
 		d.locate(pos, d.here-2, d.here+int(replanAfter/pathStep)+2)
 	}
@@ -125,6 +138,9 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	}
 	d.window += dt
 	d.progress += gained
+	if d.Waiting() { // held up at a signal or behind a vehicle: not stuck
+		d.window, d.progress = 0, 0
+	}
 	if d.window >= stuckWindow {
 		if d.progress < stuckProgress {
 			d.reverse = reverseTime
@@ -142,7 +158,7 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	wheel := math.Atan(car.WheelBase*d.curvature(k)) + angleTo(fwd, tangent) +
 		math.Atan(crossGain*lateral/(math.Abs(v)+crossSoft))
 	in := car.Input{Steer: car.SteerFor(wheel, v)}
-	want := math.Min(d.plannedSpeed(), swerveLimit)
+	want := math.Min(math.Min(d.plannedSpeed(), swerveLimit), d.trafficLimit)
 	if !math.IsInf(d.blocked, 1) { // stop before it
 		want = math.Min(want, math.Sqrt(2*planBrake*d.blocked))
 	}

@@ -308,3 +308,24 @@ func (r *Route) Ahead(d float64) world.Vec2 {
 	p, _ := c.Pose()
 	return p
 }
+
+// NextJunction is the junction the route's edge leads to, that edge, and
+// the centre-line metres from here to the junction's centre.
+func (r *Route) NextJunction() (*roadgraph.Junction, *roadgraph.Edge, float64) {
+	j := r.edge.JunctionAt(r.forward)
+	if j == nil {
+		return nil, nil, 0
+	}
+	dist := r.segLen() - r.t
+	n := r.edge.Segments()
+	if r.forward {
+		for s := r.seg + 1; s < n; s++ {
+			dist += r.edge.Nodes[s+1].Sub(r.edge.Nodes[s]).Len()
+		}
+	} else {
+		for s := r.seg - 1; s >= 0; s-- {
+			dist += r.edge.Nodes[s+1].Sub(r.edge.Nodes[s]).Len()
+		}
+	}
+	return j, r.edge, dist
+}

@@ -35,6 +35,11 @@ type Options struct {
 	// the workers held still; those frames are left out of the timings.
 	SampleEvery int
 	Start       world.Vec2
+	// Traffic adds the client's traffic work to every frame (the flow
+	// around the car at Hour, its instances, their culling for a chase
+	// camera), measured on its own.
+	Traffic bool
+	Hour    float64
 }
 
 // Report is what the bench prints; the JSON names are a public interface.
@@ -47,44 +52,53 @@ type Report struct {
 	MainAllocFrames    int     `json:"main_alloc_frames_sampled"`
 	MainAllocFramesHit int     `json:"main_alloc_frames_nonzero"`
 	AllocBytesPerS     float64 `json:"alloc_bytes_per_s"`
-	Builds             int     `json:"builds"`
-	BuildsPerS         float64 `json:"builds_per_s"`
-	AvgVertsPerItem    float64 `json:"avg_vertices_per_item"`
-	MaxVertsPerItem    int     `json:"max_vertices_per_item"`
-	SlotOverflows      int     `json:"slot_overflows"`
-	StaleDropped       int     `json:"stale_results_dropped"`
-	FallbackBuilds     int     `json:"fallback_builds"`
-	Fallback           string  `json:"fallback"`
-	GCPauseP99US       float64 `json:"gc_pause_p99_us"`
-	GCCycles           int     `json:"gc_cycles"`
-	Slots              int     `json:"slots"`
-	VertsPerSlot       int     `json:"verts_per_slot"`
-	Workers            int     `json:"workers"`
-	InFlight           int     `json:"inflight"`
-	ViewCost           float64 `json:"view_cost"`
-	BuildsPerFrame     int     `json:"builds_per_frame"`
-	Seed               uint64  `json:"seed"`
-	DurationS          float64 `json:"duration_s"`
-	DistanceM          float64 `json:"distance_m"`
-	Turns              int     `json:"junction_turns"`
-	Requeued           int     `json:"requeued"`
-	WallS              float64 `json:"wall_s"`
-	Frames             int     `json:"frames"`
-	BytesPerVertex     int     `json:"bytes_per_vertex"`
-	BufferBytes        int     `json:"buffer_bytes"` // the whole vertex buffer: slot tiers + dynamic region
-	BufferMB           float64 `json:"buffer_mb"`    // BufferBytes / 10^6 (the reference: 78.7)
-	FarSlots           int     `json:"far_slots"`
-	FarVertsPerSlot    int     `json:"far_verts_per_slot"`
-	FarCost            float64 `json:"far_cost"`
-	FarItems           int     `json:"far_items"`          // items of the last far walk
-	FarBuilds          int     `json:"far_builds"`         // far results uploaded over the run
-	FarBuilt           int     `json:"far_built"`          // far slots holding geometry at the end
-	FarWalks           int     `json:"far_walks"`          // far walks applied
-	FarAvgVerts        float64 `json:"far_avg_vertices"`   // per far item
-	FarReadyMS         float64 `json:"far_ready_ms"`       // from the start until every far item of a walk was built (0: never)
-	FarReachAheadM     float64 `json:"far_reach_ahead_m"`  // of the last far walk
-	FarReachBehindM    float64 `json:"far_reach_behind_m"` //
-	FarReachSideM      float64 `json:"far_reach_side_m"`   //
+	// Traffic (Options.Traffic): main-goroutine traffic work per frame
+	// (update and instance fill, culling included), the vehicles simulated
+	// and in view, and allocations in the sampled frames.
+	TrafficUSP50          float64 `json:"traffic_us_p50"`
+	TrafficUSP99          float64 `json:"traffic_us_p99"`
+	TrafficVehiclesMean   float64 `json:"traffic_vehicles_mean"`
+	TrafficVehiclesMax    int     `json:"traffic_vehicles_max"`
+	TrafficInViewMean     float64 `json:"traffic_in_view_mean"`
+	TrafficAllocsPerFrame float64 `json:"traffic_allocs_per_frame"`
+	Builds                int     `json:"builds"`
+	BuildsPerS            float64 `json:"builds_per_s"`
+	AvgVertsPerItem       float64 `json:"avg_vertices_per_item"`
+	MaxVertsPerItem       int     `json:"max_vertices_per_item"`
+	SlotOverflows         int     `json:"slot_overflows"`
+	StaleDropped          int     `json:"stale_results_dropped"`
+	FallbackBuilds        int     `json:"fallback_builds"`
+	Fallback              string  `json:"fallback"`
+	GCPauseP99US          float64 `json:"gc_pause_p99_us"`
+	GCCycles              int     `json:"gc_cycles"`
+	Slots                 int     `json:"slots"`
+	VertsPerSlot          int     `json:"verts_per_slot"`
+	Workers               int     `json:"workers"`
+	InFlight              int     `json:"inflight"`
+	ViewCost              float64 `json:"view_cost"`
+	BuildsPerFrame        int     `json:"builds_per_frame"`
+	Seed                  uint64  `json:"seed"`
+	DurationS             float64 `json:"duration_s"`
+	DistanceM             float64 `json:"distance_m"`
+	Turns                 int     `json:"junction_turns"`
+	Requeued              int     `json:"requeued"`
+	WallS                 float64 `json:"wall_s"`
+	Frames                int     `json:"frames"`
+	BytesPerVertex        int     `json:"bytes_per_vertex"`
+	BufferBytes           int     `json:"buffer_bytes"` // the whole vertex buffer: slot tiers + dynamic region
+	BufferMB              float64 `json:"buffer_mb"`    // BufferBytes / 10^6 (the reference: 78.7)
+	FarSlots              int     `json:"far_slots"`
+	FarVertsPerSlot       int     `json:"far_verts_per_slot"`
+	FarCost               float64 `json:"far_cost"`
+	FarItems              int     `json:"far_items"`          // items of the last far walk
+	FarBuilds             int     `json:"far_builds"`         // far results uploaded over the run
+	FarBuilt              int     `json:"far_built"`          // far slots holding geometry at the end
+	FarWalks              int     `json:"far_walks"`          // far walks applied
+	FarAvgVerts           float64 `json:"far_avg_vertices"`   // per far item
+	FarReadyMS            float64 `json:"far_ready_ms"`       // from the start until every far item of a walk was built (0: never)
+	FarReachAheadM        float64 `json:"far_reach_ahead_m"`  // of the last far walk
+	FarReachBehindM       float64 `json:"far_reach_behind_m"` //
+	FarReachSideM         float64 `json:"far_reach_side_m"`   //
 }
 
 // startupLimit bounds the wait for the initial world.
@@ -157,6 +171,7 @@ func Run(o Options) (Report, error) {
 	frames := int(o.Duration.Seconds() * FrameRate)
 	times := make([]float64, 0, frames)
 	var mallocs uint64
+	tw := newTrafficWork(o, w, frames)
 	driveStart := time.Now()
 	next := driveStart
 	for f := 0; f < frames; f++ {
@@ -168,6 +183,7 @@ func Run(o Options) (Report, error) {
 			runtime.ReadMemStats(&a)
 			s.Update(dt, pos, heading, now)
 			runtime.ReadMemStats(&b)
+			tw.frame(f, pos, heading, false)
 			gate.Unlock()
 			d := b.Mallocs - a.Mallocs
 			mallocs += d
@@ -179,6 +195,7 @@ func Run(o Options) (Report, error) {
 			t := time.Now()
 			s.Update(dt, pos, heading, now)
 			times = append(times, float64(time.Since(t).Nanoseconds())/1000)
+			tw.frame(f, pos, heading, true)
 		}
 		if rep.FarReadyMS == 0 && cfg.Far.On() && farDone() {
 			rep.FarReadyMS = float64(time.Since(t0).Microseconds()) / 1000
@@ -238,6 +255,7 @@ func Run(o Options) (Report, error) {
 		rep.FarAvgVerts = float64(fst.VertsBuilt) / float64(fst.Builds)
 	}
 	rep.BufferMB = float64(rep.BufferBytes) / 1e6
+	tw.report(&rep)
 	return rep, nil
 }
 
@@ -285,6 +303,10 @@ func (r Report) WriteTable(w io.Writer) {
 		{"vertices per item", fmt.Sprintf("avg %.0f, max %d", r.AvgVertsPerItem, r.MaxVertsPerItem)},
 		{"overflows / stale / fallback", fmt.Sprintf("%d / %d / %d %s", r.SlotOverflows, r.StaleDropped, r.FallbackBuilds, r.Fallback)},
 		{"GC", fmt.Sprintf("%d cycles, pause p99 %.0f µs", r.GCCycles, r.GCPauseP99US)},
+	}
+	if r.TrafficVehiclesMax > 0 {
+		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame, %.3f allocations; %.0f vehicles (max %d), %.0f in view",
+			r.TrafficUSP50, r.TrafficUSP99, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficInViewMean)})
 	}
 	for _, row := range rows {
 		fmt.Fprintf(w, "%-30s %s\n", row.k, row.v)

@@ -42,6 +42,9 @@ type driveLog struct {
 	onStuck   func(at world.Vec2, seconds float64) // a new stuck episode (at stuckTime)
 	onContact func(at world.Vec2, parkedCar bool)  // a new contact
 	stuckFrom world.Vec2
+	// waiting: the autopilot is held up at a red signal or behind a
+	// vehicle (autopilot.Driver.Waiting, bounded): slow, but not stuck.
+	waiting bool
 }
 
 // step records one physics step: the car moved dist metres, ends at
@@ -67,7 +70,7 @@ func (l *driveLog) step(dt, dist, speed, height float64, at world.Vec2, touched 
 		}
 	}
 	l.touching = touching
-	if speed < stuckSpeed {
+	if speed < stuckSpeed && !l.waiting {
 		if l.slowFor == 0 {
 			l.stuckFrom = at
 		}

@@ -50,3 +50,19 @@ func TestDriveLogCountsStuckEpisodesContactsAndHeight(t *testing.T) {
 	assert.Equal(t, 1, l.TrafficContacts)
 	assert.Equal(t, 3, l.Contacts)
 }
+
+// Waiting at a red signal or behind a vehicle (the autopilot says so) is
+// slow but not stuck; the same stop without the reason is.
+func TestDriveLogWaitingIsNotStuck(t *testing.T) {
+	var l driveLog
+	l.waiting = true
+	for range 300 { // 30 s at rest, waiting
+		l.step(0.1, 0, 0, 0, world.Vec2{}, 0)
+	}
+	assert.Zero(t, l.StuckEpisodes)
+	l.waiting = false
+	for range 21 {
+		l.step(0.1, 0, 0, 0, world.Vec2{}, 0)
+	}
+	assert.Equal(t, 1, l.StuckEpisodes)
+}

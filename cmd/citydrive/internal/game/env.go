@@ -10,10 +10,11 @@ import (
 // the world's road surface rule, the collision shapes of the slots near
 // the car, and the blocks players built.
 type carEnv struct {
-	surface *world.SurfaceCache
-	table   *slots.Table
-	ground  *ground.Client
-	traffic *trafficState // traffic.go
+	surface  *world.SurfaceCache
+	table    *slots.Table
+	ground   *ground.Client
+	traffic  *trafficState // traffic.go
+	vehicles vehicleSource // the traffic as obstacles: traffic, or a test's
 }
 
 func newCarEnv(w world.World, table *slots.Table, ground *ground.Client) *carEnv {

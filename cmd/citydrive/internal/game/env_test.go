@@ -61,8 +61,8 @@ func TestCarEnvHandsOverTrafficAsObstacles(t *testing.T) {
 	w := world.New(412)
 	env := newCarEnv(w, table, nil)
 	dir := world.Vec2{X: 0.6, Z: 0.8}
-	v := traffic.Vehicle{Pos: world.Vec2{X: 12, Z: 0}, Dir: dir}
-	env.traffic = &trafficState{vehicles: []traffic.Vehicle{v, {Pos: world.Vec2{X: 900}, Dir: dir}}}
+	v := traffic.Vehicle{Pos: world.Vec2{X: 12, Z: 0}, Y: w.Surface(12, 0).Y, Dir: dir}
+	env.vehicles = fixedTraffic{v, {Pos: world.Vec2{X: 900}, Dir: dir}}
 	got := env.AppendObstacles(nil, 0, 0, 10)
 	require.Len(t, got, 1)
 	o := got[0]
@@ -82,3 +82,8 @@ func TestCarEnvHandsOverTrafficAsObstacles(t *testing.T) {
 	assert.True(t, touched.Has(car.TouchTraffic))
 	assert.Equal(t, "traffic", car.TouchTraffic.String())
 }
+
+// fixedTraffic is traffic that stands still.
+type fixedTraffic []traffic.Vehicle
+
+func (f fixedTraffic) Vehicles() []traffic.Vehicle { return f }

@@ -46,8 +46,8 @@ type Options struct {
 	ShotEvery time.Duration // of driving time
 	Weather   render.Weather
 	TimeOfDay float64
-	// Traffic puts the city's traffic on the roads (traffic.go). Off by
-	// default until it is drawn and the autopilot stops at red lights.
+	// Traffic puts the city's traffic on the roads (traffic.go), on the
+	// world clock; the commands turn it on by default.
 	Traffic bool
 	// FixedStep makes every frame 1/60 s of game time whatever the wall
 	// time (pictures, tests); the soak runs this way, paced.
@@ -102,10 +102,11 @@ type Session struct {
 	hud      []string
 	showHUD  bool
 	debug    render.DebugFlags
-	clock    float64 // game seconds since the world was ready
-	wall     float64 // wall seconds of those frames
-	slowdown float64 // smoothed game time per wall time (1: real time)
-	frameMS  float64 // smoothed
+	clock    float64    // game seconds since the world was ready
+	world    *worldTime // the server's world clock (worldtime.go)
+	wall     float64    // wall seconds of those frames
+	slowdown float64    // smoothed game time per wall time (1: real time)
+	frameMS  float64    // smoothed
 	times    []float64
 
 	gpu gpuSamples // GPU time per pass (gputime.go)
@@ -155,7 +156,8 @@ func New(opt Options) (*Session, error) {
 		}
 		r = gl
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World)}
+	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
+		world: newWorldTime(opt.FixedStep)}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
 	var err error
@@ -363,6 +365,9 @@ func (s *Session) Update(dt float64) {
 	if dt > 0 {
 		s.slowdown = s.slowdown*0.9 + game/dt*0.1
 	}
+	if s.link != nil && s.link.c != nil {
+		s.world.observe(s.link.c)
+	}
 	s.updateTraffic(game)
 	s.simulate(steps, in.Drive)
 	s.clock += game
@@ -399,6 +404,7 @@ func (s *Session) simulate(steps int, hands car.Input) {
 		s.hands = in
 		from := s.car.Pos
 		s.car.Step(physicsStep, in, env)
+		s.drive.waiting = s.opt.Autopilot && s.driver.Waiting()
 		s.drive.step(physicsStep, s.car.Pos.Sub(from).Len(), math.Abs(s.car.Speed()),
 			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos, s.car.Contacts)
 	}

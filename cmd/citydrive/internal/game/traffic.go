@@ -5,39 +5,43 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/roadgraph/traffic"
 	"citydrive/slots"
 )
 
-// Traffic: the scheduled city traffic (roadgraph/traffic) within
-// trafficRadius of the car, at the world clock, with the vehicles near the
-// car reacting to it. It is computed once a frame, before the physics
-// steps, and the car and the autopilot meet it as obstacles through
-// carEnv.AppendObstacles. Nothing draws it yet (render work).
-const trafficRadius = 300.0
+// Traffic: the scheduled city traffic within trafficframe.Radius of the
+// car, at the world clock (trafficframe). It is computed once a frame,
+// before the physics steps; the car and the autopilot meet it as obstacles
+// through carEnv.AppendObstacles, the autopilot yields to it
+// (autopilot.Traffic) and the renderer draws it instanced.
+
+// vehicleSource is the traffic the car meets.
+type vehicleSource interface {
+	Vehicles() []traffic.Vehicle
+}
 
 // trafficState is the session's traffic and its figures.
 type trafficState struct {
-	flow     *traffic.Flow
-	vehicles []traffic.Vehicle // this frame's
-	frames   int
-	sum      int
-	most     int
-	lagging  int       // most vehicles held up at once
-	us       []float64 // main-goroutine traffic work per frame, µs
+	*trafficframe.Frame
+	frames  int
+	sum     int
+	most    int
+	lagging int       // most vehicles held up at once
+	us      []float64 // main-goroutine traffic work per frame, µs
 }
 
 // TrafficStats is what the traffic was like over the session.
 type TrafficStats struct {
-	MeanVehicles float64 // simulated within trafficRadius per frame
+	MeanVehicles float64 // simulated within trafficframe.Radius per frame
 	MaxVehicles  int
 	MaxLagging   int     // most vehicles held up by the car at once
 	USP50, USP99 float64 // main-goroutine traffic work per frame
 }
 
-// worldTime is the world clock traffic runs on: the game clock (solo and
-// remote clients do not share it yet).
-func (s *Session) worldTime() float64 { return s.clock }
+// worldTime is the world clock traffic runs on (worldtime.go) at game
+// time game.
+func (s *Session) worldTime(game float64) float64 { return s.world.now(game) }
 
 // updateTraffic moves the traffic to the world time at the end of this
 // frame's game time.
@@ -48,16 +52,19 @@ func (s *Session) updateTraffic(game float64) {
 	t0 := time.Now()
 	e := s.carEnv()
 	if e.traffic == nil {
-		e.traffic = &trafficState{flow: traffic.NewFlow(traffic.NewSchedule(s.opt.World, s.opt.TimeOfDay))}
+		e.traffic = &trafficState{Frame: trafficframe.New(s.opt.World, s.opt.TimeOfDay)}
+		e.vehicles = e.traffic
+		s.driver.Traffic = e.traffic
 	}
 	tr := e.traffic
 	c := s.car
-	me := traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width}
-	tr.vehicles = tr.flow.Update(s.worldTime()+game, game, c.Pos, trafficRadius, me)
+	tr.Update(s.worldTime(s.clock+game), game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
+	s.frame.Vehicles = tr.Draw()
+	s.frame.Signals = tr.Signals()
 	tr.frames++
-	tr.sum += len(tr.vehicles)
-	tr.most = max(tr.most, len(tr.vehicles))
-	tr.lagging = max(tr.lagging, tr.flow.Lagging())
+	tr.sum += len(tr.Vehicles())
+	tr.most = max(tr.most, len(tr.Vehicles()))
+	tr.lagging = max(tr.lagging, tr.Flow().Lagging())
 	tr.us = append(tr.us, us(time.Since(t0)))
 }
 
@@ -76,17 +83,18 @@ func (s *Session) TrafficStats() TrafficStats {
 // appendTraffic appends the traffic vehicles within r of (x, z) as
 // oriented boxes standing on the road surface.
 func (e *carEnv) appendTraffic(dst []slots.Obstacle, x, z, r float64) []slots.Obstacle {
-	if e.traffic == nil {
+	if e.vehicles == nil {
 		return dst
 	}
 	reach := r + traffic.VehicleLength
-	for i := range e.traffic.vehicles {
-		v := &e.traffic.vehicles[i]
+	vs := e.vehicles.Vehicles()
+	for i := range vs {
+		v := &vs[i]
 		dx, dz := v.Pos.X-x, v.Pos.Z-z
 		if dx*dx+dz*dz > reach*reach {
 			continue
 		}
-		y := e.surface.Surface(v.Pos.X, v.Pos.Z).Y
+		y := v.Y
 		dst = append(dst, slots.BoxObstacle([2]float64{v.Pos.X, v.Pos.Z}, v.Heading(),
 			traffic.VehicleLength/2, traffic.VehicleWidth/2, y, y+traffic.VehicleHeight, slots.ObstacleTraffic))
 	}

@@ -38,7 +38,10 @@ type Options struct {
 	// MetricsAddr, if set, serves Prometheus metrics at /metrics on this
 	// TCP address (":9100", "127.0.0.1:0").
 	MetricsAddr string
-	Logger      *slog.Logger
+	// WorldClock overrides the server's world clock (nil: wall time,
+	// netsync.WallWorldClock); a soak fixes it so its traffic repeats.
+	WorldClock func() time.Duration
+	Logger     *slog.Logger
 	// Observer sees joins, departures and refusals (see netsync.Event).
 	Observer func(netsync.Event)
 	// World tunes the voxel world (pass rate, commit queue).
@@ -127,6 +130,7 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		return nil, err
 	}
 	cfg.DataDir, cfg.Seed, cfg.Generator = opt.DataDir, opt.Seed, gen.Version
+	cfg.WorldClock = opt.WorldClock
 	cfg.Registerer, cfg.Logger, cfg.Observer = reg, log, opt.Observer
 	srv, err := netsync.NewServer(cfg)
 	if err != nil {

@@ -35,7 +35,7 @@ type Options struct {
 	Streaming buildworkers.Config
 	World     world.World
 	Log       *slog.Logger // nil: discarded
-	Traffic   bool         // drive among the city's traffic (experimental)
+	Traffic   bool         // drive among the city's traffic (the command's default)
 	Hour      float64      // time of day: traffic is busiest in the rush hours
 }
 
@@ -68,6 +68,9 @@ type Report struct {
 	Fallback        string  `json:"fallback"`
 }
 
+// soakEpoch is the world time a soak's server starts at.
+const soakEpoch = 1_000_000 * time.Second
+
 // Run drives for o.Duration of game time and reports.
 func Run(ctx context.Context, o Options) (Report, error) {
 	log := o.Log
@@ -81,7 +84,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	defer os.RemoveAll(data)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: data, Seed: o.Seed, Logger: log})
+	// The world clock starts at a fixed time, so a soak meets the same
+	// traffic every run (the game takes the world time at its join,
+	// rounded to the second).
+	began := time.Now()
+	clock := func() time.Duration { return soakEpoch + time.Since(began) }
+	h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: data, Seed: o.Seed, Logger: log, WorldClock: clock})
 	if err != nil {
 		return Report{}, fmt.Errorf("starting the solo server: %w", err)
 	}

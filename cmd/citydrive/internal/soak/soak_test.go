@@ -50,11 +50,12 @@ func TestSoak(t *testing.T) {
 // The same drive through the city's light night traffic: the car never
 // sticks and never touches a traffic vehicle or a parked car; the traffic
 // is there and costs the main goroutine little (p50: the p99 of a shared
-// machine is its neighbours' noise; the benchmark in roadgraph/traffic is
-// the measure). Overtaking slower traffic costs the autopilot distance, so
-// the distance floor is the traffic-free one less a fifth. At rush hour
-// (Hour 17.5) the autopilot, which avoids obstacles as if they stood still,
-// still runs into traffic and sticks behind it: not yet asserted here.
+// machine is its neighbours' noise; the benchmarks in roadgraph/traffic
+// and trafficframe are the measure). The autopilot stops at red signals
+// (up to 19 s of each 32 s cycle) and follows slower vehicles instead of
+// passing them, so the distance floor is half the traffic-free one. At rush hour
+// (Hour 17.5) a few contacts remain on some seeds (a vehicle stopped for
+// the car in a junction is passed too close): not yet asserted here.
 const nightHour = 0
 
 func TestSoakWithTraffic(t *testing.T) {
@@ -64,5 +65,5 @@ func TestSoakWithTraffic(t *testing.T) {
 	assert.Zero(t, r.TrafficContacts, "contacts with traffic")
 	assert.Greater(t, r.TrafficMax, 0, "traffic was simulated")
 	assert.Less(t, r.TrafficUSP50, 100.0, "traffic work per frame, µs")
-	assert.GreaterOrEqual(t, r.KM, 0.8*12.0/5, "12 km per 10 simulated minutes, less a fifth")
+	assert.GreaterOrEqual(t, r.KM, 0.5*12.0/5, "12 km per 10 simulated minutes, halved by red signals and slower traffic")
 }

@@ -53,3 +53,59 @@ func TestClockSlewsSmallCorrectionsAndJumpsLargeOnes(t *testing.T) {
 	c.Add(30, 200, 30) // the server jumped ahead 70 s
 	assert.InDelta(t, 31+170, c.Now(31), 1e-9)
 }
+
+// Over a link with 100 ms of jitter (each way's delay 10 ms plus a
+// uniform 0–100 ms, independently), pinging every 2 s as the client does:
+// after a minute the clock read every frame is within the best sample's
+// half round trip of the truth, which the minimum-round-trip choice keeps
+// far below the jitter. The link is simulated on a fake clock.
+func TestClockOverAJitteryLink(t *testing.T) {
+	const (
+		ahead    = 1.78e9 // the server's world clock: Unix seconds
+		interval = 2.0
+		base     = 0.010
+		jitter   = 0.100
+	)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var c Clock
+	worst := 0.0
+	local := 0.0
+	nextPing := 0.0
+	type flight struct{ sent, answered, arrives float64 }
+	var inFlight []flight
+	for frame := 0; frame < 60*60; frame++ {
+		if local >= nextPing {
+			up := base + jitter*rng.Float64()
+			down := base + jitter*rng.Float64()
+			inFlight = append(inFlight, flight{sent: local, answered: local + up, arrives: local + up + down})
+			nextPing += interval
+		}
+		for i := 0; i < len(inFlight); {
+			if f := inFlight[i]; f.arrives <= local {
+				c.Add(f.sent, f.answered+ahead, local)
+				inFlight = append(inFlight[:i], inFlight[i+1:]...)
+				continue
+			}
+			i++
+		}
+		now := c.Now(local)
+		if local > 30 {
+			_, bound, ok := c.Estimate()
+			require.True(t, ok)
+			err := now - (local + ahead)
+			require.LessOrEqual(t, abs(err), bound+maxSlew*interval+1e-6, "frame %d", frame)
+			worst = max(worst, abs(err))
+		}
+		local += 1.0 / 60
+	}
+	_, bound, _ := c.Estimate()
+	t.Logf("after 60 s: bound ±%.1f ms, worst error over the last 30 s %.1f ms (jitter %v ms)", bound*1000, worst*1000, jitter*1000)
+	assert.Less(t, worst, 0.030, "well inside the jitter")
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

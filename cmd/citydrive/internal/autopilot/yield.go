@@ -1,0 +1,195 @@
+package autopilot
+
+import (
+	"math"
+
+	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/traffic"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+)
+
+// Traffic is what the driver knows of the city's traffic: this frame's
+// vehicles and the signals at the world clock.
+type Traffic interface {
+	Vehicles() []traffic.Vehicle
+	// Light is the signal shown to traffic on edge arriving at its
+	// junction B (atB) or A.
+	Light(edge uint64, atB bool) traffic.Light
+}
+
+// Yielding, as a careful driver: it stops at the stop line of a red
+// signal (and of an amber one it can stop for comfortably; one it cannot
+// it drives through, committed), and follows a vehicle in its way at a
+// distance it can always stop in, crossing vehicles included (projected a
+// little ahead). Traffic vehicles are not steered around (avoid ignores
+// them): overtaking would take the car into the oncoming lane.
+const (
+	followGap    = 3.0  // metres to a stopped vehicle ahead
+	followTime   = 1.2  // seconds of headway behind a moving one
+	followBrake  = 4.0  // m/s² planned for traffic and signals
+	corridorSide = 0.6  // metres beside both widths: a vehicle nearer the line is in the way
+	stopMargin   = 1.0  // metres short of the stop line the nose stops
+	yieldLook    = 90.0 // metres along the line it looks
+	amberBrake   = 5.0  // m/s²: at amber it stops if that braking suffices
+	predictTime  = 2.0  // seconds a crossing vehicle is projected ahead at most
+	crossingCos  = 0.7  // |cos| of the heading difference below which a vehicle is crossing
+	waitSpeed    = 1.0  // m/s: slower than this while held up is waiting
+	// MaxWait is how long waiting counts as waiting: held up longer, the
+	// car is stuck (and the watchdog backs out).
+	MaxWait = 60.0
+)
+
+// Waiting reports whether the car is held up by a signal or a vehicle
+// (not stuck), for at most MaxWait seconds.
+func (d *Driver) Waiting() bool { return d.waiting && d.waited <= MaxWait }
+
+// yield returns the speed limit traffic and signals set (+Inf: none),
+// and notes whether the car is held up.
+func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
+	if d.Traffic == nil || len(d.ahead) == 0 {
+		d.waiting = false
+		return math.Inf(1)
+	}
+	limit := d.signalLimit(v)
+	end := min(d.here+int(yieldLook/pathStep), len(d.ahead)-1)
+	for _, o := range d.Traffic.Vehicles() {
+		rel := o.Pos.Sub(pos)
+		if rel.Dot(rel) > (yieldLook+5)*(yieldLook+5) || rel.Dot(fwd) < -car.Length {
+			continue
+		}
+		if waitsForCar(&o, pos) {
+			continue // it stands still for the car: avoid steers round it
+		}
+		limit = math.Min(limit, d.followLimit(&o, end, v))
+	}
+	d.waiting = limit < waitSpeed
+	if d.waiting && v < waitSpeed {
+		d.waited += dt
+	} else if !d.waiting {
+		d.waited = 0
+	}
+	return limit
+}
+
+// signalLimit is the speed from which the car stops at the next
+// junction's stop line when its light says so.
+func (d *Driver) signalLimit(v float64) float64 {
+	j, e, dist := d.route.NextJunction()
+	if j == nil {
+		return math.Inf(1)
+	}
+	light := d.Traffic.Light(e.ID, d.route.forward)
+	if light == traffic.Green {
+		d.committed = 0
+		return math.Inf(1)
+	}
+	if d.committed == j.ID {
+		return math.Inf(1)
+	}
+	hw := 0.0
+	for _, a := range j.Arms {
+		hw = math.Max(hw, a.HalfWidth)
+	}
+	stop := dist - traffic.StopLine(hw) - stopMargin - car.Length/2
+	if stop < -1 { // already over the line
+		return math.Inf(1)
+	}
+	if light == traffic.AmberLight && v*v > 2*amberBrake*math.Max(stop, 0) {
+		d.committed = j.ID // too close to stop: go on through
+		return math.Inf(1)
+	}
+	return math.Sqrt(2 * followBrake * math.Max(0, stop))
+}
+
+// followLimit is the speed from which the car keeps its distance to
+// vehicle o if o is in its way on the line up to index end.
+func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
+	s, lat, t, ok := d.onLine(o.Pos, end)
+	cos := o.Dir.Dot(t)
+	sin := math.Abs(o.Dir.X*t.Z - o.Dir.Z*t.X)
+	half := func(cos, sin float64) (along, across float64) {
+		cos = math.Abs(cos)
+		return cos*traffic.VehicleLength/2 + sin*traffic.VehicleWidth/2, sin*traffic.VehicleLength/2 + cos*traffic.VehicleWidth/2
+	}
+	along, across := half(cos, sin)
+	inWay := ok && math.Abs(lat) < car.Width/2+across+corridorSide
+	vs := math.Max(0, o.Speed*cos)
+	if !inWay && math.Abs(cos) < crossingCos && o.Speed > 0 {
+		// a crossing vehicle: where it will be by the time the car gets there
+		ahead := math.Min(predictTime, math.Max(s, 0)/math.Max(v, 3))
+		p := o.Pos.Add(o.Dir.Scale(o.Speed * ahead))
+		s, lat, t, ok = d.onLine(p, end)
+		cos = o.Dir.Dot(t)
+		sin = math.Abs(o.Dir.X*t.Z - o.Dir.Z*t.X)
+		along, across = half(cos, sin)
+		inWay = ok && math.Abs(lat) < car.Width/2+across+corridorSide
+		vs = 0
+	}
+	if !inWay {
+		return math.Inf(1)
+	}
+	free := s - car.Length/2 - along - followGap - followTime*vs
+	return math.Sqrt(math.Max(0, vs*vs+2*followBrake*free))
+}
+
+// onLine finds the point of the line from the car to index end nearest p:
+// the metres along the line to it, p's offset from the line (+: left)
+// and the line's direction there; ok is false when p is nearest the
+// line's ends (behind the car or beyond the look-ahead).
+func (d *Driver) onLine(p world.Vec2, end int) (s, lat float64, t world.Vec2, ok bool) {
+	best, bi := math.Inf(1), -1
+	for i := d.here; i <= end; i += 2 {
+		if d2 := d.ahead[i].Dist2(p); d2 < best {
+			best, bi = d2, i
+		}
+	}
+	if bi < 0 {
+		return 0, 0, world.Vec2{X: 1}, false
+	}
+	for i := max(d.here, bi-1); i <= min(end, bi+1); i++ {
+		if d2 := d.ahead[i].Dist2(p); d2 < best {
+			best, bi = d2, i
+		}
+	}
+	t = d.ahead[min(bi+1, len(d.ahead)-1)].Sub(d.ahead[max(bi-1, 0)]).Norm()
+	rel := p.Sub(d.ahead[bi])
+	s = float64(bi-d.here)*pathStep + rel.Dot(t)
+	lat = rel.Dot(roadgraph.Left(t))
+	ok = (bi > d.here || rel.Dot(t) > -car.Length) && bi < end-1
+	return s, lat, t, ok
+}
+
+// waitsFor: a traffic vehicle standing this near the car with the car in
+// its path has stopped for the car (vehicles brake for the car and wait
+// for it, roadgraph/traffic.Flow), and waits for as long as the car stays
+// there: the car must not wait for it in turn (they would wait for each
+// other for ever, in a junction or face to face), so avoid treats it as a
+// standing obstacle to steer round, and yield does not follow it.
+const (
+	waitsForReach = 25.0 // metres
+	waitsForSpeed = 0.5  // m/s
+)
+
+func waitsForCar(o *traffic.Vehicle, pos world.Vec2) bool {
+	if o.Speed > waitsForSpeed {
+		return false
+	}
+	d := pos.Sub(o.Pos)
+	ahead := d.Dot(o.Dir)
+	return ahead > 0 && ahead < waitsForReach &&
+		math.Abs(d.Dot(roadgraph.Left(o.Dir))) < traffic.VehicleWidth/2+car.Width/2+corridorSide+0.5
+}
+
+// appendWaiting appends, as obstacles, the traffic vehicles near pos that
+// wait for the car (waitsForCar).
+func (d *Driver) appendWaiting(dst []slots.Obstacle, pos world.Vec2) []slots.Obstacle {
+	for _, o := range d.Traffic.Vehicles() {
+		if waitsForCar(&o, pos) {
+			dst = append(dst, slots.BoxObstacle([2]float64{o.Pos.X, o.Pos.Z}, math.Atan2(o.Dir.Z, o.Dir.X),
+				traffic.VehicleLength/2, traffic.VehicleWidth/2, o.Y, o.Y+traffic.VehicleHeight, slots.ObstacleTraffic))
+		}
+	}
+	return dst
+}

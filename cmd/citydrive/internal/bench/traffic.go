@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/trafficframe"
+	"citydrive/render"
+	"citydrive/render/frustum"
+	"citydrive/render/scene"
+	"citydrive/roadgraph/traffic"
+	"citydrive/roadgraph/world"
+)
+
+// trafficWork is the client's traffic work in the bench: what the game's
+// main goroutine does for traffic each frame (trafficframe.Frame.Update)
+// plus the renderer's CPU share (culling and packing the instances for a
+// chase camera, scene.AppendVehicles). Nil when the bench runs without.
+type trafficWork struct {
+	f       *trafficframe.Frame
+	w       world.World
+	us      []float64
+	n, most int
+	sum     int
+	inView  int
+	allocs  uint64
+	sampled int
+	data    []float32
+	counts  [scene.VehicleModels]int32
+	a, b    runtime.MemStats
+}
+
+// trafficStart is the bench's world time at its first frame: any will do
+// (the schedule is periodic in nothing but the signal cycle).
+const trafficStart = 100000.0
+
+func newTrafficWork(o Options, w world.World, frames int) *trafficWork {
+	if !o.Traffic {
+		return nil
+	}
+	return &trafficWork{f: trafficframe.New(w, o.Hour), w: w, us: make([]float64, 0, frames),
+		data: make([]float32, 0, render.MaxVehicles*scene.VehicleFloats)}
+}
+
+// frame does frame f's traffic work around the car at pos heading along
+// fwd: timed, or counted for allocations (the caller holds the workers).
+func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
+	if t == nil {
+		return
+	}
+	var t0 time.Time
+	if timed {
+		t0 = time.Now()
+	} else {
+		runtime.ReadMemStats(&t.a)
+	}
+	dt := 1.0 / FrameRate
+	t.f.Update(trafficStart+float64(f)*dt, dt, traffic.Blocker{Pos: pos, Dir: fwd, Length: car.Length, Width: car.Width})
+	// the game's chase camera
+	y := t.w.Height(pos.X, pos.Z)
+	eye := mgl64.Vec3{pos.X - fwd.X*9, y + 3.6, pos.Z - fwd.Z*9}
+	target := mgl64.Vec3{pos.X + fwd.X*6, y + 1, pos.Z + fwd.Z*6}
+	cam := scene.Camera{Position: eye, Target: &target}
+	fr := frustum.FromViewProj(cam.ViewProj(16.0 / 9))
+	t.data, _ = scene.AppendVehicles(t.data[:0], &t.counts, t.f.Draw(), eye, &fr, render.MaxVehicles)
+	if timed {
+		t.us = append(t.us, float64(time.Since(t0).Nanoseconds())/1000)
+	} else {
+		runtime.ReadMemStats(&t.b)
+		t.allocs += t.b.Mallocs - t.a.Mallocs
+		t.sampled++
+	}
+	n := len(t.f.Vehicles())
+	t.n++
+	t.sum += n
+	t.most = max(t.most, n)
+	t.inView += len(t.data) / scene.VehicleFloats
+}
+
+func (t *trafficWork) report(r *Report) {
+	if t == nil || t.n == 0 {
+		return
+	}
+	slices.Sort(t.us)
+	r.TrafficUSP50, r.TrafficUSP99 = quantile(t.us, 0.5), quantile(t.us, 0.99)
+	r.TrafficVehiclesMean = float64(t.sum) / float64(t.n)
+	r.TrafficVehiclesMax = t.most
+	r.TrafficInViewMean = float64(t.inView) / float64(t.n)
+	if t.sampled > 0 {
+		r.TrafficAllocsPerFrame = float64(t.allocs) / float64(t.sampled)
+	}
+}

@@ -1,0 +1,85 @@
+// Package trafficframe is one frame of the client's traffic on the main
+// goroutine: the flow (roadgraph/traffic) within Radius of the car at the
+// world time, the vehicles near the car reacting to it, the road height
+// under each vehicle and the instances the renderer draws
+// (render.Frame.Vehicles), plus the signal clock the drawn traffic lights
+// read. The game runs it once a frame; the bench measures it.
+package trafficframe
+
+import (
+	"math"
+
+	"citydrive/render/scene"
+	"citydrive/roadgraph/traffic"
+	"citydrive/roadgraph/world"
+)
+
+// Radius is how far from the car traffic is simulated and drawn (metres).
+const Radius = 400.0
+
+// Frame is the traffic of one client. Not safe for concurrent use.
+type Frame struct {
+	flow     *traffic.Flow
+	vehicles []traffic.Vehicle
+	draw     []scene.Vehicle
+	now      float64
+}
+
+// New returns the traffic of world w at hour of day hour.
+func New(w world.World, hour float64) *Frame {
+	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)),
+		draw: make([]scene.Vehicle, 0, scene.MaxVehicles)}
+}
+
+// Update moves the traffic to world time t, dt seconds after the last
+// Update, around car (which the vehicles near it brake for). It
+// allocates nothing in steady state.
+func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
+	f.now = t
+	f.vehicles = f.flow.Update(t, dt, car.Pos, Radius, car)
+	f.draw = f.draw[:0]
+	for i := range f.vehicles {
+		v := &f.vehicles[i]
+		if len(f.draw) == cap(f.draw) {
+			break
+		}
+		h := v.Key.Edge*0x9e3779b97f4a7c15 ^ uint64(v.Key.Cycle)*0xbf58476d1ce4e5b9 ^ uint64(v.Key.Lane)<<8 ^ uint64(v.Key.K)
+		h ^= h >> 29
+		h *= 0x94d049bb133111eb
+		h ^= h >> 32
+		f.draw = append(f.draw, scene.Vehicle{X: v.Pos.X, Y: v.Y, Z: v.Pos.Z,
+			Dir: [2]float32{float32(v.Dir.X), float32(v.Dir.Z)}, Model: uint8(h % 3), Colour: colours[(h>>8)%uint64(len(colours))]})
+	}
+}
+
+// colours are the traffic's body colours; model and colour are a function
+// of the vehicle's key, so every player sees the same car.
+var colours = [...][3]float32{
+	{0.62, 0.06, 0.05}, {0.08, 0.16, 0.42}, {0.85, 0.85, 0.82}, {0.1, 0.1, 0.11},
+	{0.45, 0.46, 0.48}, {0.9, 0.62, 0.08}, {0.1, 0.32, 0.18}, {0.55, 0.33, 0.18},
+}
+
+// Vehicles is the last Update's traffic. Do not modify.
+func (f *Frame) Vehicles() []traffic.Vehicle { return f.vehicles }
+
+// Draw is the last Update's instances, in the order of Vehicles (the
+// renderer culls them). Do not modify.
+func (f *Frame) Draw() []scene.Vehicle { return f.draw }
+
+// Now is the last Update's world time.
+func (f *Frame) Now() float64 { return f.now }
+
+// Flow is the traffic flow.
+func (f *Frame) Flow() *traffic.Flow { return f.flow }
+
+// Light is the signal on edge at its junction B (atB) or A at the last
+// Update's world time (autopilot.Traffic).
+func (f *Frame) Light(edge uint64, atB bool) traffic.Light {
+	return f.flow.Schedule().Light(edge, atB, f.now)
+}
+
+// Signals is the signal clock at the last Update's world time.
+func (f *Frame) Signals() scene.SignalClock {
+	return scene.SignalClock{Time: float32(math.Mod(f.now, traffic.SignalPeriod)),
+		Period: traffic.SignalPeriod, Green: traffic.GreenLength}
+}

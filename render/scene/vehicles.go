@@ -1,0 +1,133 @@
+package scene
+
+import (
+	"github.com/go-gl/mathgl/mgl64"
+
+	"citydrive/render/frustum"
+)
+
+// Vehicle is one traffic vehicle to draw: the centre of its footprint on
+// the road (world metres), its unit heading (X, Z), one of VehicleModels
+// models and a body colour.
+type Vehicle struct {
+	X, Y, Z float64
+	Dir     [2]float32
+	Model   uint8
+	Colour  [3]float32
+}
+
+// Vehicle instances: VehicleModels box-ish models drawn from one small
+// mesh; per instance the camera-relative position, the heading's cosine
+// and sine, and the colour.
+const (
+	// MaxVehicles bounds the vehicles drawn in a frame.
+	MaxVehicles   = 4096
+	VehicleModels = 3
+	VehicleFloats = 8
+	// VehicleRadius bounds every model around its centre (culling).
+	VehicleRadius = 3.2
+	// VehicleMeshFloats per mesh vertex: position, normal, part.
+	VehicleMeshFloats = 7
+)
+
+// Vehicle mesh parts: the body takes the instance colour.
+const (
+	PartBody = iota
+	PartGlass
+	PartHeadlight // emissive at dusk
+	PartTaillight
+	PartTyre
+)
+
+// AppendVehicles appends the instances of the vehicles whose bounding
+// sphere meets f (nil: all), camera-relative to cam, grouped by model:
+// counts[m] instances of model m follow those of the models before it.
+// At most maxInstances are kept; the rest are counted as dropped. It
+// allocates nothing when dst has room.
+func AppendVehicles(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, cam mgl64.Vec3, f *frustum.Frustum, maxInstances int) ([]float32, int) {
+	*counts = [VehicleModels]int32{}
+	dropped := 0
+	for m := range uint8(VehicleModels) {
+		for i := range vs {
+			v := &vs[i]
+			if v.Model%VehicleModels != m {
+				continue
+			}
+			rel := mgl64.Vec3{v.X - cam[0], v.Y - cam[1], v.Z - cam[2]}
+			if f != nil && !f.IntersectsSphere(mgl64.Vec3{rel[0], rel[1] + 1, rel[2]}, VehicleRadius) {
+				continue
+			}
+			if len(dst)/VehicleFloats >= maxInstances {
+				dropped++
+				continue
+			}
+			dst = append(dst, float32(rel[0]), float32(rel[1]), float32(rel[2]), v.Dir[0], v.Dir[1],
+				v.Colour[0], v.Colour[1], v.Colour[2])
+			counts[m]++
+		}
+	}
+	return dst, dropped
+}
+
+// vehicleDims are each model's length, width, body height, cabin start
+// and end (fractions of the length from the rear) and cabin height.
+var vehicleDims = [VehicleModels][6]float64{
+	{4.2, 1.8, 0.75, 0.25, 0.75, 0.6},  // saloon
+	{4.0, 1.8, 0.8, 0.12, 0.72, 0.65},  // hatchback
+	{4.6, 1.95, 1.1, 0.05, 0.82, 0.75}, // van
+}
+
+// VehicleMesh returns the models' triangles (VehicleMeshFloats per
+// vertex, +X forward, Y up, centred on the footprint) and where each
+// model's vertices start and how many there are.
+func VehicleMesh() (mesh []float32, first, count [VehicleModels]int32) {
+	for m, d := range vehicleDims {
+		first[m] = int32(len(mesh) / VehicleMeshFloats)
+		l, w, bh, c0, c1, ch := d[0], d[1], d[2], d[3], d[4], d[5]
+		const clear = 0.28 // the body's underside above the road
+		mesh = appendBox(mesh, -l/2, l/2, clear, clear+bh, -w/2, w/2, PartBody)
+		// the cabin, a little narrower, with glass all round
+		x0, x1 := -l/2+c0*l, -l/2+c1*l
+		mesh = appendBox(mesh, x0, x1, clear+bh, clear+bh+ch, -w/2+0.1, w/2-0.1, PartGlass)
+		mesh = appendBox(mesh, x0+0.15, x1-0.15, clear+bh+ch, clear+bh+ch+0.04, -w/2+0.15, w/2-0.15, PartBody)
+		// lights: thin slabs on the nose and the tail, near the corners
+		for _, side := range [2]float64{-1, 1} {
+			z0, z1 := side*(w/2-0.45), side*(w/2-0.1)
+			if z0 > z1 {
+				z0, z1 = z1, z0
+			}
+			mesh = appendBox(mesh, l/2, l/2+0.05, clear+bh-0.3, clear+bh-0.1, z0, z1, PartHeadlight)
+			mesh = appendBox(mesh, -l/2-0.05, -l/2, clear+bh-0.3, clear+bh-0.12, z0, z1, PartTaillight)
+		}
+		// tyres
+		for _, x := range [2]float64{-l/2 + 0.75, l/2 - 0.75} {
+			for _, side := range [2]float64{-1, 1} {
+				z0, z1 := side*w/2-0.12, side*w/2+0.02
+				if side < 0 {
+					z0, z1 = -w/2-0.02, -w/2+0.12
+				}
+				mesh = appendBox(mesh, x-0.33, x+0.33, 0, 0.62, z0, z1, PartTyre)
+			}
+		}
+		count[m] = int32(len(mesh)/VehicleMeshFloats) - first[m]
+	}
+	return mesh, first, count
+}
+
+// appendBox appends the six faces of an axis-aligned box.
+func appendBox(dst []float32, x0, x1, y0, y1, z0, z1 float64, part int) []float32 {
+	type v3 = [3]float64
+	face := func(n v3, a, b, c, d v3) {
+		for _, p := range [6]v3{a, b, c, a, c, d} {
+			dst = append(dst, float32(p[0]), float32(p[1]), float32(p[2]),
+				float32(n[0]), float32(n[1]), float32(n[2]), float32(part))
+		}
+	}
+	face(v3{1, 0, 0}, v3{x1, y0, z0}, v3{x1, y1, z0}, v3{x1, y1, z1}, v3{x1, y0, z1})
+	face(v3{-1, 0, 0}, v3{x0, y0, z1}, v3{x0, y1, z1}, v3{x0, y1, z0}, v3{x0, y0, z0})
+	face(v3{0, 1, 0}, v3{x0, y1, z0}, v3{x0, y1, z1}, v3{x1, y1, z1}, v3{x1, y1, z0})
+	face(v3{0, -1, 0}, v3{x0, y0, z0}, v3{x1, y0, z0}, v3{x1, y0, z1}, v3{x0, y0, z1})
+	face(v3{0, 0, 1}, v3{x0, y0, z1}, v3{x1, y0, z1}, v3{x1, y1, z1}, v3{x0, y1, z1})
+	face(v3{0, 0, -1}, v3{x0, y0, z0}, v3{x0, y1, z0}, v3{x1, y1, z0}, v3{x1, y0, z0})
+	return dst
+}

@@ -1,0 +1,58 @@
+package scene
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/render/frustum"
+)
+
+// Vehicles behind the camera are culled, the rest come out grouped by
+// model, camera-relative, with their heading as cosine and sine.
+func TestAppendVehiclesCullsAndGroupsByModel(t *testing.T) {
+	cam := Camera{Position: mgl64.Vec3{1000, 10, 2000}, Yaw: 0, Far: 500}
+	vp := cam.ViewProj(16.0 / 9)
+	fr := frustum.FromViewProj(vp)
+	ahead := cam.Forward()
+	var vs []Vehicle
+	for i := range 30 {
+		d := 20.0 + float64(i)*5
+		sign := 1.0
+		if i%3 == 2 {
+			sign = -1 // behind
+		}
+		p := cam.Position.Add(ahead.Mul(sign * d))
+		vs = append(vs, Vehicle{X: p[0], Y: 0, Z: p[2], Dir: [2]float32{1, 0}, Model: uint8(i % 2), Colour: [3]float32{1, 0, 0}})
+	}
+	var counts [VehicleModels]int32
+	dst, dropped := AppendVehicles(make([]float32, 0, 1024), &counts, vs, cam.Position, &fr, 1000)
+	assert.Zero(t, dropped)
+	n := len(dst) / VehicleFloats
+	assert.Equal(t, 20, n, "the 10 behind are culled")
+	assert.Equal(t, int32(n), counts[0]+counts[1]+counts[2])
+	assert.Equal(t, [VehicleModels]int32{10, 10, 0}, counts)
+	assert.InDelta(t, 1, dst[3], 1e-6, "cos 0")
+	assert.InDelta(t, -10, dst[1], 1e-4, "camera-relative height")
+	allocs := testing.AllocsPerRun(50, func() { dst, _ = AppendVehicles(dst[:0], &counts, vs, cam.Position, &fr, 1000) })
+	assert.Zero(t, allocs)
+	_, dropped = AppendVehicles(dst[:0], &counts, vs, cam.Position, &fr, 5)
+	assert.Equal(t, 15, dropped)
+}
+
+func TestVehicleMeshModels(t *testing.T) {
+	mesh, first, count := VehicleMesh()
+	require.Zero(t, len(mesh)%VehicleMeshFloats)
+	total := int32(0)
+	for m := range VehicleModels {
+		assert.Equal(t, total, first[m])
+		assert.Zero(t, count[m]%3)
+		total += count[m]
+	}
+	assert.Equal(t, total, int32(len(mesh)/VehicleMeshFloats))
+	for i := 0; i < len(mesh); i += VehicleMeshFloats {
+		assert.LessOrEqual(t, mesh[i]*mesh[i]+mesh[i+2]*mesh[i+2], float32(VehicleRadius*VehicleRadius))
+	}
+}
