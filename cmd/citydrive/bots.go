@@ -36,6 +36,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	metrics := fs.String("metrics", "", "the server's Prometheus `URL` (http://host:port/metrics) for its tick p99")
 	verbose := fs.Bool("v", false, "log every bot's connection events")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
+	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\n")
 		fs.PrintDefaults()
@@ -79,6 +80,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-teleport-at must be 0 or less than -duration, got %v", *teleport)
 	case *leaveHalf < 0 || (*leaveHalf > 0 && *leaveHalf >= *duration):
 		return fmt.Errorf("-leave-half-after must be 0 or less than -duration, got %v", *leaveHalf)
+	case *nice < 0 || *nice > 19:
+		return fmt.Errorf("-nice must be in 0..19, got %d", *nice)
 	}
 	if *metrics != "" {
 		u, err := url.Parse(*metrics)
@@ -95,6 +98,11 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *nice > 0 {
+		if err := lowerPriority(*nice); err != nil {
+			fmt.Fprintf(stderr, "bots: could not lower the priority (-nice %d): %v; running at the normal one\n", *nice, err)
+		}
+	}
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
 		return fmt.Errorf("-cpuprofile: %w", err)
