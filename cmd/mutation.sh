@@ -30,22 +30,35 @@ coef=${MUTATION_TIMEOUT_COEFFICIENT:-10}
 
 if [ $# -eq 0 ]; then
 	set -- roadgraph walker slots buildworkers \
-		voxel/plan voxel/residency voxel/lifecycle voxel/mesh voxel/meshpool voxel/store \
-		netsync/wire netsync netsync/voxelworld
+		voxel/plan voxel/residency voxel/mesh voxel/meshpool voxel/store voxel/authority \
+		netsync/wire netsync cmd/citydrive/internal/bots
 fi
 
 mkdir -p out/mutation
 lived=out/mutation-lived.txt
 : >"$lived"
 
-# Packages whose directory holds sub-packages that are not policy (or are
-# measured on their own): gremlins scans a directory recursively, so the
-# sub-packages are excluded by path regexp (relative to the package dir).
+# The server's extracted policies: in netsync only these files are mutated
+# (the rest is sockets, goroutines and the client; the tests still run whole).
+netsync_policies='admission area budget config dilation pacing plausible refusal union'
+
+# Files to leave unmutated, as one path regexp (relative to the package dir):
+# gremlins scans a directory recursively, so sub-packages that are not policy
+# (or are measured on their own) are excluded, and in netsync every file that
+# is not one of its policies.
 excludes() {
 	case $1 in
 	roadgraph) echo '^world/' ;;               # pure geometry/noise of the world function
 	buildworkers) echo '^citygen/' ;;          # geometry builder
-	netsync) echo '^(transport|voxelworld|wire)/' ;;
+	netsync)
+		others=
+		for f in netsync/*.go; do
+			b=$(basename "$f" .go)
+			case $b in *_test) continue ;; esac
+			case " $netsync_policies " in *" $b "*) continue ;; esac
+			others=$others${others:+|}$b
+		done
+		printf '%s\n' "^([^/]+/|($others)\\.go\$)" ;;
 	*) echo '' ;;
 	esac
 }
