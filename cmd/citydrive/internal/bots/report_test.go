@@ -1,0 +1,201 @@
+package bots
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/netsync"
+	"citydrive/voxel"
+	"citydrive/voxel/gen"
+	"citydrive/voxel/plan"
+)
+
+// A bot's area is the server's cylinder, so "every chunk of my area
+// arrived" means what the server promised arrived; a refill forgets the
+// old area.
+func TestAreaIsTheServersCylinder(t *testing.T) {
+	c := voxel.ChunkPos{X: -7, Y: 1, Z: 30}
+	dst := map[voxel.ChunkPos]struct{}{{X: 999}: {}}
+	for _, r := range []int32{0, 1, 4} {
+		area(c, r, dst)
+		want := plan.Cylinder(c, r, nil)
+		assert.Len(t, dst, len(want), "radius %d", r)
+		for _, p := range want {
+			assert.Contains(t, dst, p)
+		}
+		assert.NotContains(t, dst, voxel.ChunkPos{X: 999})
+	}
+}
+
+func TestJitter(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		d := jitter(r, time.Second)
+		assert.GreaterOrEqual(t, d, 500*time.Millisecond)
+		assert.Less(t, d, 1500*time.Millisecond)
+	}
+	assert.Equal(t, time.Hour, jitter(r, 0), "no edits: never")
+	assert.Equal(t, time.Hour, jitter(r, -time.Second))
+}
+
+func bucketKey(le string) string { return netsync.MetricTick + `_bucket{le="` + le + `"}` }
+
+func TestHistQuantile(t *testing.T) {
+	les := []string{"0.001", "0.01", "0.1", "+Inf"}
+	hist := func(counts ...float64) map[string]float64 {
+		m := map[string]float64{"unrelated_bucket{le=\"1\"}": 7, bucketKey("junk"): 3}
+		for i, n := range counts {
+			m[bucketKey(les[i])] = n
+		}
+		return m
+	}
+	before := hist(5, 5, 5, 5)
+	cases := []struct {
+		name        string
+		after       map[string]float64
+		q           float64
+		want, wantN float64
+	}{
+		// Over the run: 10 ticks ≤ 1 ms, 80 in (1, 10] ms, 10 in (10, 100] ms.
+		{name: "p99 interpolates in its bucket", after: hist(15, 95, 105, 105), q: 0.99, want: 0.01 + 0.09*9/10, wantN: 100},
+		{name: "p50", after: hist(15, 95, 105, 105), q: 0.5, want: 0.001 + 0.009*40/80, wantN: 100},
+		{name: "p5 in the first bucket", after: hist(15, 95, 105, 105), q: 0.05, want: 0.001 * 5 / 10, wantN: 100},
+		{name: "beyond the last finite bucket: its bound", after: hist(5, 5, 5, 105), q: 0.99, want: 0.1, wantN: 100},
+		{name: "rank on an empty bucket's bound", after: hist(5, 5, 5, 105), q: 0, want: 0.001, wantN: 100},
+		{name: "no ticks in the run", after: hist(5, 5, 5, 5), q: 0.99},
+		{name: "no histogram", after: map[string]float64{"x": 1}, q: 0.99},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, n := histQuantile(before, tc.after, netsync.MetricTick, tc.q)
+			assert.InDelta(t, tc.want, got, 1e-12)
+			assert.Equal(t, tc.wantN, n)
+		})
+	}
+}
+
+func TestScrape(t *testing.T) {
+	body := "# HELP a a gauge\n# TYPE a gauge\na 1\n\nb{x=\"y z\"} 2.5\nnovalue\nc notanumber\nd +Inf\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.Error(w, "no", http.StatusNotFound)
+			return
+		}
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	got, err := scrape(context.Background(), srv.URL+"/metrics")
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, got["a"])
+	assert.Equal(t, 2.5, got[`b{x="y z"}`])
+	assert.Len(t, got, 3)
+	_, err = scrape(context.Background(), srv.URL+"/other")
+	assert.ErrorContains(t, err, "404")
+}
+
+func TestWriteTable(t *testing.T) {
+	rep := Report{
+		Duration: 2500 * time.Millisecond,
+		Bots: []Bot{
+			{ID: 0, InBps: 100, OutBps: 10, JoinBytes: 1000, JoinSeconds: 1, TeleportBytes: 500, TeleportSeconds: 0.5,
+				EditsAcked: 3, EditsRejected: 1, LastReject: "too far"},
+			{ID: 1, Err: errors.New("boom")},
+			{ID: 2, InBps: 300, OutBps: 30, JoinBytes: 3000, JoinSeconds: 3, EditsAcked: 2},
+			{ID: 3, Err: errors.New("second failure, not shown")},
+		},
+		Scraped: true, TickP99Hist: 0.0123, TickP99Summary: 0.002, TickCount: 250,
+	}
+	var b bytes.Buffer
+	rep.WriteTable(&b)
+	out := b.String()
+	for _, want := range []string{
+		"bots: 4 (2 failed), ran 2.5 s\n",
+		"  bot 1 failed: boom\n",
+		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "bytes/s in per player (steady)", 200.0, 300.0, 300.0, "B/s", 2),
+		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "bytes/s out per player (steady)", 20.0, 30.0, 30.0, "B/s", 2),
+		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "first area: bytes in", 2000.0, 3000.0, 3000.0, "B", 2),
+		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "first area: seconds", 2.0, 3.0, 3.0, "s", 2),
+		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "teleport burst: bytes in", 500.0, 500.0, 500.0, "B", 1),
+		"edits: 5 acknowledged, 1 rejected (last reason: too far)\n",
+		"server tick p99: 12.30 ms over this run (histogram, 250 ticks); 2.00 ms (server's 1-minute summary)\n",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "second failure")
+
+	b.Reset()
+	Report{Bots: []Bot{{Err: errors.New("x")}}}.WriteTable(&b)
+	out = b.String()
+	assert.Contains(t, out, fmt.Sprintf("%-34s -\n", "first area: seconds"), "no figures: a dash")
+	assert.Contains(t, out, "edits: 0 acknowledged, 0 rejected\n")
+	assert.Contains(t, out, "server tick p99: not measured")
+}
+
+// Two bots drive against a real server for a few seconds: both join, get
+// their whole area (and, after the teleport, the new one), see each
+// other's car, edit, and the report carries the server's tick figures.
+func TestRunAgainstAServer(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	cfg := netsync.DefaultServerConfig()
+	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, gen.Version, netsync.NewMemoryWorld()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Registerer = reg
+	cfg.TickBudget = 0 // a loaded test machine must not slow the server's time
+	s, err := netsync.NewServer(cfg)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background()) }()
+	defer func() { require.NoError(t, s.Close()); require.NoError(t, <-done) }()
+	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer metrics.Close()
+
+	const speed = 20
+	rep, err := Run(context.Background(), Options{
+		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 2,
+		Duration: 3 * time.Second, TeleportAt: time.Second, Speed: speed, Radius: 1, Spread: 1,
+		EditEvery: 50 * time.Millisecond, MetricsURL: metrics.URL,
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Bots, 2)
+	assert.GreaterOrEqual(t, rep.Duration, 3*time.Second)
+	area := len(plan.Cylinder(voxel.ChunkPos{}, 1, nil))
+	for i, b := range rep.Bots {
+		require.NoError(t, b.Err, "bot %d", i)
+		assert.Equal(t, i, b.ID)
+		assert.Positive(t, b.JoinSeconds, "bot %d got its whole first area", i)
+		assert.Positive(t, b.JoinBytes)
+		assert.Positive(t, b.TeleportSeconds, "bot %d got its whole area after the teleport", i)
+		assert.Positive(t, b.TeleportBytes)
+		assert.GreaterOrEqual(t, b.Chunks, 2*area, "two areas")
+		assert.Positive(t, b.InBps)
+		assert.Positive(t, b.OutBps)
+		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
+		assert.Positive(t, b.EditsAcked+b.EditsRejected, "bot %d edited", i)
+		assert.InDelta(t, speed*rep.Duration.Seconds(), b.DistanceM, speed*0.5, "bot %d drove at its speed", i)
+	}
+	assert.True(t, rep.Scraped)
+	assert.Positive(t, rep.TickCount)
+	assert.Positive(t, rep.TickP99Hist)
+}
+
+// An unreachable metrics endpoint is an error before any bot starts.
+func TestRunRefusesABadMetricsURL(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := Run(context.Background(), Options{N: 1, Duration: time.Second, MetricsURL: srv.URL})
+	assert.ErrorContains(t, err, "scraping")
+}
