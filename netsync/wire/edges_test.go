@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"bytes"
+	"io"
 	"math"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -173,4 +176,45 @@ func TestUintEdges(t *testing.T) {
 	over := *top
 	over.Block++
 	assert.ErrorIs(t, roundTrip(t, &over, testLimits), ErrMalformed, "block past MaxBlock")
+}
+
+// A frame of exactly the cap is written and read; one byte more is not.
+func TestFrameCapEdges(t *testing.T) {
+	m := &Refuse{Reason: "0123456789"}
+	b, err := Encode(m)
+	require.NoError(t, err)
+	n := len(b)
+	enc := NewEncoder()
+	frame, err := enc.AppendFrame([]byte("keep"), m, n)
+	require.NoError(t, err, "payload of exactly the cap")
+	assert.Equal(t, "keep", string(frame[:4]))
+	_, err = enc.AppendFrame(nil, m, n-1)
+	assert.ErrorIs(t, err, ErrFrameTooLarge)
+
+	got, err := NewFrameReader(bytes.NewReader(frame[4:]), n).Next()
+	require.NoError(t, err, "reading a frame of exactly the cap")
+	assert.Equal(t, b, got)
+	_, err = NewFrameReader(bytes.NewReader(frame[4:]), n-1).Next()
+	assert.ErrorIs(t, err, ErrFrameTooLarge)
+}
+
+// Frames larger than the first read step arrive whole, however the
+// stream is cut into reads.
+func TestFrameAcrossReadSteps(t *testing.T) {
+	for _, size := range []int{growStep - 1, growStep, growStep + 1, 3*growStep + 7} {
+		payload := make([]byte, size)
+		for i := range payload {
+			payload[i] = byte(i * 7)
+		}
+		stream := AppendRawFrame(AppendRawFrame(nil, payload), []byte{1, 2, 3})
+		fr := NewFrameReader(iotest.OneByteReader(bytes.NewReader(stream)), ChunkCap)
+		got, err := fr.Next()
+		require.NoError(t, err, "size %d", size)
+		assert.Equal(t, payload, got, "size %d", size)
+		got, err = fr.Next()
+		require.NoError(t, err)
+		assert.Equal(t, []byte{1, 2, 3}, got)
+		_, err = fr.Next()
+		assert.ErrorIs(t, err, io.EOF)
+	}
 }
