@@ -1,6 +1,8 @@
 package authority
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"testing/synctest"
 
@@ -164,4 +166,20 @@ func TestRegisterExportsTheGauges(t *testing.T) {
 		"citydrive_edit_commit_batch_edits": 1,
 	}, got)
 	assert.Error(t, w.Register(reg), "registered twice")
+}
+
+// Open reports a store it cannot use, naming the directory, and takes a
+// nil logger as the default one.
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir, 7, nil)
+	require.NoError(t, err, "nil logger")
+	require.NoError(t, w.Close())
+	_, err = Open(dir, 8, quiet())
+	require.Error(t, err, "another world's store")
+	assert.Contains(t, err.Error(), "voxel world in "+dir)
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err = OpenWith(file, 7, quiet(), Options{})
+	assert.ErrorContains(t, err, "voxel world in "+file)
 }
