@@ -1,10 +1,12 @@
 package authority
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
@@ -182,4 +184,23 @@ func TestOpenErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	_, err = OpenWith(file, 7, quiet(), Options{})
 	assert.ErrorContains(t, err, "voxel world in "+file)
+}
+
+func TestOptionDefaults(t *testing.T) {
+	want := Options{PassEvery: 10 * time.Millisecond, CommitQueue: 1024, CommitBatch: 256, OverlaysPerPass: 1024}
+	for _, o := range []Options{{}, {PassEvery: -1, CommitQueue: -1, CommitBatch: -1, OverlaysPerPass: -1}} {
+		o.defaults()
+		assert.Equal(t, want, o)
+	}
+	set := Options{PassEvery: 1, CommitQueue: 1, CommitBatch: 1, OverlaysPerPass: 1}
+	o := set
+	o.defaults()
+	assert.Equal(t, set, o, "set values are kept")
+}
+
+func TestUnknownBlockSaysWhichAreValid(t *testing.T) {
+	w := openStill(t, t.TempDir(), Options{})
+	err := w.SubmitEdit(0, voxel.BlockEdit{Block: voxel.NumBlocks})
+	assert.ErrorIs(t, err, ErrBadBlock)
+	assert.ErrorContains(t, err, fmt.Sprintf("valid blocks are 0..%d", voxel.NumBlocks-1))
 }
