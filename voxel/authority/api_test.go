@@ -11,9 +11,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
+	"citydrive/voxel/store"
 )
 
 // The world as the server uses it, its own goroutines running: synctest
@@ -203,4 +205,39 @@ func TestUnknownBlockSaysWhichAreValid(t *testing.T) {
 	err := w.SubmitEdit(0, voxel.BlockEdit{Block: voxel.NumBlocks})
 	assert.ErrorIs(t, err, ErrBadBlock)
 	assert.ErrorContains(t, err, fmt.Sprintf("valid blocks are 0..%d", voxel.NumBlocks-1))
+}
+
+// A batch that fails as a whole (one chunk's stored overlay is corrupt) is
+// retried edit by edit: the good edits commit, the bad one is reported.
+func TestFailedBatchIsRetriedEditByEdit(t *testing.T) {
+	dir := t.TempDir()
+	bad := voxel.ChunkPos{X: 9}
+	w, err := open(dir, 7, quiet(), Options{})
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	db, err := bolt.Open(filepath.Join(dir, "edits.db"), 0o600, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		k := store.Key(bad)
+		return tx.Bucket([]byte("edits")).Put(k[:], []byte{1, 2}) // not a whole overlay entry
+	}))
+	require.NoError(t, db.Close())
+
+	w = openStill(t, dir, Options{})
+	good1 := voxel.BlockEdit{Pos: voxel.ChunkPos{X: 1}, Index: 1, Block: voxel.Stone}
+	worse := voxel.BlockEdit{Pos: bad, Index: 2, Block: voxel.Stone}
+	good2 := voxel.BlockEdit{Pos: voxel.ChunkPos{X: 2}, Index: 3, Block: voxel.Stone}
+	w.commitQueued([]commit{{tag: 1, e: good1}, {tag: 2, e: worse}, {tag: 3, e: good2}})
+	got := committed(w)
+	require.Len(t, got, 3)
+	assert.NoError(t, got[0].err)
+	assert.ErrorContains(t, got[1].err, "could not save that edit")
+	assert.NoError(t, got[2].err)
+	assert.Equal(t, 3, w.Stats().Edited, "the two good chunks and the corrupt one")
+
+	// A batch of one that fails is reported, not retried.
+	w.commitQueued([]commit{{tag: 4, e: worse}})
+	got = committed(w)
+	require.Len(t, got, 1)
+	assert.ErrorContains(t, got[0].err, "could not save that edit")
 }
