@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
 )
@@ -169,4 +170,21 @@ func TestPacingStartsWhereItStopped(t *testing.T) {
 	p.allServed()
 	p.startTick(3)
 	assert.Equal(t, 2, p.start)
+}
+
+// The defaults are the ones docs/networking.md's limits table promises
+// (and the flags of `citydrive server` show).
+func TestDefaultServerConfigIsTheDocumentedOne(t *testing.T) {
+	c := DefaultServerConfig()
+	assert.Equal(t, "127.0.0.1:0", c.Addr)
+	assert.Equal(t, Tuning{
+		MaxRadius: 8, TickHz: 30, DeliveriesPerTick: 32, DefaultsPerTick: 1024,
+		MaxBlock: wire.DefaultLimits.MaxBlock, EditsPerSecond: 20, DeliveryBudget: 3 * time.Millisecond, Reach: 48,
+		InboundQueue: 256, InboundPerTick: 64, OutboundFrames: 4096, OutboundBytes: 8 << 20,
+		MaxHandshakes: 64, MaxPlayers: 256, HandshakeTimeout: transport.HandshakeTimeout,
+		SubscribesPerSecond: 8, MaxHandshakesPerAddr: 8,
+		HelloTimeout: 2 * time.Second, FrameTimeout: 5 * time.Second, SubscribeTimeout: 10 * time.Second,
+		MaxCarSpeed: 58, CarSlack: 16, CarReanchor: 3 * time.Second,
+		TickBudget: 10 * time.Millisecond, TickFloorHz: 10,
+	}, c.Tuning)
 }
