@@ -188,3 +188,24 @@ func TestDefaultServerConfigIsTheDocumentedOne(t *testing.T) {
 		TickBudget: 10 * time.Millisecond, TickFloorHz: 10,
 	}, c.Tuning)
 }
+
+// A car's move is measured in all three axes from where it was, and a
+// move of exactly top speed × time + slack is allowed.
+func TestCarRuleEdges(t *testing.T) {
+	rule := carRule{maxSpeed: 50, slack: 10, reanchor: 3 * time.Second}
+	t0 := time.Unix(1000, 0)
+	from := [3]float64{100, 20, -300}
+	for _, move := range [][3]float64{{60, 0, 0}, {0, -60, 0}, {0, 0, 60}, {36, 0, -48}} {
+		for _, scale := range []float64{1, 1.001} {
+			var tr carTrack
+			assert.True(t, rule.judge(&tr, from[0], from[1], from[2], t0))
+			ok := rule.judge(&tr, from[0]+move[0]*scale, from[1]+move[1]*scale, from[2]+move[2]*scale, t0.Add(time.Second))
+			assert.Equal(t, scale == 1, ok, "move %v × %v in 1 s (limit 60 m)", move, scale)
+		}
+	}
+	// Time before the anchor counts as none: only the slack is allowed.
+	var tr carTrack
+	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
+	assert.True(t, rule.judge(&tr, 10, 0, 0, t0.Add(-time.Second)))
+	assert.False(t, rule.judge(&tr, 20.5, 0, 0, t0.Add(-time.Second)))
+}
