@@ -209,3 +209,17 @@ func TestCarRuleEdges(t *testing.T) {
 	assert.True(t, rule.judge(&tr, 10, 0, 0, t0.Add(-time.Second)))
 	assert.False(t, rule.judge(&tr, 20.5, 0, 0, t0.Add(-time.Second)))
 }
+
+// The anchor moves up to a snapshot that comes exactly anchorEvery after
+// it: from there only the slack is allowed at once.
+func TestCarAnchorMovesAtExactlyItsPeriod(t *testing.T) {
+	rule := carRule{maxSpeed: 50, slack: 10, reanchor: 3 * time.Second}
+	t0 := time.Unix(1000, 0)
+	var tr carTrack
+	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
+	at := t0.Add(anchorEvery)
+	assert.True(t, rule.judge(&tr, 60, 0, 0, at), "top speed for a second plus the slack")
+	assert.Equal(t, [3]float64{60, 0, 0}, [3]float64{tr.x, tr.y, tr.z}, "re-anchored")
+	assert.True(t, rule.judge(&tr, 70, 0, 0, at), "the slack from the new anchor")
+	assert.False(t, rule.judge(&tr, 0, 0, 0, at), "back at the old anchor: 60 m in no time")
+}
