@@ -78,8 +78,9 @@ type Report struct {
 	Scraped        bool
 }
 
-// Run starts o.N bots, drives them for o.Duration and reports.
-func Run(ctx context.Context, o Options) (Report, error) {
+// defaults fills the options left zero with the defaults documented on
+// Options.
+func (o *Options) defaults() {
 	if o.Speed <= 0 {
 		o.Speed = 30
 	}
@@ -92,6 +93,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+}
+
+// Run starts o.N bots, drives them for o.Duration and reports.
+func Run(ctx context.Context, o Options) (Report, error) {
+	o.defaults()
 	var before map[string]float64
 	if o.MetricsURL != "" {
 		var err error

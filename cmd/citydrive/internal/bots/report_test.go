@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/netsync"
+	"citydrive/roadgraph"
+	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
 	"citydrive/voxel/plan"
@@ -181,6 +183,7 @@ func TestRunAgainstAServer(t *testing.T) {
 		assert.Positive(t, b.TeleportSeconds, "bot %d got its whole area after the teleport", i)
 		assert.Positive(t, b.TeleportBytes)
 		assert.GreaterOrEqual(t, b.Chunks, 2*area, "two areas")
+		assert.Less(t, b.Chunks, 20*area, "its own radius, not the server's maximum")
 		assert.Positive(t, b.InBps)
 		assert.Positive(t, b.OutBps)
 		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
@@ -200,4 +203,75 @@ func TestRunRefusesABadMetricsURL(t *testing.T) {
 	defer srv.Close()
 	_, err := Run(context.Background(), Options{N: 1, Duration: time.Second, MetricsURL: srv.URL})
 	assert.ErrorContains(t, err, "scraping")
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	var o Options
+	o.defaults()
+	assert.Equal(t, 30.0, o.Speed)
+	assert.Equal(t, 10*time.Second, o.EditEvery)
+	assert.Equal(t, 1500.0, o.Spread)
+	assert.NotNil(t, o.Logger)
+
+	neg := Options{Speed: -1, Spread: -1, EditEvery: -1}
+	neg.defaults()
+	assert.Equal(t, 30.0, neg.Speed)
+	assert.Equal(t, 1500.0, neg.Spread)
+	assert.Equal(t, -time.Duration(1), neg.EditEvery, "negative: never edit")
+
+	set := Options{Speed: 1, Spread: 1, EditEvery: 1, Logger: slog.Default()}
+	o = set
+	o.defaults()
+	assert.Equal(t, set, o)
+}
+
+// Bots start on a square grid centred on the origin, spread apart: each
+// on a road near its grid point.
+func TestStartPoseGrid(t *testing.T) {
+	const spread = 20000
+	g := roadgraph.New(world.New(42))
+	for _, tc := range []struct {
+		n    int
+		want []world.Vec2
+	}{
+		{1, []world.Vec2{{}}},
+		{4, []world.Vec2{{X: -spread / 2, Z: -spread / 2}, {X: spread / 2, Z: -spread / 2}, {X: -spread / 2, Z: spread / 2}, {X: spread / 2, Z: spread / 2}}},
+		{3, []world.Vec2{{X: -spread / 2, Z: -spread / 2}, {X: spread / 2, Z: -spread / 2}, {X: -spread / 2, Z: spread / 2}}},
+		{9, []world.Vec2{{X: -spread, Z: -spread}, {Z: -spread}, {X: spread, Z: -spread}, {X: -spread}, {}, {X: spread},
+			{X: -spread, Z: spread}, {Z: spread}, {X: spread, Z: spread}}},
+	} {
+		for i, want := range tc.want {
+			r, err := startPose(g, i, tc.n, spread, 42)
+			require.NoError(t, err)
+			p, _ := r.Pose()
+			assert.Less(t, p.Sub(want).Len(), 1000.0, "bot %d of %d at %v, want near %v", i, tc.n, p, want)
+		}
+	}
+}
+
+func TestBusyBackoffExact(t *testing.T) {
+	cases := []struct {
+		attempt int
+		u       float64
+		want    time.Duration
+	}{
+		{0, 0.5, 75 * time.Millisecond},
+		{3, 0.5, 600 * time.Millisecond},
+		{4, 0.25, 1000 * time.Millisecond},
+		{5, 0.5, 1500 * time.Millisecond}, // 3.2 s capped at 2 s
+		{15, 0.5, 1500 * time.Millisecond},
+		{16, 0.5, 1500 * time.Millisecond},
+		{63, 0.5, 1500 * time.Millisecond}, // no shift overflow
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, busyBackoff(tc.attempt, tc.u), "attempt %d, u %v", tc.attempt, tc.u)
+	}
+}
+
+// With no bots and no metrics endpoint a run just waits out its time.
+func TestRunWithNothingToDo(t *testing.T) {
+	rep, err := Run(context.Background(), Options{Duration: time.Millisecond})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Bots)
+	assert.False(t, rep.Scraped)
 }
