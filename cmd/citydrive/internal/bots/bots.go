@@ -59,6 +59,9 @@ type Bot struct {
 	JoinSeconds     float64
 	TeleportBytes   uint64 // bytes in from the teleport until the new area was complete
 	TeleportSeconds float64
+	BytesIn         uint64  // whole run
+	BytesOut        uint64  // whole run
+	SteadySeconds   float64 // the time InBps and OutBps are measured over
 	Chunks          int
 	EditsAcked      int
 	EditsRejected   int
@@ -287,9 +290,11 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	var cars []wire.CarSnapshot
 	seen := map[uint32]struct{}{}
 
-	closeSteady := func(now time.Time) {
+	// closeSteady ends a steady period at now, t being the traffic then
+	// (one reading shared with whatever starts next, so every byte is
+	// counted in exactly one period).
+	closeSteady := func(now time.Time, t netsync.Traffic) {
 		if !steadyAt.IsZero() {
-			t := c.Traffic()
 			steadyIn += t.BytesIn - steadyFrom.BytesIn
 			steadyOut += t.BytesOut - steadyFrom.BytesOut
 			steadyT += now.Sub(steadyAt).Seconds()
@@ -303,7 +308,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	for {
 		select {
 		case <-ctx.Done():
-			closeSteady(time.Now())
+			end := c.Traffic()
+			closeSteady(time.Now(), end)
+			b.BytesIn, b.BytesOut, b.SteadySeconds = end.BytesIn, end.BytesOut, steadyT
 			if steadyT > 0 {
 				b.InBps, b.OutBps = float64(steadyIn)/steadyT, float64(steadyOut)/steadyT
 			}
@@ -317,12 +324,13 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			last = now
 			if o.TeleportAt > 0 && !teleported && now.Sub(start) >= o.TeleportAt {
 				teleported = true
-				closeSteady(now)
+				t := c.Traffic()
+				closeSteady(now, t)
 				p, _ := route.Pose()
 				r, err := routeNear(g, p.Add(world.Vec2{X: 20000, Z: 7000}), o.Seed+uint64(id)+1)
 				if err == nil {
 					route = r
-					inTeleport, tpFrom, tpAt = true, c.Traffic(), now
+					inTeleport, tpFrom, tpAt = true, t, now
 				}
 			}
 			route.Advance(o.Speed * dt)

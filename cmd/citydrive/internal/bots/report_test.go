@@ -186,6 +186,12 @@ func TestRunAgainstAServer(t *testing.T) {
 		assert.Less(t, b.Chunks, 20*area, "its own radius, not the server's maximum")
 		assert.Positive(t, b.InBps)
 		assert.Positive(t, b.OutBps)
+		// Every byte in is counted once: joining, steady or teleport burst.
+		assert.Positive(t, b.SteadySeconds)
+		assert.Less(t, b.SteadySeconds, rep.Duration.Seconds())
+		steadyIn := b.InBps * b.SteadySeconds
+		assert.InDelta(t, float64(b.BytesIn), float64(b.JoinBytes+b.TeleportBytes)+steadyIn, 1e-6*steadyIn, "bot %d bytes in", i)
+		assert.Less(t, b.OutBps*b.SteadySeconds, float64(b.BytesOut), "bot %d: steady bytes out are some of them", i)
 		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
 		assert.Positive(t, b.EditsAcked+b.EditsRejected, "bot %d edited", i)
 		// It drives from its join to the end of the run, at its speed.
