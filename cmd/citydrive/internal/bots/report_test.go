@@ -152,16 +152,7 @@ func TestWriteTable(t *testing.T) {
 // other's car, edit, and the report carries the server's tick figures.
 func TestRunAgainstAServer(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	cfg := netsync.DefaultServerConfig()
-	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, gen.Version, netsync.NewMemoryWorld()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.Registerer = reg
-	cfg.TickBudget = 0 // a loaded test machine must not slow the server's time
-	s, err := netsync.NewServer(cfg)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- s.Run(context.Background()) }()
-	defer func() { require.NoError(t, s.Close()); require.NoError(t, <-done) }()
+	s := startServer(t, func(c *netsync.ServerConfig) { c.Registerer = reg })
 	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer metrics.Close()
 
@@ -201,6 +192,43 @@ func TestRunAgainstAServer(t *testing.T) {
 	assert.True(t, rep.Scraped)
 	assert.Positive(t, rep.TickCount)
 	assert.Positive(t, rep.TickP99Hist)
+}
+
+// A lone bot that neither edits nor teleports: it joins and drives, and
+// reports no edits, no teleport and no other car.
+func TestRunAloneQuietly(t *testing.T) {
+	s := startServer(t, func(c *netsync.ServerConfig) { c.MaxRadius = 1 })
+	rep, err := Run(context.Background(), Options{
+		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 1,
+		Duration: time.Second, EditEvery: -1,
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Bots, 1)
+	b := rep.Bots[0]
+	require.NoError(t, b.Err)
+	assert.Positive(t, b.JoinSeconds, "its whole area, at the server's maximum radius")
+	assert.GreaterOrEqual(t, b.Chunks, len(plan.Cylinder(voxel.ChunkPos{}, 1, nil)))
+	assert.Zero(t, b.TeleportSeconds)
+	assert.Zero(t, b.TeleportBytes)
+	assert.Zero(t, b.EditsAcked+b.EditsRejected)
+	assert.Zero(t, b.CarsSeen)
+	assert.False(t, rep.Scraped)
+}
+
+// startServer runs a loopback server for the test's length.
+func startServer(t *testing.T, mod func(*netsync.ServerConfig)) *netsync.Server {
+	t.Helper()
+	cfg := netsync.DefaultServerConfig()
+	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, gen.Version, netsync.NewMemoryWorld()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.TickBudget = 0 // a loaded test machine must not slow the server's time
+	mod(&cfg)
+	s, err := netsync.NewServer(cfg)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background()) }()
+	t.Cleanup(func() { require.NoError(t, s.Close()); require.NoError(t, <-done) })
+	return s
 }
 
 // An unreachable metrics endpoint is an error before any bot starts.
