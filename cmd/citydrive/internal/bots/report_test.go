@@ -215,6 +215,33 @@ func TestRunAloneQuietly(t *testing.T) {
 	assert.False(t, rep.Scraped)
 }
 
+// A bot whose area never arrives (the world never has a chunk ready)
+// reports no join and zero rates, not NaN.
+func TestRunWithoutItsArea(t *testing.T) {
+	s := startServer(t, func(c *netsync.ServerConfig) { c.World = unready{} })
+	rep, err := Run(context.Background(), Options{
+		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 1,
+		Duration: 300 * time.Millisecond, Radius: 1, EditEvery: -1,
+	})
+	require.NoError(t, err)
+	b := rep.Bots[0]
+	require.NoError(t, b.Err)
+	assert.Zero(t, b.Chunks)
+	assert.Zero(t, b.JoinSeconds)
+	assert.Zero(t, b.InBps)
+	assert.Zero(t, b.OutBps)
+	assert.Zero(t, b.SteadySeconds)
+	assert.Positive(t, b.BytesIn, "the handshake")
+}
+
+// unready is a world with no chunk ever ready.
+type unready struct{}
+
+func (unready) UnionChanged(_, _ []voxel.ChunkPos)                  {}
+func (unready) Chunk(voxel.ChunkPos) (voxel.Overlay, bool)          { return nil, false }
+func (unready) SubmitEdit(uint64, voxel.BlockEdit) error            { return errors.New("read-only") }
+func (unready) CommittedEdits(func(uint64, voxel.BlockEdit, error)) {}
+
 // startServer runs a loopback server for the test's length.
 func startServer(t *testing.T, mod func(*netsync.ServerConfig)) *netsync.Server {
 	t.Helper()
