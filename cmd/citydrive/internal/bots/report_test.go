@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -152,7 +153,15 @@ func TestWriteTable(t *testing.T) {
 // other's car, edit, and the report carries the server's tick figures.
 func TestRunAgainstAServer(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	s := startServer(t, func(c *netsync.ServerConfig) { c.Registerer = reg })
+	w := &editLog{MemoryWorld: netsync.NewMemoryWorld()}
+	s := startServer(t, func(c *netsync.ServerConfig) {
+		c.Registerer, c.World = reg, w
+		// A bot edits a block within 8.5 m across and 3.5 m up or down of
+		// its car (12.5 m), plus a tick or two of the car's travel: every
+		// edit is within this reach.
+		c.Reach = 16
+		c.MaxCarSpeed = 0 // the teleport is a 21 km jump the car rule would refuse for 3 s
+	})
 	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer metrics.Close()
 
@@ -160,7 +169,7 @@ func TestRunAgainstAServer(t *testing.T) {
 	rep, err := Run(context.Background(), Options{
 		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 2,
 		Duration: 3 * time.Second, TeleportAt: time.Second, Speed: speed, Radius: 1, Spread: 1,
-		EditEvery: 50 * time.Millisecond, MetricsURL: metrics.URL,
+		EditEvery: 100 * time.Millisecond, MetricsURL: metrics.URL, // under the server's 20 edits/s
 	})
 	require.NoError(t, err)
 	require.Len(t, rep.Bots, 2)
@@ -184,13 +193,21 @@ func TestRunAgainstAServer(t *testing.T) {
 		assert.InDelta(t, float64(b.BytesIn), float64(b.JoinBytes+b.TeleportBytes)+steadyIn, 1e-6*steadyIn, "bot %d bytes in", i)
 		assert.Less(t, b.OutBps*b.SteadySeconds, float64(b.BytesOut), "bot %d: steady bytes out are some of them", i)
 		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
-		assert.Positive(t, b.EditsAcked+b.EditsRejected, "bot %d edited", i)
+		assert.Positive(t, b.EditsAcked, "bot %d edited", i)
+		assert.Zero(t, b.EditsRejected, "bot %d: every edit near its car, in a chunk it holds (last refusal: %q)", i, b.LastReject)
 		// It drives from its join to the end of the run, at its speed.
 		assert.Positive(t, b.DistanceM)
 		assert.LessOrEqual(t, b.DistanceM, speed*rep.Duration.Seconds())
 	}
 	assert.True(t, rep.Scraped)
 	assert.Positive(t, rep.TickCount)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	require.NotEmpty(t, w.edits)
+	for _, e := range w.edits {
+		assert.True(t, e.Block.Valid(), "block %d", e.Block)
+		assert.NotEqual(t, voxel.Air, e.Block, "a bot places blocks, never air")
+	}
 	assert.Positive(t, rep.TickP99Hist)
 }
 
@@ -232,6 +249,20 @@ func TestRunWithoutItsArea(t *testing.T) {
 	assert.Zero(t, b.OutBps)
 	assert.Zero(t, b.SteadySeconds)
 	assert.Positive(t, b.BytesIn, "the handshake")
+}
+
+// editLog is a memory world that keeps the edits it was given.
+type editLog struct {
+	*netsync.MemoryWorld
+	mu    sync.Mutex
+	edits []voxel.BlockEdit
+}
+
+func (w *editLog) SubmitEdit(tag uint64, e voxel.BlockEdit) error {
+	w.mu.Lock()
+	w.edits = append(w.edits, e)
+	w.mu.Unlock()
+	return w.MemoryWorld.SubmitEdit(tag, e)
 }
 
 // unready is a world with no chunk ever ready.
