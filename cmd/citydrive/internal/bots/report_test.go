@@ -146,6 +146,15 @@ func TestWriteTable(t *testing.T) {
 	assert.Contains(t, out, fmt.Sprintf("%-34s -\n", "first area: seconds"), "no figures: a dash")
 	assert.Contains(t, out, "edits: 0 acknowledged, 0 rejected\n")
 	assert.Contains(t, out, "server tick p99: not measured")
+
+	// A bot that never got its whole area counts in the rates, not in the
+	// join or teleport figures.
+	b.Reset()
+	Report{Bots: []Bot{{InBps: 5, OutBps: 6}}}.WriteTable(&b)
+	out = b.String()
+	assert.Contains(t, out, fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "bytes/s in per player (steady)", 5.0, 5.0, 5.0, "B/s", 1))
+	assert.Contains(t, out, fmt.Sprintf("%-34s -\n", "first area: bytes in"))
+	assert.Contains(t, out, fmt.Sprintf("%-34s -\n", "teleport burst: bytes in"))
 }
 
 // Two bots drive against a real server for a few seconds: both join, get
