@@ -166,9 +166,10 @@ func TestRunAgainstAServer(t *testing.T) {
 	s := startServer(t, func(c *netsync.ServerConfig) {
 		c.Registerer, c.World = reg, w
 		// A bot edits a block within 8.5 m across and 3.5 m up or down of
-		// its car (12.5 m), plus a tick or two of the car's travel: every
-		// edit is within this reach.
-		c.Reach = 16
+		// its car (12.5 m); the server measures from the last car it
+		// accepted, up to a few ticks behind on a loaded machine (20 m/s):
+		// every edit is within this reach, one 8 m further out often not.
+		c.Reach = 20
 		c.MaxCarSpeed = 0 // the teleport is a 21 km jump the car rule would refuse for 3 s
 	})
 	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
