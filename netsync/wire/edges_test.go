@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -224,4 +225,22 @@ func TestFrameAcrossReadSteps(t *testing.T) {
 		_, err = fr.Next()
 		assert.ErrorIs(t, err, io.EOF)
 	}
+}
+
+// A reason longer than MaxReasonLen is cut, never inside a character.
+func TestReasonCutOnACharacter(t *testing.T) {
+	head := strings.Repeat("a", MaxReasonLen-1)
+	m, err := Decode(must(Encode(&Refuse{Reason: head + "é and more"})), testLimits)
+	require.NoError(t, err)
+	assert.Equal(t, head, m.(*Refuse).Reason, "the 2-byte é would cross the limit")
+	m, err = Decode(must(Encode(&Refuse{Reason: head + "b"})), testLimits)
+	require.NoError(t, err)
+	assert.Equal(t, head+"b", m.(*Refuse).Reason, "exactly MaxReasonLen bytes are kept")
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
