@@ -43,6 +43,13 @@ type testServer struct {
 
 func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
 	t.Helper()
+	return startServerHook(t, mod, nil)
+}
+
+// startServerHook is startServer with hook called on the server before it
+// runs (tests swap a policy's clock there).
+func startServerHook(t *testing.T, mod func(*ServerConfig), hook func(*Server)) *testServer {
+	t.Helper()
 	events := make(chan Event, 256)
 	cfg := DefaultServerConfig()
 	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, 3, NewMemoryWorld()
@@ -60,6 +67,9 @@ func startServer(t *testing.T, mod func(*ServerConfig)) *testServer {
 	}
 	s, err := NewServer(cfg)
 	require.NoError(t, err)
+	if hook != nil {
+		hook(s)
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.Run(context.Background()) }()
 	t.Cleanup(func() {
@@ -313,7 +323,25 @@ func TestCarRelay(t *testing.T) {
 		}
 	}
 	assert.Empty(t, a.Cars(nil), "own car is not echoed")
-	assert.Empty(t, c.Cars(nil), "a car outside the area is not relayed")
+
+	// A car in c's area reaches c; the relay that brings it (and every
+	// one before it) leaves out a's car, outside c's area, which the
+	// server holds all along.
+	d := dial(t, far)
+	farX := float64(far.Centre.X*voxel.ChunkSize + voxel.ChunkSize/2)
+	for {
+		d.SendCar(wire.QuantiseCar(0, 0, farX, 1, 20, 0.5, 30))
+		if cars := c.Cars(nil); len(cars) > 0 {
+			require.Len(t, cars, 1, "only the car in c's area")
+			assert.Equal(t, d.Player(), cars[0].Player)
+			break
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("car in the area never relayed")
+		}
+	}
 }
 
 // rawClient is a hand-driven QUIC connection for misbehaving-peer tests.

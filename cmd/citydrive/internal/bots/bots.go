@@ -66,6 +66,9 @@ type Bot struct {
 	JoinSeconds     float64
 	TeleportBytes   uint64 // bytes in from the teleport until the new area was complete
 	TeleportSeconds float64
+	BytesIn         uint64  // whole run
+	BytesOut        uint64  // whole run
+	SteadySeconds   float64 // the time InBps and OutBps are measured over
 	Chunks          int
 	EditsAcked      int
 	AckLatency      []float64 // seconds from request to ack, per acked edit (measured at the bot's tick, so ±1 tick)
@@ -103,8 +106,9 @@ type Report struct {
 // rateSampleEvery is how often Run reads the server's tick rate.
 const rateSampleEvery = 250 * time.Millisecond
 
-// Run starts o.N bots, drives them for o.Duration and reports.
-func Run(ctx context.Context, o Options) (Report, error) {
+// defaults fills the options left zero with the defaults documented on
+// Options.
+func (o *Options) defaults() {
 	if o.Speed <= 0 {
 		o.Speed = 30
 	}
@@ -117,6 +121,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+}
+
+// Run starts o.N bots, drives them for o.Duration and reports.
+func Run(ctx context.Context, o Options) (Report, error) {
+	o.defaults()
 	var before map[string]float64
 	if o.MetricsURL != "" {
 		var err error
@@ -374,11 +383,14 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	var msgs []wire.Message
 	var cars []wire.CarSnapshot
 	seen := map[uint32]struct{}{}
-	sent := map[uint32]time.Time{} // edit requests awaiting their ack
+	sent := map[uint32]time.Time{}   // edit requests awaiting their ack
+	var earlierIn, earlierOut uint64 // bytes of connections lost before this one (failover)
 
-	closeSteady := func(now time.Time) {
+	// closeSteady ends a steady period at now, t being the traffic then
+	// (one reading shared with whatever starts next, so every byte is
+	// counted in exactly one period).
+	closeSteady := func(now time.Time, t netsync.Traffic) {
 		if !steadyAt.IsZero() {
-			t := c.Traffic()
 			steadyIn += t.BytesIn - steadyFrom.BytesIn
 			steadyOut += t.BytesOut - steadyFrom.BytesOut
 			steadyT += now.Sub(steadyAt).Seconds()
@@ -392,7 +404,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	for {
 		select {
 		case <-ctx.Done():
-			closeSteady(time.Now())
+			end := c.Traffic()
+			closeSteady(time.Now(), end)
+			b.BytesIn, b.BytesOut, b.SteadySeconds = earlierIn+end.BytesIn, earlierOut+end.BytesOut, steadyT
 			if steadyT > 0 {
 				b.InBps, b.OutBps = float64(steadyIn)/steadyT, float64(steadyOut)/steadyT
 			}
@@ -404,7 +418,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				return b
 			}
 			now := time.Now()
-			closeSteady(now)
+			t := c.Traffic() // the lost connection's bytes stay in the whole-run figures
+			closeSteady(now, t)
+			earlierIn, earlierOut = earlierIn+t.BytesIn, earlierOut+t.BytesOut
 			_ = c.Close()
 			dctx, cancel := context.WithTimeout(ctx, dialPatience)
 			c, err = dialRetrying(dctx, dial, backoffRng)
@@ -430,12 +446,13 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			last = now
 			if o.TeleportAt > 0 && !teleported && now.Sub(start) >= o.TeleportAt {
 				teleported = true
-				closeSteady(now)
+				t := c.Traffic()
+				closeSteady(now, t)
 				p, _ := route.Pose()
 				r, err := routeNear(g, p.Add(world.Vec2{X: 20000, Z: 7000}), o.Seed+uint64(id)+1)
 				if err == nil {
 					route = r
-					inTeleport, tpFrom, tpAt = true, c.Traffic(), now
+					inTeleport, tpFrom, tpAt = true, t, now
 				}
 			}
 			route.Advance(o.Speed * dt)

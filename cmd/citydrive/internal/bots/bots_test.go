@@ -100,7 +100,7 @@ func TestBusyBackoff(t *testing.T) {
 func TestBotRetriesBusy(t *testing.T) {
 	cfg := netsync.DefaultServerConfig()
 	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, gen.Version, netsync.NewMemoryWorld()
-	cfg.MaxHandshakes, cfg.HelloTimeout = 1, 300*time.Millisecond
+	cfg.MaxHandshakes, cfg.HelloTimeout = 1, time.Second // long enough that the retrying dial is refused at least once
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	s, err := netsync.NewServer(cfg)
 	require.NoError(t, err)
