@@ -18,6 +18,9 @@ func TestCoarseCountFindsTheFirstDetailVertex(t *testing.T) {
 		n := c.coarse + c.detail
 		assert.Equal(t, c.coarse, CoarseCount(verts(c.coarse, c.detail), n), "%d + %d", c.coarse, c.detail)
 	}
+	// A prefix ending inside a triangle is cut back to whole triangles.
+	assert.Equal(t, 3, CoarseCount(verts(4, 2), 6))
+	assert.Equal(t, 6, CoarseCount(verts(8, 1), 9))
 	// Only the first count vertices are looked at.
 	assert.Equal(t, 3, CoarseCount(verts(6, 3), 3))
 	// Other bits of the word are not the detail bit.
