@@ -101,3 +101,22 @@ func glError(where string) error {
 	}
 	return nil
 }
+
+// meshVAO makes and binds a vertex array over a new static buffer holding
+// mesh: position (3 floats), normal (3) and a part tag (1) per vertex, at
+// locations 0, 1 and 2, the layout of the tree and vehicle meshes.
+func meshVAO(mesh []float32, floatsPerVertex int) (vao, vbo uint32) {
+	gl.GenVertexArrays(1, &vao)
+	gl.BindVertexArray(vao)
+	gl.GenBuffers(1, &vbo)
+	gl.BindBuffer(gl.ARRAY_BUFFER, vbo)
+	gl.BufferData(gl.ARRAY_BUFFER, len(mesh)*4, gl.Ptr(mesh), gl.STATIC_DRAW)
+	stride := int32(floatsPerVertex * 4)
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, stride, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, stride, 12)
+	gl.EnableVertexAttribArray(2)
+	gl.VertexAttribPointerWithOffset(2, 1, gl.FLOAT, false, stride, 24)
+	return vao, vbo
+}

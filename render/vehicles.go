@@ -103,18 +103,7 @@ func (r *Renderer) setupVehicles() error {
 	}
 	mesh, first, n := scene.VehicleMesh()
 	v.first, v.n = first, n
-	gl.GenVertexArrays(1, &v.vao)
-	gl.BindVertexArray(v.vao)
-	gl.GenBuffers(1, &v.mesh)
-	gl.BindBuffer(gl.ARRAY_BUFFER, v.mesh)
-	gl.BufferData(gl.ARRAY_BUFFER, len(mesh)*4, gl.Ptr(mesh), gl.STATIC_DRAW)
-	const ms = scene.VehicleMeshFloats * 4
-	gl.EnableVertexAttribArray(0)
-	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, ms, 0)
-	gl.EnableVertexAttribArray(1)
-	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, ms, 12)
-	gl.EnableVertexAttribArray(2)
-	gl.VertexAttribPointerWithOffset(2, 1, gl.FLOAT, false, ms, 24)
+	v.vao, v.mesh = meshVAO(mesh, scene.VehicleMeshFloats)
 	gl.GenBuffers(1, &v.inst)
 	gl.BindBuffer(gl.ARRAY_BUFFER, v.inst)
 	gl.BufferData(gl.ARRAY_BUFFER, MaxVehicles*scene.VehicleFloats*4, nil, gl.STREAM_DRAW)
