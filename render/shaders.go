@@ -219,6 +219,7 @@ float shadowAt(vec3 p) {
 
 vec3 fogged(vec3 col, vec3 rel) {
 	float d = length(rel);
+	if (d <= uFogStart) return col; // most of the screen: skip the sky colour's pow
 	float f = clamp((d - uFogStart) / max(uFogEnd - uFogStart, 1.0), 0.0, 1.0);
 	f = f * f * (3.0 - 2.0 * f);
 	return mix(col, skyColour(rel / max(d, 1e-4)), f);
@@ -322,7 +323,9 @@ void main() {
 		vec3 avg = mix(col, glass + vec3(1.0, 0.83, 0.52) * 0.6 * uNight, 0.31);
 		col = mix(avg, mix(col, w, win), sharp);
 	}
-	col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
+	if (uNight > 0.0) { // a uniform branch: by day the pools cost nothing
+		col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
+	}
 	col = fogged(col, vRel);
 	col = mix(col, vTint.rgb, vTint.a);
 	oColour = vec4(col, 1.0);
