@@ -17,6 +17,8 @@ type Traffic interface {
 	// Light is the signal shown to traffic on edge arriving at its
 	// junction B (atB) or A.
 	Light(edge uint64, atB bool) traffic.Light
+	// WaitsForCar: vehicle k is braking for the car (traffic.Flow).
+	WaitsForCar(k traffic.Key) bool
 }
 
 // Yielding, as a careful driver: it stops at the stop line of a red
@@ -59,7 +61,7 @@ func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
 		if rel.Dot(rel) > (yieldLook+5)*(yieldLook+5) || rel.Dot(fwd) < -car.Length {
 			continue
 		}
-		if waitsForCar(&o, pos) {
+		if d.waitsForCar(&o, pos) {
 			continue // it stands still for the car: avoid steers round it
 		}
 		limit = math.Min(limit, d.followLimit(&o, end, v))
@@ -161,35 +163,58 @@ func (d *Driver) onLine(p world.Vec2, end int) (s, lat float64, t world.Vec2, ok
 	return s, lat, t, ok
 }
 
-// waitsFor: a traffic vehicle standing this near the car with the car in
-// its path has stopped for the car (vehicles brake for the car and wait
-// for it, roadgraph/traffic.Flow), and waits for as long as the car stays
-// there: the car must not wait for it in turn (they would wait for each
-// other for ever, in a junction or face to face), so avoid treats it as a
-// standing obstacle to steer round, and yield does not follow it.
+// waitsForCar: a traffic vehicle standing still because of the car
+// (vehicles brake for the car and wait for it, roadgraph/traffic.Flow,
+// which says so), with the car in front of it, waits for as long as the
+// car stays there: the car must not wait for it in turn (they would wait
+// for each other for ever, face to face), so avoid treats it as a standing
+// obstacle to steer round, and yield does not follow it. One that waits
+// beside the car's line (in a junction, for the car across its turn) is
+// waited for: there is no room to pass it, and it goes once the car holds
+// back.
 const (
 	waitsForReach = 25.0 // metres
 	waitsForSpeed = 0.5  // m/s
 )
 
-func waitsForCar(o *traffic.Vehicle, pos world.Vec2) bool {
-	if o.Speed > waitsForSpeed {
+func (d *Driver) waitsForCar(o *traffic.Vehicle, pos world.Vec2) bool {
+	if o.Speed > waitsForSpeed || !d.Traffic.WaitsForCar(o.Key) {
 		return false
 	}
-	d := pos.Sub(o.Pos)
-	ahead := d.Dot(o.Dir)
+	rel := pos.Sub(o.Pos)
+	ahead := rel.Dot(o.Dir)
 	return ahead > 0 && ahead < waitsForReach &&
-		math.Abs(d.Dot(roadgraph.Left(o.Dir))) < traffic.VehicleWidth/2+car.Width/2+corridorSide+0.5
+		math.Abs(rel.Dot(roadgraph.Left(o.Dir))) < traffic.VehicleWidth/2+car.Width/2+corridorSide+0.5
 }
 
 // appendWaiting appends, as obstacles, the traffic vehicles near pos that
 // wait for the car (waitsForCar).
 func (d *Driver) appendWaiting(dst []slots.Obstacle, pos world.Vec2) []slots.Obstacle {
 	for _, o := range d.Traffic.Vehicles() {
-		if waitsForCar(&o, pos) {
+		if d.waitsForCar(&o, pos) {
 			dst = append(dst, slots.BoxObstacle([2]float64{o.Pos.X, o.Pos.Z}, math.Atan2(o.Dir.Z, o.Dir.X),
 				traffic.VehicleLength/2, traffic.VehicleWidth/2, o.Y, o.Y+traffic.VehicleHeight, slots.ObstacleTraffic))
 		}
 	}
 	return dst
+}
+
+// Situation is what the driver made of traffic and signals at its last
+// plan, for a contact's log line.
+type Situation struct {
+	Waiting      bool
+	TrafficLimit float64 // m/s (+Inf: none)
+	SwerveLimit  float64
+	Blocked      float64       // metres to an obstacle it cannot pass (+Inf: none)
+	Light        traffic.Light // at the next junction
+	ToJunction   float64       // centre-line metres to it
+}
+
+// Situation returns the driver's view at its last plan.
+func (d *Driver) Situation() Situation {
+	s := Situation{Waiting: d.waiting, TrafficLimit: d.trafficLimit, SwerveLimit: d.swerveLimit, Blocked: d.blocked}
+	if j, e, dist := d.route.NextJunction(); j != nil && d.Traffic != nil {
+		s.Light, s.ToJunction = d.Traffic.Light(e.ID, d.route.forward), dist
+	}
+	return s
 }
