@@ -287,15 +287,11 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	v := &f.out[i]
 	li := f.lagIndex(v.Key)
 	var leader *Vehicle
-	if v.Key.K > 0 {
-		lk := v.Key
-		lk.K--
-		if f.lagIndex(lk) >= 0 {
-			for j := range f.out {
-				if f.out[j].Key == lk {
-					leader = &f.out[j]
-					break
-				}
+	if lk, ok := f.leaderOf(v.Key); ok && f.lagIndex(lk) >= 0 {
+		for j := range f.out {
+			if f.out[j].Key == lk {
+				leader = &f.out[j]
+				break
 			}
 		}
 	}
@@ -363,6 +359,30 @@ const (
 	turnLook = 25.0
 	turnStep = 1.0
 )
+
+// leaderOf is the vehicle ahead of k in its lane by the schedule: the one
+// before it in its platoon, or the last of the platoon before (a queue
+// held up by the car reaches back across cycles).
+func (f *Flow) leaderOf(k Key) (Key, bool) {
+	if k.K > 0 {
+		k.K--
+		return k, true
+	}
+	if len(f.lags) == 0 {
+		return k, false // no one is late: no one to follow
+	}
+	g := f.s.geomByID(k.Edge)
+	if g == nil {
+		return k, false
+	}
+	n := f.s.platoon(g, k.Lane, k.Cycle-1)
+	if n == 0 {
+		return k, false
+	}
+	k.Cycle--
+	k.K = uint8(n - 1)
+	return k, true
+}
 
 // Junction yield: a vehicle coming up to its stop line looks along its
 // path through the junction (every yieldStep metres, for as long as it is
