@@ -42,6 +42,10 @@ type lagging struct {
 	// forCar: at the last Update it was braking for the car (not for a
 	// vehicle ahead of it).
 	forCar bool
+	// standoff: seconds it has stood still for a car standing still too;
+	// gone: it gave way, and stays off the road (held) for good
+	standoff float64
+	gone     bool
 }
 
 // Flow is the traffic one client shows: the schedule around its car, with
@@ -145,7 +149,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 		l := &f.lags[i]
 		entered := false
 		if l.held {
-			if entered = f.release(l, t, car); !entered {
+			if entered = !l.gone && f.release(l, t, car); !entered {
 				continue
 			}
 		}
@@ -191,6 +195,24 @@ func (f *Flow) hold(v Vehicle, t float64, car Blocker) bool {
 	return true
 }
 
+// A standoff: a vehicle standing for the car for standoffTime while the
+// car stands too (slower than standoffSpeed), in front of the car (so the
+// car may be waiting for it in turn: face to face, or across a junction),
+// is taken off the road for good (its scheduled self goes on for everyone
+// else). A queue behind a car that waits (at a red light, say) waits with
+// it.
+const (
+	standoffTime  = 5.0 // seconds
+	standoffSpeed = 1.0 // m/s
+	standoffSide  = 2.0 // metres beside both widths that count as in front
+)
+
+// facing: v stands in front of the car, in its way or nearly.
+func facing(v *Vehicle, car Blocker) bool {
+	d := v.Pos.Sub(car.Pos)
+	return d.Dot(car.Dir) > 0 && math.Abs(d.Dot(right(car.Dir))) < car.Width/2+VehicleWidth/2+standoffSide
+}
+
 // carJump: a car that moves further than this in one Update was put
 // there (the game's start, a reset), not driven.
 const carJump = 10.0
@@ -228,7 +250,7 @@ func (f *Flow) entryTaken(k Key, t float64) bool {
 	for i := range f.lags {
 		l := &f.lags[i]
 		o := l.key
-		if o.Edge != k.Edge || o.Lane != k.Lane || o.Cycle > k.Cycle || o.Cycle == k.Cycle && o.K >= k.K {
+		if l.gone || o.Edge != k.Edge || o.Lane != k.Lane || o.Cycle > k.Cycle || o.Cycle == k.Cycle && o.K >= k.K {
 			continue
 		}
 		if l.held {
@@ -344,7 +366,18 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		li = len(f.lags) - 1
 	}
 	f.lags[li].lag = next
-	f.lags[li].forCar = speed < want && carGap <= gap
+	l := &f.lags[li]
+	l.forCar = speed < want && carGap <= gap
+	if l.forCar && speed == 0 && f.carVel.Dot(f.carVel) < standoffSpeed*standoffSpeed && facing(v, car) {
+		l.standoff += dt
+	} else {
+		l.standoff = 0
+	}
+	if l.standoff > standoffTime {
+		// The car waits for it as it waits for the car: it gives way
+		// by leaving the road.
+		l.held, l.gone, l.standoff = true, true, 0
+	}
 	if nv, ok := f.s.At(v.Key, t, next); ok {
 		*v = nv
 	}

@@ -200,3 +200,60 @@ func TestVehiclesWaitAtTheStopLineForACarCrossingTheirPath(t *testing.T) {
 	// and afterwards it is on its way again
 	assert.Less(t, f.Lag(v.Key), 3*carSpeed, "it went on once the car was through")
 }
+
+// A vehicle that stops for a car standing in front of it, facing it (the
+// car in its lane the wrong way round, or across its turn), would wait for
+// ever while the car waits for it: after standoffTime it gives way by
+// leaving the road. One queued behind a car that waits facing away (at a
+// red light, say) stays in the queue.
+func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	v, t0 := enteringLane(t, s, p, 80)
+	g := s.geomByID(v.Key.Edge)
+	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+20)
+	for _, tc := range []struct {
+		name   string
+		dir    world.Vec2
+		leaves bool
+	}{
+		{"face to face", dir.Scale(-1), true},
+		{"queued behind", dir, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			car := Blocker{Pos: pos, Dir: tc.dir, Length: 4.2, Width: 1.8}
+			f := NewFlow(s)
+			c := frameChecker{t: t}
+			const dt = 1.0 / 60
+			stoodFor := 0.0 // seconds v stood still in front of or behind the car
+			gone := false
+			for tt := t0 - 1; tt < t0+20; tt += dt {
+				vs := f.Update(tt, dt, car.Pos, 250, car)
+				c.check(vs, car, tt, dt)
+				on := false
+				for _, o := range vs {
+					if o.Key == v.Key {
+						on = true
+						if o.Speed == 0 {
+							stoodFor += dt
+						}
+					}
+				}
+				if stoodFor > 0 && !on {
+					gone = true
+					break
+				}
+			}
+			require.Positive(t, stoodFor, "it stopped for the car")
+			if tc.leaves {
+				assert.True(t, gone, "it left the road")
+				assert.GreaterOrEqual(t, stoodFor, standoffTime, "after the standoff time")
+				assert.Less(t, stoodFor, standoffTime+2)
+			} else {
+				assert.False(t, gone, "it stays in the queue")
+				assert.Greater(t, stoodFor, 2*standoffTime)
+			}
+		})
+	}
+}

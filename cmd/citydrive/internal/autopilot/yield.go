@@ -48,8 +48,9 @@ const (
 func (d *Driver) Waiting() bool { return d.waiting && d.waited <= MaxWait }
 
 // yield returns the speed limit traffic and signals set (+Inf: none),
-// and notes whether the car is held up.
-func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
+// and notes whether the car is held up; curv is the curvature the car is
+// driving now (its wheel angle).
+func (d *Driver) yield(pos, fwd world.Vec2, v, curv, dt float64) float64 {
 	if d.Traffic == nil || len(d.ahead) == 0 {
 		d.waiting = false
 		return math.Inf(1)
@@ -61,6 +62,8 @@ func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
 		if rel.Dot(rel) > (yieldLook+5)*(yieldLook+5) || rel.Dot(fwd) < -car.Length {
 			continue
 		}
+		// whatever the line says, never into one in front of the bumper
+		limit = math.Min(limit, bumperLimit(&o, pos, fwd, curv, v))
 		if d.waitsForCar(&o, pos) {
 			continue // it stands still for the car: avoid steers round it
 		}
@@ -134,6 +137,51 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	}
 	free := s - car.Length/2 - along - followGap - followTime*vs
 	return math.Sqrt(math.Max(0, vs*vs+2*followBrake*free))
+}
+
+// The bumper: the line is where the car should be, but in a tight turn it
+// swings wide of it, and a vehicle beside the line can be in front of the
+// car. So the car also stops short of a vehicle on the arc it is driving
+// now (its heading and wheel angle), as far as it needs to stop at low
+// speed (at speed the line is followed closely, and the arc of a small
+// steering correction would reach across into the oncoming lane).
+const (
+	bumperExtra = 3.0  // metres looked beyond the stopping distance
+	bumperMax   = 15.0 // metres looked along the arc at most
+	bumperStep  = 1.0
+	bumperGap   = 1.0 // metres kept ahead of the car's nose
+	bumperSide  = 0.3 // metres beside both widths
+)
+
+// bumperLimit is the speed from which the car, driving on along its arc
+// of curvature curv (+: left) from pos facing fwd, stops short of o.
+func bumperLimit(o *traffic.Vehicle, pos, fwd world.Vec2, curv, v float64) float64 {
+	reach := math.Min(math.Max(0, v)*math.Max(0, v)/(2*followBrake)+bumperExtra, bumperMax)
+	if rel := o.Pos.Sub(pos); rel.Dot(rel) > (reach+car.Length+traffic.VehicleLength)*(reach+car.Length+traffic.VehicleLength) {
+		return math.Inf(1)
+	}
+	left := roadgraph.Left(fwd)
+	for s := 0.0; s <= reach; s += bumperStep {
+		p, dir := pos.Add(fwd.Scale(s)), fwd
+		if a := curv * s; math.Abs(curv) > 1e-6 {
+			p = pos.Add(fwd.Scale(math.Sin(a) / curv)).Add(left.Scale((1 - math.Cos(a)) / curv))
+			dir = fwd.Scale(math.Cos(a)).Add(left.Scale(math.Sin(a)))
+		}
+		d := o.Pos.Sub(p)
+		ahead := d.Dot(dir)
+		if ahead <= 0 {
+			continue
+		}
+		cos := o.Dir.Dot(dir)
+		sin := math.Abs(o.Dir.X*dir.Z - o.Dir.Z*dir.X)
+		along := math.Abs(cos)*traffic.VehicleLength/2 + sin*traffic.VehicleWidth/2
+		across := sin*traffic.VehicleLength/2 + math.Abs(cos)*traffic.VehicleWidth/2
+		if ahead < car.Length/2+along+bumperGap && math.Abs(d.Dot(roadgraph.Left(dir))) < car.Width/2+across+bumperSide {
+			vs := math.Max(0, o.Speed*cos)
+			return math.Sqrt(vs*vs + 2*followBrake*s)
+		}
+	}
+	return math.Inf(1)
 }
 
 // onLine finds the point of the line from the car to index end nearest p:

@@ -26,8 +26,9 @@ func (fakeTraffic) String() string                   { return "fake traffic" }
 
 var _ Traffic = fakeTraffic{}
 
-// A vehicle standing face to face with the car in its lane is waited for
-// unless the flow says it waits for the car (then the two would wait for
+// A vehicle standing face to face with the car in its lane (beyond the
+// bumper's reach, below) is waited for unless the flow says it waits for
+// the car (then the two would wait for
 // each other for ever, and the car steers round it instead); one that
 // waits for the car but moves, or stands beside the car's line, is
 // followed or waited for as any other.
@@ -39,31 +40,69 @@ func TestTheCarWaitsOnlyForVehiclesThatDoNotWaitForIt(t *testing.T) {
 	left := roadgraph.Left(fwd)
 	key := traffic.Key{Edge: 1, K: 2}
 	for _, tc := range []struct {
-		name          string
-		speed         float64
-		ahead, side   float64 // metres ahead of the car and left of it
-		heading       float64 // degrees from the car's heading, + left
-		waits, waited bool
+		name           string
+		speed          float64
+		ahead, side    float64 // metres ahead of the car and left of it
+		heading        float64 // degrees from the car's heading, + left
+		waits          bool
+		waited, passed bool // the car stops for it; steers round it
 	}{
-		{"standing for the car, face to face", 0, 12, 0, 180, true, false},
-		{"standing for something else", 0, 12, 0, 180, false, true},
-		{"braking for the car but still moving", 2, 12, 0, 180, true, true},
+		{"standing for the car, face to face", 0, 22, 0, 180, true, false, true},
+		{"standing for something else", 0, 22, 0, 180, false, true, false},
+		{"braking for the car but still moving", 2, 22, 0, 180, true, true, false},
 		// in a junction, turning across the car's way: no room to pass
-		{"standing for the car across its line", 0, 5.1, 0.8, -134, true, true},
+		{"standing for the car across its line", 0, 5.1, 0.8, -134, true, true, false},
+		// steered round, but never into: the bumper stops the car short
+		{"standing for the car in front of the bumper", 0, 8, 0, 180, true, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tc.heading * math.Pi / 180
 			dir := fwd.Scale(math.Cos(a)).Add(left.Scale(math.Sin(a)))
 			o := traffic.Vehicle{Key: key, Pos: c.Pos.Add(fwd.Scale(tc.ahead)).Add(left.Scale(tc.side)), Dir: dir, Speed: tc.speed}
 			d.Traffic = fakeTraffic{vs: []traffic.Vehicle{o}, waiting: map[traffic.Key]bool{key: tc.waits}}
-			limit := d.yield(c.Pos, fwd, 10, 1.0/40)
+			limit := d.yield(c.Pos, fwd, 12, 0, 1.0/40)
 			if tc.waited {
 				require.False(t, math.IsInf(limit, 1), "the car stops for it")
-				assert.Less(t, limit, 10.0)
-				assert.Empty(t, d.appendWaiting(nil, c.Pos), "not steered round")
+				assert.Less(t, limit, 12.0)
 			} else {
 				assert.True(t, math.IsInf(limit, 1), "the car does not wait for it (limit %.1f)", limit)
-				assert.NotEmpty(t, d.appendWaiting(nil, c.Pos), "it is an obstacle to steer round")
+			}
+			assert.Equal(t, tc.passed, len(d.appendWaiting(nil, c.Pos)) > 0, "an obstacle to steer round")
+		})
+	}
+}
+
+// The bumper: whatever the line, the car stops short of a vehicle on the
+// arc it is driving (its wheel angle), such as one waiting at its stop
+// line where a tight turn swings the car wide, and not for one beside it.
+func TestTheCarStopsShortOfAVehicleInFrontOfItsBumper(t *testing.T) {
+	pos, fwd := world.Vec2{}, world.Vec2{X: 1}
+	left := roadgraph.Left(fwd)
+	const r = 8.0 // metres: a tight left turn
+	onArc := func(s float64) world.Vec2 {
+		return pos.Add(fwd.Scale(r * math.Sin(s/r))).Add(left.Scale(r * (1 - math.Cos(s/r))))
+	}
+	for _, tc := range []struct {
+		name    string
+		at      world.Vec2
+		dir     world.Vec2
+		curv    float64
+		stopped bool
+	}{
+		{"straight ahead", pos.Add(fwd.Scale(8)), fwd.Scale(-1), 0, true},
+		{"in the oncoming lane", pos.Add(fwd.Scale(8)).Add(left.Scale(2 * traffic.LaneOffset)), fwd.Scale(-1), 0, false},
+		{"on the arc of a left turn", onArc(7), fwd.Scale(-1), 1 / r, true},
+		{"the same, driving straight", onArc(7), fwd.Scale(-1), 0, false},
+		{"behind the car", pos.Sub(fwd.Scale(6)), fwd, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := traffic.Vehicle{Pos: tc.at, Dir: tc.dir}
+			limit := bumperLimit(&o, pos, fwd, tc.curv, 6)
+			if tc.stopped {
+				require.False(t, math.IsInf(limit, 1))
+				assert.Less(t, limit, 6.0, "it brakes")
+			} else {
+				assert.True(t, math.IsInf(limit, 1), "limit %.1f", limit)
 			}
 		})
 	}
