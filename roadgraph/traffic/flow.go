@@ -96,6 +96,12 @@ func (f *Flow) WaitsForCar(k Key) bool {
 	return i >= 0 && f.lags[i].forCar
 }
 
+// Ahead is vehicle k at world time t, s metres further along its path
+// than the flow has it (lag included): where it is going, turns and all.
+func (f *Flow) Ahead(k Key, t, s float64) (Vehicle, bool) {
+	return f.s.At(k, t, f.Lag(k)-s)
+}
+
 // Lagging is how many vehicles run behind their schedule.
 func (f *Flow) Lagging() int { return len(f.lags) }
 

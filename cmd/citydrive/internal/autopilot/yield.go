@@ -19,14 +19,17 @@ type Traffic interface {
 	Light(edge uint64, atB bool) traffic.Light
 	// WaitsForCar: vehicle k is braking for the car (traffic.Flow).
 	WaitsForCar(k traffic.Key) bool
+	// Ahead is vehicle k s metres further along its path, turns included.
+	Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool)
 }
 
 // Yielding, as a careful driver: it stops at the stop line of a red
 // signal (and of an amber one it can stop for comfortably; one it cannot
 // it drives through, committed), and follows a vehicle in its way at a
-// distance it can always stop in, crossing vehicles included (projected a
-// little ahead). Traffic vehicles are not steered around (avoid ignores
-// them): overtaking would take the car into the oncoming lane.
+// distance it can always stop in, crossing and turning vehicles included
+// (projected a little ahead along their own paths). Traffic vehicles are
+// not steered around (avoid ignores them, except those that wait for the
+// car): overtaking would take the car into the oncoming lane.
 const (
 	followGap    = 3.0  // metres to a stopped vehicle ahead
 	followTime   = 1.2  // seconds of headway behind a moving one
@@ -35,8 +38,7 @@ const (
 	stopMargin   = 1.0  // metres short of the stop line the nose stops
 	yieldLook    = 90.0 // metres along the line it looks
 	amberBrake   = 5.0  // m/s²: at amber it stops if that braking suffices
-	predictTime  = 2.0  // seconds a crossing vehicle is projected ahead at most
-	crossingCos  = 0.7  // |cos| of the heading difference below which a vehicle is crossing
+	predictTime  = 2.0  // seconds a moving vehicle is projected ahead at most
 	waitSpeed    = 1.0  // m/s: slower than this while held up is waiting
 	// MaxWait is how long waiting counts as waiting: held up longer, the
 	// car is stuck (and the watchdog backs out).
@@ -121,10 +123,14 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	along, across := half(cos, sin)
 	inWay := ok && math.Abs(lat) < car.Width/2+across+corridorSide
 	vs := math.Max(0, o.Speed*cos)
-	if !inWay && math.Abs(cos) < crossingCos && o.Speed > 0 {
-		// a crossing vehicle: where it will be by the time the car gets there
+	if !inWay && o.Speed > 0 {
+		// a vehicle crossing or turning: where it will be by the time the
+		// car gets there, along its own path
 		ahead := math.Min(predictTime, math.Max(s, 0)/math.Max(v, 3))
 		p := o.Pos.Add(o.Dir.Scale(o.Speed * ahead))
+		if a, ok := d.Traffic.Ahead(o.Key, o.Speed*ahead); ok {
+			p = a.Pos
+		}
 		s, lat, t, ok = d.onLine(p, end)
 		cos = o.Dir.Dot(t)
 		sin = math.Abs(o.Dir.X*t.Z - o.Dir.Z*t.X)

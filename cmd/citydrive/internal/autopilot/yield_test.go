@@ -24,6 +24,17 @@ func (fakeTraffic) Light(uint64, bool) traffic.Light { return traffic.Green }
 func (f fakeTraffic) WaitsForCar(k traffic.Key) bool { return f.waiting[k] }
 func (fakeTraffic) String() string                   { return "fake traffic" }
 
+// Ahead: the fake's vehicles drive straight on.
+func (f fakeTraffic) Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool) {
+	for _, v := range f.vs {
+		if v.Key == k {
+			v.Pos = v.Pos.Add(v.Dir.Scale(s))
+			return v, true
+		}
+	}
+	return traffic.Vehicle{}, false
+}
+
 var _ Traffic = fakeTraffic{}
 
 // A vehicle standing face to face with the car in its lane (beyond the
@@ -101,6 +112,54 @@ func TestTheCarStopsShortOfAVehicleInFrontOfItsBumper(t *testing.T) {
 			if tc.stopped {
 				require.False(t, math.IsInf(limit, 1))
 				assert.Less(t, limit, 6.0, "it brakes")
+			} else {
+				assert.True(t, math.IsInf(limit, 1), "limit %.1f", limit)
+			}
+		})
+	}
+}
+
+// pathTraffic is one vehicle whose path (Ahead) is path.
+type pathTraffic struct {
+	fakeTraffic
+	path func(s float64) world.Vec2
+}
+
+func (p pathTraffic) Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool) {
+	v := p.vs[0]
+	v.Pos = p.path(s)
+	return v, true
+}
+
+// An oncoming vehicle turning across the car's way in a junction is
+// projected along its turn, not straight on: the car slows for it before
+// it is in the way. One going straight on in the oncoming lane is passed.
+func TestTheCarYieldsToAVehicleTurningAcrossItsWay(t *testing.T) {
+	_, d, c := newDriver(t, 412)
+	env := openRoads{world.NewSurfaceCache(world.New(412))}
+	d.Drive(c, env, step) // plan the line
+	fwd := c.Forward()
+	left := roadgraph.Left(fwd)
+	at := func(ahead, side float64) world.Vec2 { return c.Pos.Add(fwd.Scale(ahead)).Add(left.Scale(side)) }
+	o := traffic.Vehicle{Key: traffic.Key{Edge: 1}, Pos: at(20, 2*traffic.LaneOffset), Dir: fwd.Scale(-1), Speed: 8}
+	for _, tc := range []struct {
+		name    string
+		path    func(s float64) world.Vec2
+		yielded bool
+	}{
+		{"turning across", func(s float64) world.Vec2 {
+			if s < 6 {
+				return at(20-s, 2*traffic.LaneOffset)
+			}
+			return at(14-(s-6)*0.7, 2*traffic.LaneOffset-(s-6)*0.7) // across the car's lane
+		}, true},
+		{"straight on", func(s float64) world.Vec2 { return at(20-s, 2*traffic.LaneOffset) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d.Traffic = pathTraffic{fakeTraffic{vs: []traffic.Vehicle{o}}, tc.path}
+			limit := d.yield(c.Pos, fwd, 12, 0, 1.0/40)
+			if tc.yielded {
+				assert.Less(t, limit, 12.0, "the car slows for it")
 			} else {
 				assert.True(t, math.IsInf(limit, 1), "limit %.1f", limit)
 			}
