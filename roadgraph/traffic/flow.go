@@ -210,7 +210,7 @@ func (f *Flow) hold(v Vehicle, t float64, car Blocker) bool {
 const (
 	standoffTime  = 5.0 // seconds
 	standoffSpeed = 1.0 // m/s
-	standoffSide  = 2.0 // metres beside both widths that count as in front
+	standoffSide  = 4.0 // metres beside both widths that count as in front
 )
 
 // facing: v stands in front of the car, in its way or nearly.
