@@ -39,6 +39,13 @@ type lagging struct {
 	lag  float64 // metres behind schedule
 	seen bool
 	held bool // waiting off the road to enter it (spawnBehind)
+	// forCar: at the last Update it was braking for the car (not for a
+	// vehicle ahead of it).
+	forCar bool
+	// standoff: seconds it has stood still for a car standing still too;
+	// gone: it gave way, and stays off the road (held) for good
+	standoff float64
+	gone     bool
 }
 
 // Flow is the traffic one client shows: the schedule around its car, with
@@ -48,6 +55,12 @@ type Flow struct {
 	lags  []lagging
 	out   []Vehicle
 	sched []Vehicle
+	// carAt is where the car was at the last Update; placed is false
+	// before the first. A car that appears (the start, a reset: it moved
+	// more than carJump in one Update) has the vehicles under it held.
+	carAt  world.Vec2
+	placed bool
+	carVel world.Vec2 // the car's velocity over the last Update
 }
 
 // flowCapacity sizes the vehicle lists for a busy neighbourhood.
@@ -75,6 +88,20 @@ func (f *Flow) Lag(k Key) float64 {
 	return 0
 }
 
+// WaitsForCar reports whether vehicle k was braking for the car at the
+// last Update (the car, not a vehicle ahead, set its speed): the car need
+// not wait for it in turn, or the two would wait for each other for ever.
+func (f *Flow) WaitsForCar(k Key) bool {
+	i := f.lagIndex(k)
+	return i >= 0 && f.lags[i].forCar
+}
+
+// Ahead is vehicle k at world time t, s metres further along its path
+// than the flow has it (lag included): where it is going, turns and all.
+func (f *Flow) Ahead(k Key, t, s float64) (Vehicle, bool) {
+	return f.s.At(k, t, f.Lag(k)-s)
+}
+
 // Lagging is how many vehicles run behind their schedule.
 func (f *Flow) Lagging() int { return len(f.lags) }
 
@@ -93,6 +120,12 @@ func (f *Flow) lagIndex(k Key) int {
 func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Blocker) []Vehicle {
 	f.sched = f.s.Vehicles(t, centre, radius, f.sched[:0])
 	f.out = f.out[:0]
+	appeared := !f.placed || car.Pos.Dist2(f.carAt) > carJump*carJump
+	f.carVel = world.Vec2{}
+	if !appeared && dt > 0 {
+		f.carVel = car.Pos.Sub(f.carAt).Scale(1 / dt)
+	}
+	f.carAt, f.placed = car.Pos, true
 	for i := range f.lags {
 		f.lags[i].seen = false
 	}
@@ -107,7 +140,10 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 			}
 			continue
 		}
-		if v.U-v.Start < spawnFresh && f.hold(v, car) {
+		if v.U-v.Start < spawnFresh && f.hold(v, t, car) {
+			continue
+		}
+		if appeared && under(&v, car) && f.holdUnder(v) {
 			continue
 		}
 		f.out = append(f.out, v)
@@ -119,7 +155,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 		l := &f.lags[i]
 		entered := false
 		if l.held {
-			if entered = f.release(l, t, car); !entered {
+			if entered = !l.gone && f.release(l, t, car); !entered {
 				continue
 			}
 		}
@@ -154,14 +190,83 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 }
 
 // hold keeps vehicle v, just entering its lane, off the road when the car
-// is at its entry or coming up to it in its lane; it reports whether it
-// did (false also when too many vehicles lag already).
-func (f *Flow) hold(v Vehicle, car Blocker) bool {
-	if !entryBlocked(&v, car) || len(f.lags) == cap(f.lags) {
+// is at its entry or coming up to it in its lane, or when a vehicle due
+// before it still waits there; it reports whether it did (false also when
+// too many vehicles lag already).
+func (f *Flow) hold(v Vehicle, t float64, car Blocker) bool {
+	if !entryBlocked(&v, car) && !f.entryTaken(v.Key, t) || len(f.lags) == cap(f.lags) {
 		return false
 	}
 	f.lags = append(f.lags, lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true})
 	return true
+}
+
+// A standoff: a vehicle standing for the car for standoffTime while the
+// car stands too (slower than standoffSpeed), in front of the car (so the
+// car may be waiting for it in turn: face to face, or across a junction),
+// is taken off the road for good (its scheduled self goes on for everyone
+// else). A queue behind a car that waits (at a red light, say) waits with
+// it.
+const (
+	standoffTime  = 5.0 // seconds
+	standoffSpeed = 1.0 // m/s
+	standoffSide  = 4.0 // metres beside both widths that count as in front
+)
+
+// facing: v stands in front of the car, in its way or nearly.
+func facing(v *Vehicle, car Blocker) bool {
+	d := v.Pos.Sub(car.Pos)
+	return d.Dot(car.Dir) > 0 && math.Abs(d.Dot(right(car.Dir))) < car.Width/2+VehicleWidth/2+standoffSide
+}
+
+// carJump: a car that moves further than this in one Update was put
+// there (the game's start, a reset), not driven.
+const carJump = 10.0
+
+// under: v's box, grown by stopGap, overlaps the car's.
+func under(v *Vehicle, car Blocker) bool {
+	d := car.Pos.Sub(v.Pos)
+	cos := math.Abs(car.Dir.Dot(v.Dir))
+	sin := math.Abs(car.Dir.X*v.Dir.Z - car.Dir.Z*v.Dir.X)
+	along := cos*car.Length/2 + sin*car.Width/2
+	across := sin*car.Length/2 + cos*car.Width/2
+	return math.Abs(d.Dot(v.Dir)) < VehicleLength/2+along+stopGap &&
+		math.Abs(d.Dot(right(v.Dir))) < VehicleWidth/2+across+sideMargin
+}
+
+// holdUnder takes vehicle v, on the road where the car has just appeared,
+// off it: it waits to enter its lane again like a held entering vehicle.
+func (f *Flow) holdUnder(v Vehicle) bool {
+	if len(f.lags) == cap(f.lags) {
+		return false
+	}
+	f.lags = append(f.lags, lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true})
+	return true
+}
+
+// entrySpacing is the room a vehicle leaves in front of the next one to
+// enter its lane.
+const entrySpacing = VehicleLength + stopGap
+
+// entryTaken: a vehicle of k's lane due to enter before k (an earlier
+// cycle, or earlier in k's platoon) still waits to enter, or has entered
+// late and stands within entrySpacing of the entry. k enters after it, or
+// the two would stand in one place.
+func (f *Flow) entryTaken(k Key, t float64) bool {
+	for i := range f.lags {
+		l := &f.lags[i]
+		o := l.key
+		if l.gone || o.Edge != k.Edge || o.Lane != k.Lane || o.Cycle > k.Cycle || o.Cycle == k.Cycle && o.K >= k.K {
+			continue
+		}
+		if l.held {
+			return true
+		}
+		if v, ok := f.s.At(o, t, l.lag); ok && v.U-v.Start < entrySpacing {
+			return true
+		}
+	}
+	return false
 }
 
 // release lets held vehicle l enter its lane once the car is clear of the
@@ -178,7 +283,7 @@ func (f *Flow) release(l *lagging, t float64, car Blocker) bool {
 		return false
 	}
 	l.lag = late + 1e-3
-	if entryBlocked(&at, car) {
+	if entryBlocked(&at, car) || f.entryTaken(l.key, t) {
 		return false
 	}
 	l.held, l.lag = false, late
@@ -210,15 +315,11 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	v := &f.out[i]
 	li := f.lagIndex(v.Key)
 	var leader *Vehicle
-	if v.Key.K > 0 {
-		lk := v.Key
-		lk.K--
-		if f.lagIndex(lk) >= 0 {
-			for j := range f.out {
-				if f.out[j].Key == lk {
-					leader = &f.out[j]
-					break
-				}
+	if lk, ok := f.leaderOf(v.Key); ok && f.lagIndex(lk) >= 0 {
+		for j := range f.out {
+			if f.out[j].Key == lk {
+				leader = &f.out[j]
+				break
 			}
 		}
 	}
@@ -231,15 +332,23 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	if li >= 0 {
 		lag = f.lags[li].lag
 	}
-	gap := math.Inf(1)
+	carGap, gap := math.Inf(1), math.Inf(1)
 	if nearCar {
 		if v.U > v.Stop-turnLook && v.Pos.Dist2(car.Pos) < turnLook*turnLook {
 			// turning, or about to: along its curve, not straight on
-			gap = f.pathGap(v, lag, t, car)
+			carGap = f.pathGap(v, lag, t, car)
 		} else {
-			gap = gapTo(v, car)
+			carGap = gapTo(v, car)
 		}
 	}
+	if nearCar && v.U <= v.Stop && v.Stop-v.U < yieldLook {
+		// before its junction: it waits at the stop line for a car that
+		// would be in its way through the junction
+		if g := v.Stop - v.U - VehicleLength/2 - yieldShort; g < carGap && f.conflict(v, lag, t, car) {
+			carGap = math.Max(0, g)
+		}
+	}
+	gap = carGap
 	if leader != nil {
 		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
 	}
@@ -248,7 +357,10 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		want = sched * (1 + rejoinShare)
 	}
 	speed := math.Min(want, math.Sqrt(2*brakeDecel*math.Max(0, gap)))
-	next := math.Max(0, lag+(sched-speed)*dt)
+	// Held up at its lane's entry, a vehicle waits there: a lag taking it
+	// back past the entry would take it off the road, and it would be
+	// forgotten and jump to its schedule.
+	next := math.Min(math.Max(0, lag+(sched-speed)*dt), v.U+lag-v.Start-1e-6)
 	if next == lag && li < 0 {
 		return
 	}
@@ -260,6 +372,18 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		li = len(f.lags) - 1
 	}
 	f.lags[li].lag = next
+	l := &f.lags[li]
+	l.forCar = speed < want && carGap <= gap
+	if l.forCar && speed == 0 && f.carVel.Dot(f.carVel) < standoffSpeed*standoffSpeed && facing(v, car) {
+		l.standoff += dt
+	} else {
+		l.standoff = 0
+	}
+	if l.standoff > standoffTime {
+		// The car waits for it as it waits for the car: it gives way
+		// by leaving the road.
+		l.held, l.gone, l.standoff = true, true, 0
+	}
 	if nv, ok := f.s.At(v.Key, t, next); ok {
 		*v = nv
 	}
@@ -274,6 +398,81 @@ const (
 	turnLook = 25.0
 	turnStep = 1.0
 )
+
+// leaderOf is the vehicle ahead of k in its lane by the schedule: the one
+// before it in its platoon, or the last of the platoon before (a queue
+// held up by the car reaches back across cycles).
+func (f *Flow) leaderOf(k Key) (Key, bool) {
+	if k.K > 0 {
+		k.K--
+		return k, true
+	}
+	if len(f.lags) == 0 {
+		return k, false // no one is late: no one to follow
+	}
+	g := f.s.geomByID(k.Edge)
+	if g == nil {
+		return k, false
+	}
+	n := f.s.platoon(g, k.Lane, k.Cycle-1)
+	if n == 0 {
+		return k, false
+	}
+	k.Cycle--
+	k.K = uint8(n - 1)
+	return k, true
+}
+
+// Junction yield: a vehicle coming up to its stop line looks along its
+// path through the junction (every yieldStep metres, for as long as it is
+// in the junction or yieldTime seconds at most) for the car, moving on at
+// its present velocity; if the two would meet, it waits at the stop line
+// (its nose yieldShort before it) until they would not. A car turning across it, or
+// still in the junction on amber, is let through instead of met there.
+const (
+	yieldLook  = 30.0 // metres before the stop line it starts to look
+	yieldStep  = 2.0
+	yieldTime  = 4.0 // seconds
+	yieldShort = 0.5
+	yieldSide  = 0.8 // metres of margin beside both boxes
+	yieldAlong = 1.5 // metres of margin ahead and behind
+)
+
+// conflict reports whether v (lag metres behind its schedule at t), going
+// on through its junction at its schedule speed, would meet the car.
+func (f *Flow) conflict(v *Vehicle, lag, t float64, car Blocker) bool {
+	if v.Speed <= 0 {
+		return false
+	}
+	reach := v.Stop - v.U + 3*turnLook
+	vel := f.carVel
+	if c := car.Pos.Add(vel.Scale(yieldTime / 2)); c.Dist2(v.Pos) > (reach+vel.Len()*yieldTime/2+car.Length)*(reach+vel.Len()*yieldTime/2+car.Length) {
+		return false // nowhere near, even moving
+	}
+	for s := yieldStep; s <= reach; s += yieldStep {
+		tau := s / v.Speed
+		if tau > yieldTime {
+			break
+		}
+		p, ok := f.s.At(v.Key, t, lag-s)
+		if !ok {
+			break // left the junction
+		}
+		c := car.Pos.Add(vel.Scale(tau))
+		d := c.Sub(p.Pos)
+		cos := math.Abs(car.Dir.Dot(p.Dir))
+		sin := math.Abs(car.Dir.X*p.Dir.Z - car.Dir.Z*p.Dir.X)
+		along := cos*car.Length/2 + sin*car.Width/2
+		across := sin*car.Length/2 + cos*car.Width/2
+		if math.Abs(d.Dot(p.Dir)) < VehicleLength/2+along+yieldAlong && math.Abs(d.Dot(right(p.Dir))) < VehicleWidth/2+across+yieldSide {
+			return true
+		}
+		if p.U > p.Stop+turnLook*2 {
+			break
+		}
+	}
+	return false
+}
 
 // pathGap is gapTo along v's path: how far v (lag metres behind its
 // schedule at t) can go before its box, grown by sideMargin, would meet

@@ -74,6 +74,9 @@ func TestVehiclesStopForTheCarThenRejoinTheirSchedule(t *testing.T) {
 			}
 		}
 		for _, l := range f.lags {
+			if l.held {
+				continue // off the road, waiting to enter
+			}
 			v, ok := f.s.At(l.key, tt, l.lag)
 			require.True(t, ok)
 			// Local: only vehicles near the car, or queued behind one that

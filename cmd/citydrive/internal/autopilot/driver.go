@@ -117,7 +117,7 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 		d.path()
 		d.locate(pos, 0, 2*int(pathBack/pathStep))
 		d.swerveLimit = d.avoid(env, pos, c.Y, v)
-		d.trafficLimit = d.yield(pos, fwd, v, d.sincePlanned)
+		d.trafficLimit = d.yield(pos, fwd, v, math.Tan(c.Steer)/car.WheelBase, d.sincePlanned)
 		d.sincePlanned = 0
 	} else {
 		d.locate(pos, d.here-2, d.here+int(replanAfter/pathStep)+2)

@@ -17,14 +17,19 @@ type Traffic interface {
 	// Light is the signal shown to traffic on edge arriving at its
 	// junction B (atB) or A.
 	Light(edge uint64, atB bool) traffic.Light
+	// WaitsForCar: vehicle k is braking for the car (traffic.Flow).
+	WaitsForCar(k traffic.Key) bool
+	// Ahead is vehicle k s metres further along its path, turns included.
+	Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool)
 }
 
 // Yielding, as a careful driver: it stops at the stop line of a red
 // signal (and of an amber one it can stop for comfortably; one it cannot
 // it drives through, committed), and follows a vehicle in its way at a
-// distance it can always stop in, crossing vehicles included (projected a
-// little ahead). Traffic vehicles are not steered around (avoid ignores
-// them): overtaking would take the car into the oncoming lane.
+// distance it can always stop in, crossing and turning vehicles included
+// (projected a little ahead along their own paths). Traffic vehicles are
+// not steered around (avoid ignores them, except those that wait for the
+// car): overtaking would take the car into the oncoming lane.
 const (
 	followGap    = 3.0  // metres to a stopped vehicle ahead
 	followTime   = 1.2  // seconds of headway behind a moving one
@@ -33,8 +38,7 @@ const (
 	stopMargin   = 1.0  // metres short of the stop line the nose stops
 	yieldLook    = 90.0 // metres along the line it looks
 	amberBrake   = 5.0  // m/s²: at amber it stops if that braking suffices
-	predictTime  = 2.0  // seconds a crossing vehicle is projected ahead at most
-	crossingCos  = 0.7  // |cos| of the heading difference below which a vehicle is crossing
+	predictTime  = 2.0  // seconds a moving vehicle is projected ahead at most
 	waitSpeed    = 1.0  // m/s: slower than this while held up is waiting
 	// MaxWait is how long waiting counts as waiting: held up longer, the
 	// car is stuck (and the watchdog backs out).
@@ -46,8 +50,9 @@ const (
 func (d *Driver) Waiting() bool { return d.waiting && d.waited <= MaxWait }
 
 // yield returns the speed limit traffic and signals set (+Inf: none),
-// and notes whether the car is held up.
-func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
+// and notes whether the car is held up; curv is the curvature the car is
+// driving now (its wheel angle).
+func (d *Driver) yield(pos, fwd world.Vec2, v, curv, dt float64) float64 {
 	if d.Traffic == nil || len(d.ahead) == 0 {
 		d.waiting = false
 		return math.Inf(1)
@@ -59,7 +64,9 @@ func (d *Driver) yield(pos, fwd world.Vec2, v, dt float64) float64 {
 		if rel.Dot(rel) > (yieldLook+5)*(yieldLook+5) || rel.Dot(fwd) < -car.Length {
 			continue
 		}
-		if waitsForCar(&o, pos) {
+		// whatever the line says, never into one in front of the bumper
+		limit = math.Min(limit, bumperLimit(&o, pos, fwd, curv, v))
+		if d.waitsForCar(&o, pos) {
 			continue // it stands still for the car: avoid steers round it
 		}
 		limit = math.Min(limit, d.followLimit(&o, end, v))
@@ -116,10 +123,14 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	along, across := half(cos, sin)
 	inWay := ok && math.Abs(lat) < car.Width/2+across+corridorSide
 	vs := math.Max(0, o.Speed*cos)
-	if !inWay && math.Abs(cos) < crossingCos && o.Speed > 0 {
-		// a crossing vehicle: where it will be by the time the car gets there
+	if !inWay && o.Speed > 0 {
+		// a vehicle crossing or turning: where it will be by the time the
+		// car gets there, along its own path
 		ahead := math.Min(predictTime, math.Max(s, 0)/math.Max(v, 3))
 		p := o.Pos.Add(o.Dir.Scale(o.Speed * ahead))
+		if a, ok := d.Traffic.Ahead(o.Key, o.Speed*ahead); ok {
+			p = a.Pos
+		}
 		s, lat, t, ok = d.onLine(p, end)
 		cos = o.Dir.Dot(t)
 		sin = math.Abs(o.Dir.X*t.Z - o.Dir.Z*t.X)
@@ -132,6 +143,51 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	}
 	free := s - car.Length/2 - along - followGap - followTime*vs
 	return math.Sqrt(math.Max(0, vs*vs+2*followBrake*free))
+}
+
+// The bumper: the line is where the car should be, but in a tight turn it
+// swings wide of it, and a vehicle beside the line can be in front of the
+// car. So the car also stops short of a vehicle on the arc it is driving
+// now (its heading and wheel angle), as far as it needs to stop at low
+// speed (at speed the line is followed closely, and the arc of a small
+// steering correction would reach across into the oncoming lane).
+const (
+	bumperExtra = 3.0  // metres looked beyond the stopping distance
+	bumperMax   = 15.0 // metres looked along the arc at most
+	bumperStep  = 1.0
+	bumperGap   = 1.0 // metres kept ahead of the car's nose
+	bumperSide  = 0.3 // metres beside both widths
+)
+
+// bumperLimit is the speed from which the car, driving on along its arc
+// of curvature curv (+: left) from pos facing fwd, stops short of o.
+func bumperLimit(o *traffic.Vehicle, pos, fwd world.Vec2, curv, v float64) float64 {
+	reach := math.Min(math.Max(0, v)*math.Max(0, v)/(2*followBrake)+bumperExtra, bumperMax)
+	if rel := o.Pos.Sub(pos); rel.Dot(rel) > (reach+car.Length+traffic.VehicleLength)*(reach+car.Length+traffic.VehicleLength) {
+		return math.Inf(1)
+	}
+	left := roadgraph.Left(fwd)
+	for s := 0.0; s <= reach; s += bumperStep {
+		p, dir := pos.Add(fwd.Scale(s)), fwd
+		if a := curv * s; math.Abs(curv) > 1e-6 {
+			p = pos.Add(fwd.Scale(math.Sin(a) / curv)).Add(left.Scale((1 - math.Cos(a)) / curv))
+			dir = fwd.Scale(math.Cos(a)).Add(left.Scale(math.Sin(a)))
+		}
+		d := o.Pos.Sub(p)
+		ahead := d.Dot(dir)
+		if ahead <= 0 {
+			continue
+		}
+		cos := o.Dir.Dot(dir)
+		sin := math.Abs(o.Dir.X*dir.Z - o.Dir.Z*dir.X)
+		along := math.Abs(cos)*traffic.VehicleLength/2 + sin*traffic.VehicleWidth/2
+		across := sin*traffic.VehicleLength/2 + math.Abs(cos)*traffic.VehicleWidth/2
+		if ahead < car.Length/2+along+bumperGap && math.Abs(d.Dot(roadgraph.Left(dir))) < car.Width/2+across+bumperSide {
+			vs := math.Max(0, o.Speed*cos)
+			return math.Sqrt(vs*vs + 2*followBrake*s)
+		}
+	}
+	return math.Inf(1)
 }
 
 // onLine finds the point of the line from the car to index end nearest p:
@@ -161,35 +217,58 @@ func (d *Driver) onLine(p world.Vec2, end int) (s, lat float64, t world.Vec2, ok
 	return s, lat, t, ok
 }
 
-// waitsFor: a traffic vehicle standing this near the car with the car in
-// its path has stopped for the car (vehicles brake for the car and wait
-// for it, roadgraph/traffic.Flow), and waits for as long as the car stays
-// there: the car must not wait for it in turn (they would wait for each
-// other for ever, in a junction or face to face), so avoid treats it as a
-// standing obstacle to steer round, and yield does not follow it.
+// waitsForCar: a traffic vehicle standing still because of the car
+// (vehicles brake for the car and wait for it, roadgraph/traffic.Flow,
+// which says so), with the car in front of it, waits for as long as the
+// car stays there: the car must not wait for it in turn (they would wait
+// for each other for ever, face to face), so avoid treats it as a standing
+// obstacle to steer round, and yield does not follow it. One that waits
+// beside the car's line (in a junction, for the car across its turn) is
+// waited for: there is no room to pass it, and it goes once the car holds
+// back.
 const (
 	waitsForReach = 25.0 // metres
 	waitsForSpeed = 0.5  // m/s
 )
 
-func waitsForCar(o *traffic.Vehicle, pos world.Vec2) bool {
-	if o.Speed > waitsForSpeed {
+func (d *Driver) waitsForCar(o *traffic.Vehicle, pos world.Vec2) bool {
+	if o.Speed > waitsForSpeed || !d.Traffic.WaitsForCar(o.Key) {
 		return false
 	}
-	d := pos.Sub(o.Pos)
-	ahead := d.Dot(o.Dir)
+	rel := pos.Sub(o.Pos)
+	ahead := rel.Dot(o.Dir)
 	return ahead > 0 && ahead < waitsForReach &&
-		math.Abs(d.Dot(roadgraph.Left(o.Dir))) < traffic.VehicleWidth/2+car.Width/2+corridorSide+0.5
+		math.Abs(rel.Dot(roadgraph.Left(o.Dir))) < traffic.VehicleWidth/2+car.Width/2+corridorSide+0.5
 }
 
 // appendWaiting appends, as obstacles, the traffic vehicles near pos that
 // wait for the car (waitsForCar).
 func (d *Driver) appendWaiting(dst []slots.Obstacle, pos world.Vec2) []slots.Obstacle {
 	for _, o := range d.Traffic.Vehicles() {
-		if waitsForCar(&o, pos) {
+		if d.waitsForCar(&o, pos) {
 			dst = append(dst, slots.BoxObstacle([2]float64{o.Pos.X, o.Pos.Z}, math.Atan2(o.Dir.Z, o.Dir.X),
 				traffic.VehicleLength/2, traffic.VehicleWidth/2, o.Y, o.Y+traffic.VehicleHeight, slots.ObstacleTraffic))
 		}
 	}
 	return dst
+}
+
+// Situation is what the driver made of traffic and signals at its last
+// plan, for a contact's log line.
+type Situation struct {
+	Waiting      bool
+	TrafficLimit float64 // m/s (+Inf: none)
+	SwerveLimit  float64
+	Blocked      float64       // metres to an obstacle it cannot pass (+Inf: none)
+	Light        traffic.Light // at the next junction
+	ToJunction   float64       // centre-line metres to it
+}
+
+// Situation returns the driver's view at its last plan.
+func (d *Driver) Situation() Situation {
+	s := Situation{Waiting: d.waiting, TrafficLimit: d.trafficLimit, SwerveLimit: d.swerveLimit, Blocked: d.blocked}
+	if j, e, dist := d.route.NextJunction(); j != nil && d.Traffic != nil {
+		s.Light, s.ToJunction = d.Traffic.Light(e.ID, d.route.forward), dist
+	}
+	return s
 }

@@ -206,8 +206,12 @@ func New(opt Options) (*Session, error) {
 			return
 		}
 		lastLog = s.clock
-		s.opt.Log.Warn("car touched an obstacle", "what", s.car.Contacts.String(), "x", math.Round(at.X), "z", math.Round(at.Z),
-			"after_s", math.Round(s.clock), "autopilot", s.opt.Autopilot)
+		attrs := []any{"what", s.car.Contacts.String(), "x", math.Round(at.X), "z", math.Round(at.Z),
+			"after_s", math.Round(s.clock), "autopilot", s.opt.Autopilot}
+		if s.car.Contacts.Has(car.TouchTraffic) {
+			attrs = append(attrs, s.trafficContact()...)
+		}
+		s.opt.Log.Warn("car touched an obstacle", attrs...)
 	}
 	n := cfg.Slots.Slots
 	s.trees = make([][]slots.Tree, n)

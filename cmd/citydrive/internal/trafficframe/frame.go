@@ -78,6 +78,15 @@ func (f *Frame) Light(edge uint64, atB bool) traffic.Light {
 	return f.flow.Schedule().Light(edge, atB, f.now)
 }
 
+// WaitsForCar reports whether vehicle k is braking for the car
+// (autopilot.Traffic).
+func (f *Frame) WaitsForCar(k traffic.Key) bool { return f.flow.WaitsForCar(k) }
+
+// Ahead is vehicle k s metres further along its path (autopilot.Traffic).
+func (f *Frame) Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool) {
+	return f.flow.Ahead(k, f.now, s)
+}
+
 // Signals is the signal clock at the last Update's world time.
 func (f *Frame) Signals() scene.SignalClock {
 	return scene.SignalClock{Time: float32(math.Mod(f.now, traffic.SignalPeriod)),

@@ -1,0 +1,259 @@
+package traffic
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/roadgraph/world"
+)
+
+// enteringLane finds a vehicle entering a lane at least long metres long
+// near p, and the time it enters.
+func enteringLane(t *testing.T, s *Schedule, p world.Vec2, long float64) (Vehicle, float64) {
+	for tt := 0.0; tt < 2*SignalPeriod; tt += 0.25 {
+		for _, v := range s.Vehicles(tt, p, 250, nil) {
+			if v.U-v.Start < 0.5 && v.Stop-v.Start > long {
+				return v, tt
+			}
+		}
+	}
+	t.Fatal("no vehicle entering a long lane")
+	return Vehicle{}, 0
+}
+
+// frameChecker follows a flow's vehicles from one Update to the next.
+type frameChecker struct {
+	t    *testing.T
+	prev map[Key]Vehicle
+}
+
+// check: no vehicle overlaps the car, none jumps (moves further than its
+// fastest rejoining speed allows), and no two vehicles of one lane stand
+// in one place.
+func (c *frameChecker) check(vs []Vehicle, car Blocker, tt, dt float64) {
+	c.t.Helper()
+	next := make(map[Key]Vehicle, len(vs))
+	for i, v := range vs {
+		require.False(c.t, overlap(box(v), car), "vehicle %+v (u %.1f) on the car at %.2f", v.Key, v.U-v.Start, tt)
+		if p, ok := c.prev[v.Key]; ok {
+			moved := v.Pos.Sub(p.Pos).Len()
+			require.LessOrEqual(c.t, moved, avenueSpeedMax*(1+rejoinShare)*dt+0.01,
+				"vehicle %+v jumped %.1f m at %.2f (u %.1f to %.1f)", v.Key, moved, tt, p.U-p.Start, v.U-v.Start)
+		}
+		next[v.Key] = v
+		for _, o := range vs[i+1:] {
+			if o.Key.Edge == v.Key.Edge && o.Key.Lane == v.Key.Lane && v.U <= v.Stop && o.U <= o.Stop {
+				require.False(c.t, overlap(box(v), box(o)), "vehicles %+v and %+v in one place at %.2f", v.Key, o.Key, tt)
+			}
+		}
+	}
+	c.prev = next
+}
+
+// A car standing a little way into a busy lane holds up a queue that
+// reaches back to the lane's entry and beyond for several signal cycles:
+// the queue waits in line, its last vehicle at the entry (not behind it,
+// off the road, from where it would jump back to its schedule), and later
+// cycles queue behind earlier ones.
+func TestAQueueReachingTheEntryWaitsInLine(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	v, t0 := enteringLane(t, s, p, 80)
+	g := s.geomByID(v.Key.Edge)
+	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+8)
+	car := Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
+	f := NewFlow(s)
+	c := frameChecker{t: t}
+	const dt = 1.0 / 60
+	queued := 0
+	for tt := t0 - 1; tt < t0+4*SignalPeriod; tt += dt {
+		vs := f.Update(tt, dt, car.Pos, 250, car)
+		c.check(vs, car, tt, dt)
+		n := 0
+		for _, o := range vs {
+			if o.Key.Edge == v.Key.Edge && o.Key.Lane == v.Key.Lane && o.Speed == 0 {
+				n++
+			}
+		}
+		queued = max(queued, n)
+	}
+	assert.GreaterOrEqual(t, queued, 3, "a queue formed behind the car")
+}
+
+// Vehicles held off the road while the car stood at their lane's entry
+// enter one after another once it drives on, not all at once in one place.
+func TestHeldVehiclesEnterOneAfterAnother(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	v, t0 := enteringLane(t, s, p, 80)
+	g := s.geomByID(v.Key.Edge)
+	pos, dir := g.lanePoint(v.Key.Lane, v.Start+2)
+	car := Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
+	f := NewFlow(s)
+	c := frameChecker{t: t}
+	const dt = 1.0 / 60
+	tt := t0 - 1
+	for ; tt < t0+2*SignalPeriod; tt += dt {
+		c.check(f.Update(tt, dt, car.Pos, 250, car), car, tt, dt)
+	}
+	require.Greater(t, f.Lagging(), 1, "vehicles held at the entry")
+	// The car is taken away at the speed it could drive (a jump would hold
+	// the vehicles under it again).
+	for end := tt + 20; tt < end; tt += dt {
+		car.Pos = car.Pos.Add(car.Dir.Scale(20 * dt))
+		c.check(f.Update(tt, dt, car.Pos, 250, car), car, tt, dt)
+	}
+}
+
+// The car appears (the game's start, a reset) where a scheduled vehicle
+// is: that vehicle leaves the road and enters its lane again later, so
+// the car never starts inside one.
+func TestACarThatAppearsOnAVehicleIsNotInsideIt(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	var on Vehicle
+	tt := 0.0
+	for ; tt < SignalPeriod && on.Speed == 0; tt += 0.5 {
+		for _, v := range s.Vehicles(tt, p, 250, nil) {
+			if v.U-v.Start > 20 && v.Stop-v.U > 20 {
+				on = v
+				break
+			}
+		}
+	}
+	require.Positive(t, on.Speed, "a vehicle in the middle of its lane")
+	tt -= 0.5
+	for _, jump := range []bool{false, true} {
+		f := NewFlow(NewSchedule(w, 17.5))
+		car := Blocker{Pos: on.Pos.Add(on.Dir.Scale(1)), Dir: on.Dir, Length: 4.2, Width: 1.8}
+		if jump { // drive up from far away, then reset onto the vehicle
+			far := car
+			far.Pos = far.Pos.Add(world.Vec2{X: 500})
+			f.Update(tt-1.0/60, 1.0/60, far.Pos, 250, far)
+		}
+		c := frameChecker{t: t}
+		for i := range 120 {
+			c.check(f.Update(tt+float64(i)/60, 1.0/60, car.Pos, 250, car), car, tt, 1.0/60)
+		}
+	}
+}
+
+// A vehicle coming up to its junction waits at the stop line for a car
+// that crosses its path through the junction, rather than drive on and
+// meet it there (where it would stop in the car's way, and the two would
+// wait for each other).
+func TestVehiclesWaitAtTheStopLineForACarCrossingTheirPath(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	// a vehicle 20 m before its stop line, going straight or turning
+	var v Vehicle
+	tt := 0.0
+	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.1 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if d := c.Stop - c.U; d > 19 && d < 21 {
+				v = c
+				break
+			}
+		}
+	}
+	require.Positive(t, v.Speed, "a vehicle coming up to its stop line")
+	tt -= 0.1
+	// where it will be 6 m into the junction, and when
+	at, ok := s.At(v.Key, tt, -(v.Stop - v.U + 6))
+	require.True(t, ok)
+	when := tt + (v.Stop-v.U+6)/v.Speed
+	// The car crosses that point at 10 m/s, square to the vehicle's path
+	// there, reaching it when the vehicle would.
+	const carSpeed = 10.0
+	vel := right(at.Dir).Scale(carSpeed)
+	carAt := func(t float64) Blocker {
+		return Blocker{Pos: at.Pos.Add(vel.Scale(t - when)), Dir: right(at.Dir), Length: 4.2, Width: 1.8}
+	}
+	f := NewFlow(s)
+	ch := frameChecker{t: t}
+	const dt = 1.0 / 60
+	waited := false
+	for t1 := tt - 1; t1 < when+3; t1 += dt {
+		car := carAt(t1)
+		vs := f.Update(t1, dt, car.Pos, 250, car)
+		ch.check(vs, car, t1, dt)
+		for _, o := range vs {
+			if o.Key != v.Key {
+				continue
+			}
+			// its nose behind the stop line until the car is there
+			if t1 > when-1 && t1 < when {
+				assert.LessOrEqual(t, o.U+VehicleLength/2, o.Stop, "at %.2f, %.1f s from the car's crossing", t1, t1-when)
+			}
+			if o.Speed == 0 && o.U < o.Stop {
+				waited = true
+			}
+		}
+	}
+	assert.True(t, waited, "it waited at the stop line")
+	// and afterwards it is on its way again
+	assert.Less(t, f.Lag(v.Key), 3*carSpeed, "it went on once the car was through")
+}
+
+// A vehicle that stops for a car standing in front of it, facing it (the
+// car in its lane the wrong way round, or across its turn), would wait for
+// ever while the car waits for it: after standoffTime it gives way by
+// leaving the road. One queued behind a car that waits facing away (at a
+// red light, say) stays in the queue.
+func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	v, t0 := enteringLane(t, s, p, 80)
+	g := s.geomByID(v.Key.Edge)
+	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+20)
+	for _, tc := range []struct {
+		name   string
+		dir    world.Vec2
+		leaves bool
+	}{
+		{"face to face", dir.Scale(-1), true},
+		{"queued behind", dir, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			car := Blocker{Pos: pos, Dir: tc.dir, Length: 4.2, Width: 1.8}
+			f := NewFlow(s)
+			c := frameChecker{t: t}
+			const dt = 1.0 / 60
+			stoodFor := 0.0 // seconds v stood still in front of or behind the car
+			gone := false
+			for tt := t0 - 1; tt < t0+20; tt += dt {
+				vs := f.Update(tt, dt, car.Pos, 250, car)
+				c.check(vs, car, tt, dt)
+				on := false
+				for _, o := range vs {
+					if o.Key == v.Key {
+						on = true
+						if o.Speed == 0 {
+							stoodFor += dt
+						}
+					}
+				}
+				if stoodFor > 0 && !on {
+					gone = true
+					break
+				}
+			}
+			require.Positive(t, stoodFor, "it stopped for the car")
+			if tc.leaves {
+				assert.True(t, gone, "it left the road")
+				assert.GreaterOrEqual(t, stoodFor, standoffTime, "after the standoff time")
+				assert.Less(t, stoodFor, standoffTime+2)
+			} else {
+				assert.False(t, gone, "it stays in the queue")
+				assert.Greater(t, stoodFor, 2*standoffTime)
+			}
+		})
+	}
+}
