@@ -90,14 +90,15 @@ type Generator struct {
 	surf *world.SurfaceCache
 }
 
-// columnHeights is a chunk column's terrain heights at its column centres
-// (index z<<5|x) and their extremes, never written once memoised, and its
-// roads, computed once by the first chunk of the column that needs them
-// (they depend on the column alone; a road chunk's neighbour above or
-// below often needs them too).
+// columnHeights is a chunk column's ground tops, floor(h) of the terrain
+// height at each column centre (index z<<5|x: every rule reads the height
+// only through its floor, WaterLevel being whole), and their extremes,
+// never written once memoised, and its roads, computed once by the first
+// chunk of the column that needs them (they depend on the column alone; a
+// road chunk's neighbour above or below often needs them too).
 type columnHeights struct {
-	h      [voxel.ChunkArea]float64
-	lo, hi float64
+	top    [voxel.ChunkArea]int32
+	lo, hi int64
 	once   sync.Once
 	roads  *roadInfo
 }
@@ -109,8 +110,8 @@ type roadInfo struct {
 	capped bool                   // any cap is set
 }
 
-// maxColumns bounds the height memo (8 KiB a column, 17 KiB with its
-// roads: at most ~2 MiB); when full it starts over.
+// maxColumns bounds the height memo (4 KiB a column, 13 KiB with its
+// roads: at most ~1.7 MiB); when full it starts over.
 const maxColumns = 128
 
 // heights returns the memoised heights of chunk column (cx, cz), whose
@@ -129,16 +130,15 @@ func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
 		xs[i] = float64(ox) + float64(i) + 0.5
 		zs[i] = float64(oz) + float64(i) + 0.5
 	}
-	g.w.HeightGrid(xs[:], zs[:], ch.h[:])
-	ch.lo, ch.hi = ch.h[0], ch.h[0]
-	for _, h := range &ch.h { // by pointer: ranging over the array would copy it
-		if h < ch.lo { // plain comparisons: heights are never NaN
-			ch.lo = h
-		}
-		if h > ch.hi {
-			ch.hi = h
-		}
+	var h [voxel.ChunkArea]float64
+	g.w.HeightGrid(xs[:], zs[:], h[:])
+	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
+	for i, h := range &h { // by pointer: ranging over the array would copy it
+		t := int32(floor(h)) // heights are bounded by the world's terrain constants
+		ch.top[i] = t
+		lo, hi = min(lo, t), max(hi, t)
 	}
+	ch.lo, ch.hi = int64(lo), int64(hi)
 	g.mu.Lock()
 	if len(g.columns) >= maxColumns {
 		clear(g.columns)
@@ -249,7 +249,7 @@ func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *roadInfo {
 			return
 		}
 		ri := new(roadInfo)
-		ri.capped = g.roadCaps(&col, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ri.caps)
+		ri.capped = g.roadCaps(&col, ox, oz, func(i int) int64 { return int64(ch.top[i]) }, &ri.caps)
 		ri.road = col.road
 		ch.roads = ri
 	})
@@ -270,9 +270,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		return
 	}
 	heights := g.heights(p.X, p.Z, ox, oz)
-	hs := &heights.h
-	// floor is monotonic, so the extreme tops are the extreme heights'.
-	lo, hi := floor(heights.lo), floor(heights.hi)
+	lo, hi := heights.lo, heights.hi
 	// Nothing but air: above every column top and above the water.
 	if y0 >= hi && y0 >= waterTop {
 		return
@@ -288,32 +286,51 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	if hi > y0 && lo-2-roadDrop < y1 {
 		roads = g.roadsOf(heights, ox, oz)
 	}
+	var st voxel.Strata
+	st.Deep, st.Fluid, st.Depth = voxel.Stone, voxel.Water, dirtDepth
+	st.FluidTop = int(min(max(waterTop-y0, 0), size))
+	uniform := roads == noRoads && (lo > beachTop || hi <= beachTop)
+	columnStrata(&heights.top, roads, y0, &st, uniform)
+	if uniform && lo > beachTop {
+		st.Under, st.Cap = allDirt, allGrass
+	} else if uniform {
+		st.Under, st.Cap = allSand, allSand
+	}
+	c.FillStrata(&st)
+}
+
+// columnStrata sets each column's top in the chunk whose lowest layer is
+// y0 and, unless uniform (no roads, and every top on the same side of
+// beachTop: the caller sets the kinds), its top block and the three
+// under it.
+func columnStrata(tops *[voxel.ChunkArea]int32, roads *roadInfo, y0 int64, st *voxel.Strata, uniform bool) {
+	if uniform {
+		for i, t := range tops {
+			st.Top[i] = clampTop(int64(t) - y0)
+		}
+		return
+	}
 	caps, capped := &roads.caps, roads.capped
-	var runs voxel.Columns
-	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
-	water := waterTop - y0
-	for i, h := range hs {
-		t := floor(h) - y0 // local top: the first air block
+	for i, top := range tops {
+		t := int64(top) - y0 // local top: the first air block
 		if capped && caps[i] != math.MaxInt64 {
 			t = min(t, caps[i]-y0)
 		}
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
-		case roads.road[i] && h >= world.WaterLevel: // roads on land only
+		case roads.road[i] && int64(top) >= waterTop: // roads on land only: h >= WaterLevel
 			topBlock = voxel.Gravel
 		case t+y0 <= beachTop:
 			topBlock, under = voxel.Sand, voxel.Sand
 		}
-		runs.Ends[0][i] = clampLocal(t - 1 - dirtDepth)
-		runs.Ends[1][i], runs.Kinds[1][i] = clampLocal(t-1), under
-		runs.Ends[2][i], runs.Kinds[2][i] = clampLocal(t), topBlock
-		runs.Ends[3][i] = clampLocal(max(t, water))
+		st.Top[i], st.Cap[i], st.Under[i] = clampTop(t), topBlock, under
 	}
-	c.FillColumns(&runs)
 }
 
-// allStone and allWater are the first and last runs' kinds of every column.
-var allStone, allWater = fillKinds(voxel.Stone), fillKinds(voxel.Water)
+// Kinds of every column of a chunk, for the uniform cases.
+var (
+	allDirt, allGrass, allSand = fillKinds(voxel.Dirt), fillKinds(voxel.Grass), fillKinds(voxel.Sand)
+)
 
 func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 	for i := range k {
@@ -321,6 +338,10 @@ func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 	}
 	return k
 }
+
+// clampTop cuts a local top to Strata's range: at or below 0 no ground
+// lies in the chunk, from size+dirtDepth+1 up stone fills it.
+func clampTop(t int64) uint8 { return uint8(min(max(t, 0), size+dirtDepth+1)) }
 
 // floor is int64(math.Floor(v)) for finite v in int64's range, inline:
 // at GOAMD64=v1 math.Floor is a call (its rounding instruction is SSE4.1).
@@ -331,9 +352,6 @@ func floor(v float64) int64 {
 	}
 	return t
 }
-
-// clampLocal clamps a chunk-local height to the chunk.
-func clampLocal(y int64) uint8 { return uint8(min(max(y, 0), size)) }
 
 // roadDrop bounds how many blocks a road's surface lowers a column's top
 // (a level junction or its ease on a slope; ≤ 1.7 m seen).
