@@ -42,19 +42,15 @@ func (c *Chunk) FillStrata(s *Strata) {
 	if s.Fluid == Air {
 		fluidTop = 0
 	}
-	// Per row (z, and x in topT): bit v where some column's top is v.
-	var seenZ, seenX [ChunkSize]uint64
-	var topT [ChunkArea]uint8 // tops transposed, [x<<5|z], for rowZ
+	// Per row z: bit v where some column's top is v.
+	var seenZ [ChunkSize]uint64
 	var hist [4][MaxStrataTop + 1]uint16
 	var high uint64 // any top's high bits, which would break the lanes
 	for z := range ChunkSize {
 		row := (*[ChunkSize]uint8)(s.Top[z<<ChunkBits:])
 		var seen uint64
 		for x, v := range row {
-			b := bitAt[v&MaxStrataTop]
-			seen |= b
-			seenX[x] |= b
-			topT[x<<ChunkBits|z] = v
+			seen |= bitAt[v&MaxStrataTop]
 			hist[x&3][v&MaxStrataTop]++
 		}
 		seenZ[z] = seen
@@ -70,10 +66,9 @@ func (c *Chunk) FillStrata(s *Strata) {
 		all |= s
 	}
 	lo, hi := bits.TrailingZeros64(all), 63-bits.LeadingZeros64(all)
-	var loZ, hiZ, loX, hiX [ChunkSize]int8 // each row's lowest and highest top
+	var loZ, hiZ [ChunkSize]int8 // each row's lowest and highest top
 	for r := range ChunkSize {
 		loZ[r], hiZ[r] = int8(bits.TrailingZeros64(seenZ[r])), int8(63-bits.LeadingZeros64(seenZ[r]))
-		loX[r], hiX[r] = int8(bits.TrailingZeros64(seenX[r])), int8(63-bits.LeadingZeros64(seenX[r]))
 	}
 
 	// Counts, from the histogram of tops: runs cut to the chunk.
@@ -158,14 +153,20 @@ func (c *Chunk) FillStrata(s *Strata) {
 				}
 			}
 			c.rowX[y<<ChunkBits|z] = solid
-			// rowZ: row x of the layer, bit z
-			xlo, xhi := int(loX[z]), int(hiX[z])
-			switch {
-			case fluidHere || xlo >= t1:
-				c.rowZ[y<<ChunkBits|z] = fullRow
-			case xhi >= t1:
-				c.rowZ[y<<ChunkBits|z] = above(&topT, z, y)
-			}
+		}
+		// rowZ (row x, bit z) is rowX (row z, bit x) transposed.
+		rx := (*[ChunkSize]uint32)(c.rowX[y<<ChunkBits:])
+		rz := (*[ChunkSize]uint32)(c.rowZ[y<<ChunkBits:])
+		and, or := fullRow, uint32(0)
+		for _, r := range rx {
+			and, or = and&r, or|r
+		}
+		switch {
+		case and == fullRow:
+			*rz = fullRows32
+		case or != 0:
+			*rz = *rx
+			transpose32(rz)
 		}
 	}
 	if fluidTop > top {
@@ -173,19 +174,44 @@ func (c *Chunk) FillStrata(s *Strata) {
 	}
 }
 
-// fillLayers sets layers [y0, y1) to b (not Air), their masks full.
+// fillLayers sets layers [y0, y1) to b (not Air), their masks full: one
+// layer by words, then copies doubling in size.
 func (c *Chunk) fillLayers(y0, y1 int, b Block) {
-	first := (*[ChunkArea]Block)(c.blocks[y0*ChunkArea:])
-	for i := range first {
-		first[i] = b
+	region := c.blocks[y0*ChunkArea : y1*ChunkArea]
+	w := uint64(b) * byteOnes
+	for i := 0; i+8 <= ChunkArea; i += 8 {
+		putLE64(region[i:i+8], w)
 	}
-	for y := y0 + 1; y < y1; y++ {
-		copy(c.blocks[y*ChunkArea:(y+1)*ChunkArea], first[:])
+	for done := ChunkArea; done < len(region); {
+		done += copy(region[done:], region[:done])
 	}
-	for i := y0 * ChunkSize; i < y1*ChunkSize; i++ {
-		c.rowX[i], c.rowZ[i] = fullRow, fullRow
+	copy(c.rowX[y0*ChunkSize:y1*ChunkSize], fullRows[:])
+	copy(c.rowZ[y0*ChunkSize:y1*ChunkSize], fullRows[:])
+}
+
+// transpose32 transposes a 32×32 bit matrix in place (a[i] bit j becomes
+// a[j] bit i): swaps of ever smaller blocks, five rounds of 16 word pairs.
+func transpose32(a *[ChunkSize]uint32) {
+	m := uint32(0x0000ffff)
+	for j := 16; j != 0; j, m = j>>1, m^(m<<(j>>1)) {
+		for k := 0; k < ChunkSize; k = (k + j + 1) &^ j {
+			t := (a[k]>>j ^ a[k+j]) & m
+			a[k] ^= t << j
+			a[k+j] ^= t
+		}
 	}
 }
+
+// fullRows32 is one layer's rows all solid.
+var fullRows32 = *(*[ChunkSize]uint32)(fullRows[:])
+
+// fullRows is every row of a chunk solid.
+var fullRows = func() (r [ChunkArea]uint32) {
+	for i := range r {
+		r[i] = fullRow
+	}
+	return r
+}()
 
 // uniform reports whether every column has the kind of the first.
 func uniform(k *[ChunkArea]Block) bool {

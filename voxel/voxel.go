@@ -239,21 +239,6 @@ const (
 	byteGather = 0x0102040810204080
 )
 
-// above has bit i set where h[r<<5|i] > y (heights and y in [0, 32]):
-// eight bytes per word, each with its high bit set beforehand so that
-// subtracting y+1 borrows from no neighbour; the high bits left are the
-// answers.
-func above(h *[ChunkArea]uint8, r, y int) uint32 {
-	sub := uint64(y+1) * byteOnes
-	var m uint32
-	for k := 0; k < ChunkSize; k += 8 {
-		at := r<<ChunkBits | k
-		d := ((le64(h[at:at+8]) | byteHigh) - sub) & byteHigh
-		m |= uint32(d>>7*byteGather>>56) << k
-	}
-	return m
-}
-
 // le64 and putLE64 move eight bytes as one little-endian word (the compiler
 // merges the byte accesses into one load or store).
 func le64[T ~uint8](b []T) uint64 {

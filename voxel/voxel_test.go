@@ -156,3 +156,20 @@ func TestChunkAtFloorsMetres(t *testing.T) {
 		assert.Equal(t, tc.want, ChunkAt(tc.x, tc.y, tc.z), "%v,%v,%v", tc.x, tc.y, tc.z)
 	}
 }
+
+func TestTranspose32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100 {
+		var a, want [ChunkSize]uint32
+		for i := range a {
+			a[i] = r.Uint32()
+		}
+		for i := range ChunkSize {
+			for j := range ChunkSize {
+				want[j] |= (a[i] >> j & 1) << i
+			}
+		}
+		transpose32(&a)
+		require.Equal(t, want, a)
+	}
+}
