@@ -177,11 +177,13 @@ func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
 	}
 	if info == nil {
 		info = &edgeInfo{}
-		if e, ok := g.w.Edge(id); ok { // false too where cell a holds no junction
+		g.mu.Lock() // the surface cache's junction memo: neighbouring edges share junctions
+		if e, ok := g.surf.Edge(id); ok { // false too where cell a holds no junction
 			info.ok, info.spec = true, e
-			info.pa, _ = g.w.Junction(e.A)
-			info.pb, _ = g.w.Junction(e.B)
+			info.pa, _ = g.surf.Junction(e.A)
+			info.pb, _ = g.surf.Junction(e.B)
 		}
+		g.mu.Unlock()
 	} else {
 		c := *info // stored entries are never written again
 		info = &c
