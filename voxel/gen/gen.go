@@ -177,7 +177,9 @@ func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
 	}
 	if info == nil {
 		info = &edgeInfo{}
-		g.mu.Lock() // the surface cache's junction memo: neighbouring edges share junctions
+		// through the surface cache's junction memo: neighbouring edges
+		// share junctions, each a terrain height
+		g.mu.Lock()
 		if e, ok := g.surf.Edge(id); ok { // false too where cell a holds no junction
 			info.ok, info.spec = true, e
 			info.pa, _ = g.surf.Junction(e.A)
