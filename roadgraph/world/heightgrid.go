@@ -26,37 +26,43 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 	detailReady := false
 	var e, h [gridMax]float64
 	for j := range nz {
-		if lake.lakeRow(j, &e) && (nx == gridMax || anyLand(e[:nx])) { // some point of the row needs the detail field
-			if !detailReady {
-				if !detail.prepare(w.Seed, saltDetail, detailOctaves, xs, zs, detailScale) {
-					w.heightPoints(xs, zs, out)
-					return
-				}
-				detailReady = true
+		land, inland := lake.lakeRow(j, &e)
+		if land > 0 && nx < gridMax { // the padding columns read as land
+			land = 0
+			for _, v := range e[:nx] {
+				land += b2i(v > 0.02)
 			}
-			detail.landRow(j, &e, &h)
-		} else {
+		}
+		switch {
+		case land == 0:
 			for i, e := range &e {
 				h[i] = max(float64(e*landRelief), lakeFloor) // math.Max: never NaN or -0 here
 			}
+		case !detailReady && !detail.prepare(w.Seed, saltDetail, detailOctaves, xs, zs, detailScale):
+			w.heightPoints(xs, zs, out)
+			return
+		default:
+			detailReady = true
+			detail.landRow(j, &e, &h, inland, land == gridMax)
 		}
 		copy(out[j*nx:j*nx+nx], h[:nx])
 	}
 }
 
 // lakeRow sets e[i] to Height's lake field e at grid point (i, j) and
-// reports whether any e > 0.02 (the detail field is needed): fbm's four
-// octaves fused in one pass, in fbm's order, its division by norm and the
-// bias. fbm starts its sum at 0; starting at the first octave's value
-// differs only if that is -0, which a blend of signed values never is.
-func (f *field) lakeRow(j int, e *[gridMax]float64) bool {
+// counts the points with e > 0.02 (the detail field is needed), reporting
+// too whether all lie beyond rampSure: fbm's four octaves fused in one
+// pass, in fbm's order, its division by norm and the bias. fbm starts its
+// sum at 0; starting at the first octave's value differs only if that is
+// -0, which a blend of signed values never is.
+func (f *field) lakeRow(j int, e *[gridMax]float64) (land int, inland bool) {
 	_ = [1]struct{}{}[lakeOctaves-4] // written for four octaves
 	b0, d0, t0 := f.at(0, j)
 	b1, d1, t1 := f.at(1, j)
 	b2, d2, t2 := f.at(2, j)
 	b3, d3, t3 := f.at(3, j)
 	norm := f.norm
-	land := false
+	shore := 0
 	for i := range e { // all of them: columns past the grid are ignored
 		s := b0[i] + float64(d0[i]*t0)
 		s += b1[i] + float64(d1[i]*t1)
@@ -64,41 +70,69 @@ func (f *field) lakeRow(j int, e *[gridMax]float64) bool {
 		s += b3[i] + float64(d3[i]*t3)
 		v := s/norm + lakeBias
 		e[i] = v
-		land = land || v > 0.02
+		land += b2i(v > 0.02)
+		shore += b2i(v <= rampSure)
 	}
-	return land
+	return land, shore == 0
 }
 
-// anyLand reports whether some e > 0.02 (lakeRow's answer for grids
-// narrower than gridMax, whose padding columns read as land).
-func anyLand(e []float64) bool {
-	for _, v := range e {
-		if v > 0.02 {
-			return true
-		}
+// b2i is 1 for true (a count kept without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return false
+	return 0
 }
 
 // landRow sets h[i] to Height at grid point (i, j) from the lake field e
 // (lakeRow's) and the detail field f (two octaves fused as in lakeRow).
-func (f *field) landRow(j int, e, h *[gridMax]float64) {
+// Inland rows (every e beyond rampSure, where smoothstep is exactly 1 and
+// x·1 is x) add the detail as it is. Rows all on land add it times
+// smoothstep(0.02, 0.12, e) with its clamps, without branches: 1 beyond
+// rampSure (the same sum), 0 at e ≤ 0.02 (h + ±0 is h, which Height
+// leaves alone there). Rows partly in the lake skip the lake's points.
+func (f *field) landRow(j int, e, h *[gridMax]float64, inland, allLand bool) {
 	_ = [1]struct{}{}[detailOctaves-2] // written for two octaves
 	b0, d0, t0 := f.at(0, j)
 	b1, d1, t1 := f.at(1, j)
 	norm := f.norm
-	for i, e := range e {
-		hi := float64(e * landRelief)
-		if e > 0.02 {
+	if inland {
+		for i, e := range e {
 			d := b0[i] + float64(d0[i]*t0)
 			d += b1[i] + float64(d1[i]*t1)
-			d = float64(detailRelief * (d / norm))
-			if e <= rampSure { // beyond it smoothstep is exactly 1 and x*1 is x
-				d = float64(d * smoothRamp(e))
-			}
-			hi += d
+			h[i] = float64(e*landRelief) + float64(detailRelief*(d/norm)) // ≥ 5.4 - 1.5 m: above lakeFloor
 		}
-		h[i] = max(hi, lakeFloor) // math.Max(lakeFloor, h): never NaN or -0 here
+		return
+	}
+	if !allLand {
+		for i, e := range e {
+			hi := float64(e * landRelief)
+			if e > 0.02 {
+				d := b0[i] + float64(d0[i]*t0)
+				d += b1[i] + float64(d1[i]*t1)
+				d = float64(detailRelief * (d / norm))
+				if e <= rampSure {
+					d = float64(d * smoothRamp(e))
+				}
+				hi += d
+			}
+			if hi < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
+				hi = lakeFloor
+			}
+			h[i] = hi
+		}
+		return
+	}
+	lo, span := rampLo, rampHi-rampLo
+	for i, e := range e {
+		d := b0[i] + float64(d0[i]*t0)
+		d += b1[i] + float64(d1[i]*t1)
+		t := min(max((e-lo)/span, 0), 1) // smoothstep's clamps: never NaN
+		hi := float64(e*landRelief) + float64(float64(detailRelief*(d/norm))*float64(t*t*(3-2*t)))
+		if hi < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
+			hi = lakeFloor
+		}
+		h[i] = hi
 	}
 }
 

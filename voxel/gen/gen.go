@@ -132,13 +132,23 @@ func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
 	}
 	var h [voxel.ChunkArea]float64
 	g.w.HeightGrid(xs[:], zs[:], h[:])
-	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
-	for i, h := range &h { // by pointer: ranging over the array would copy it
-		t := int32(floor(h)) // heights are bounded by the world's terrain constants
-		ch.top[i] = t
-		lo, hi = min(lo, t), max(hi, t)
+	// Four running extremes each, so that no chain of compares waits on
+	// the one before (heights are bounded by the world's terrain
+	// constants: int32 holds their floors).
+	var lo, hi [4]int32
+	for k := range 4 {
+		lo[k], hi[k] = math.MaxInt32, math.MinInt32
 	}
-	ch.lo, ch.hi = int64(lo), int64(hi)
+	for i := 0; i < voxel.ChunkArea; i += 4 {
+		h, top := (*[4]float64)(h[i:]), (*[4]int32)(ch.top[i:])
+		for k := range 4 {
+			t := int32(math.Floor(h[k]))
+			top[k] = t
+			lo[k], hi[k] = min(lo[k], t), max(hi[k], t)
+		}
+	}
+	ch.lo = int64(min(lo[0], lo[1], lo[2], lo[3]))
+	ch.hi = int64(max(hi[0], hi[1], hi[2], hi[3]))
 	g.mu.Lock()
 	if len(g.columns) >= maxColumns {
 		clear(g.columns)
@@ -294,7 +304,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	st.Deep, st.Fluid, st.Depth = voxel.Stone, voxel.Water, dirtDepth
 	st.FluidTop = int(min(max(waterTop-y0, 0), size))
 	uniform := roads == noRoads && (lo > beachTop || hi <= beachTop)
-	columnStrata(&heights.top, roads, y0, &st, uniform)
+	columnStrata(heights, roads, y0, &st, uniform)
 	if uniform && lo > beachTop {
 		st.Under, st.Cap = allDirt, allGrass
 	} else if uniform {
@@ -307,8 +317,16 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 // y0 and, unless uniform (no roads, and every top on the same side of
 // beachTop: the caller sets the kinds), its top block and the three
 // under it.
-func columnStrata(tops *[voxel.ChunkArea]int32, roads *roadInfo, y0 int64, st *voxel.Strata, uniform bool) {
-	if uniform {
+func columnStrata(ch *columnHeights, roads *roadInfo, y0 int64, st *voxel.Strata, uniform bool) {
+	tops := &ch.top
+	switch {
+	case uniform && ch.lo >= y0 && ch.hi-y0 <= size+dirtDepth+1: // no top to cut
+		base := int32(y0)
+		for i, t := range tops {
+			st.Top[i] = uint8(t - base)
+		}
+		return
+	case uniform:
 		for i, t := range tops {
 			st.Top[i] = clampTop(int64(t) - y0)
 		}
