@@ -28,14 +28,14 @@ const (
 // FillStrata sets an all-air chunk from its strata: the same chunk as
 // FillColumn run by run (deep, under, top block, fluid), with whole-word
 // writes and no per-block branches. One pass over the columns finds each
-// row's lowest and highest top (along X and along Z) and the tops'
-// histogram, from which the counts follow; layers below every column's
-// Under are one 1 KiB layer copied, layers above every top are fluid or
-// left as air, and in the band between, a row whose columns all lie in one
-// run at that layer is a copy of that run (a constant when its kind is the
-// same in every column) while the rest is assembled eight blocks per word
-// from three comparisons per byte, the occupancy masks falling out of the
-// same comparisons.
+// row's lowest and highest top and the tops' histogram, from which the
+// counts follow; layers below every column's Under are one 1 KiB layer
+// copied, layers above every top are fluid or left as air, and in the band
+// between, a row whose columns all lie in one run at that layer is a copy
+// of that run (a constant when its kind is the same in every column) while
+// the rest is assembled eight blocks per word from three comparisons per
+// byte, its occupancy falling out of the first; each band layer's rowZ is
+// its rowX transposed.
 func (c *Chunk) FillStrata(s *Strata) {
 	depth := min(max(s.Depth, 0), MaxStrataDepth)
 	fluidTop := min(max(s.FluidTop, 0), ChunkSize)

@@ -17,14 +17,14 @@
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
 // Roads near a chunk column are found once per column (memoised with its
-// heights), and only for chunks whose Y range holds a column top; the road
+// tops), and only for chunks whose Y range holds a column top; the road
 // surface under the candidate columns is one world.SurfaceCache.RoadGrid
 // (world.Surface's answers, bit for bit); column heights are one
-// world.HeightGrid per chunk column; blocks are written with
-// voxel.Chunk.FillColumns. The generator before issue 16 is kept in
-// oracle_test.go, with the version-2 caps queried per column (the output
-// must match it block for block) and without them (version 1: the output
-// differs only on roads).
+// world.HeightGrid per chunk column, kept as their floors; blocks are
+// written with voxel.Chunk.FillStrata. The generator before issue 16 is
+// kept in oracle_test.go, with the version-2 caps queried per column (the
+// output must match it block for block) and without them (version 1: the
+// output differs only on roads).
 package gen
 
 import (
@@ -81,9 +81,9 @@ type Generator struct {
 	// and the edge, so the memo never changes a chunk.
 	mu    sync.Mutex
 	edges map[uint64]*edgeInfo
-	// columns memoises the height grids of chunk columns: a client asks for
+	// columns memoises the ground tops of chunk columns: a client asks for
 	// the chunks above and below a surface chunk too, and each needs the
-	// same 1,024 heights (a third of a surface chunk's cost).
+	// same 1,024 tops (half a surface chunk's cost).
 	columns map[[2]int32]*columnHeights
 	// surf is the world's road-surface rule (cached; guarded by mu): the
 	// ground under a road or a junction never stands above it.
@@ -365,8 +365,9 @@ func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 // lies in the chunk, from size+dirtDepth+1 up stone fills it.
 func clampTop(t int64) uint8 { return uint8(min(max(t, 0), size+dirtDepth+1)) }
 
-// floor is int64(math.Floor(v)) for finite v in int64's range, inline:
-// at GOAMD64=v1 math.Floor is a call (its rounding instruction is SSE4.1).
+// floor is int64(math.Floor(v)) for finite v in int64's range, without
+// math.Floor's check for SSE4.1 at GOAMD64=v1 (the tops of a whole grid
+// use math.Floor: there its rounding instruction is the faster).
 func floor(v float64) int64 {
 	t := int64(v) // towards zero
 	if float64(t) > v {
