@@ -114,8 +114,8 @@ type roadInfo struct {
 // roads: at most ~1.7 MiB); when full it starts over.
 const maxColumns = 128
 
-// heights returns the memoised heights of chunk column (cx, cz), whose
-// origin is (ox, oz): one HeightGrid, bit for bit Height at each centre.
+// heights returns the memoised tops of chunk column (cx, cz), whose origin
+// is (ox, oz): one HeightGrid (bit for bit Height at each centre), floored.
 func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
 	key := [2]int32{cx, cz}
 	g.mu.Lock()
@@ -321,7 +321,7 @@ func columnStrata(ch *columnHeights, roads *roadInfo, y0 int64, st *voxel.Strata
 	tops := &ch.top
 	switch {
 	case uniform && ch.lo >= y0 && ch.hi-y0 <= size+dirtDepth+1: // no top to cut
-		base := int32(y0)
+		base := int32(y0) // within the tops' range here, so int32 holds it
 		for i, t := range tops {
 			st.Top[i] = uint8(t - base)
 		}
