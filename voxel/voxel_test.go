@@ -94,44 +94,51 @@ func TestTouched(t *testing.T) {
 	assert.ElementsMatch(t, []ChunkPos{p, {1, 0, 0}, {0, -1, 0}, {0, 0, -1}}, Touched(p, Index(31, 0, 0), nil))
 }
 
-// FillColumns must build exactly the chunk FillColumn does run by run
-// (blocks, both mask sets, counts), for terrain-like and arbitrary columns.
-func TestFillColumnsMatchesFillColumn(t *testing.T) {
+// FillStrata must build exactly the chunk FillColumn does run by run
+// (blocks, both mask sets, counts): terrain-like strata (tops near one
+// height, few kinds, so whole rows lie in one run) and arbitrary ones.
+func TestFillStrataMatchesFillColumn(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1))
 		terrain := rapid.Bool().Draw(rt, "terrain")
-		base := rapid.IntRange(-8, 40).Draw(rt, "base")
-		var cols Columns
+		base := rapid.IntRange(-8, 44).Draw(rt, "base")
+		spread := rapid.IntRange(1, 8).Draw(rt, "spread")
+		kinds := rapid.IntRange(1, int(NumBlocks)-1).Draw(rt, "kinds") // kinds of Under and Cap in use
+		var s Strata
+		s.Depth = rapid.IntRange(0, MaxStrataDepth).Draw(rt, "depth")
+		s.FluidTop = rapid.IntRange(-4, ChunkSize+4).Draw(rt, "fluidTop")
+		s.Deep, s.Fluid = Stone, Water
+		if rapid.Bool().Draw(rt, "noFluid") {
+			s.Fluid = Air
+		}
+		kind := func() Block { return Block(1 + r.IntN(kinds)) }
 		want := new(Chunk)
 		for i := range ChunkArea {
 			x, z := i&(ChunkSize-1), i>>ChunkBits
-			var ends [ColumnRuns]int
-			if terrain { // stone, 3 under, 1 top, water: ends near base
-				t := base + r.IntN(6)
-				ends = [ColumnRuns]int{t - 4, t - 1, t, max(t, base+2)}
-			} else {
-				e := 0
-				for k := range ends {
-					e += r.IntN(12)
-					ends[k] = e
-				}
+			t := r.IntN(MaxStrataTop + 1)
+			if terrain {
+				t = min(max(base+r.IntN(spread), 0), MaxStrataTop)
 			}
-			from := 0
-			for k := range ends {
-				end := min(max(ends[k], 0), ChunkSize)
-				b := Block(1 + r.IntN(int(NumBlocks)-1))
-				if terrain && k == 0 {
-					b = Stone
-				}
-				cols.Ends[k][i], cols.Kinds[k][i] = uint8(end), b
-				want.FillColumn(x, z, from, end, b)
-				from = max(from, end)
+			s.Top[i], s.Under[i], s.Cap[i] = uint8(t), kind(), kind()
+			want.FillColumn(x, z, 0, t-1-s.Depth, s.Deep)
+			want.FillColumn(x, z, t-1-s.Depth, t-1, s.Under[i])
+			want.FillColumn(x, z, t-1, t, s.Cap[i])
+			if s.Fluid != Air {
+				want.FillColumn(x, z, t, min(max(s.FluidTop, 0), ChunkSize), s.Fluid)
 			}
 		}
 		got := new(Chunk)
-		got.FillColumns(&cols)
+		got.FillStrata(&s)
 		require.Equal(rt, want, got)
 	})
+}
+
+// A top beyond MaxStrataTop would break FillStrata's byte lanes.
+func TestFillStrataRefusesHighTops(t *testing.T) {
+	var s Strata
+	s.Deep, s.Under[0], s.Cap[0] = Stone, Dirt, Grass
+	s.Top[77] = MaxStrataTop + 1
+	require.Panics(t, func() { new(Chunk).FillStrata(&s) })
 }
 
 func TestChunkAtFloorsMetres(t *testing.T) {
@@ -147,5 +154,22 @@ func TestChunkAtFloorsMetres(t *testing.T) {
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, ChunkAt(tc.x, tc.y, tc.z), "%v,%v,%v", tc.x, tc.y, tc.z)
+	}
+}
+
+func TestTranspose32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100 {
+		var a, want [ChunkSize]uint32
+		for i := range a {
+			a[i] = r.Uint32()
+		}
+		for i := range ChunkSize {
+			for j := range ChunkSize {
+				want[j] |= (a[i] >> j & 1) << i
+			}
+		}
+		transpose32(&a)
+		require.Equal(t, want, a)
 	}
 }

@@ -43,6 +43,9 @@ func (c *Cache) Junction(cell Cell) (Vec2, bool) {
 	return p, ok
 }
 
+// Edge is World.Edge through the cache.
+func (c *Cache) Edge(id uint64) (EdgeSpec, bool) { return edge(c.w, c, id) }
+
 // Arms is World.Arms through the cache.
 func (c *Cache) Arms(cell Cell, dst []EdgeSpec) []EdgeSpec { return arms(c.w, c, cell, dst) }
 

@@ -10,8 +10,10 @@ import "math"
 // point, but shares what points have in common: each octave's lattice
 // coordinates and fades once per grid column and row, each lattice value
 // once per grid (a 32 m chunk touches at most 3×3 lattice points of any
-// octave), and valueNoise's blend along X once per lattice row rather than
-// per point. The voxel generator calls it once per chunk instead of Height
+// octave), valueNoise's blend along X (times the octave's amplitude) and the
+// difference between neighbouring lattice rows once per lattice row rather
+// than per point; per point, all octaves of a field are one pass (a multiply
+// and two adds each). The voxel generator calls it once per chunk instead of Height
 // 1,024 times. Grids wider than the buffers fall back to Height per point.
 func (w World) HeightGrid(xs, zs []float64, out []float64) {
 	nx, nz := len(xs), len(zs)
@@ -22,41 +24,115 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 		return
 	}
 	detailReady := false
-	var e, d [gridMax]float64
+	var e, h [gridMax]float64
 	for j := range nz {
-		row := out[j*nx : j*nx+nx]
-		lake.row(j, &e)
-		land := false // some point of the row needs the detail field
-		for i := range nx {
-			e[i] = e[i]/lake.norm + lakeBias
-			if e[i] > 0.02 {
-				land = true
+		land, inland := lake.lakeRow(j, &e)
+		if land > 0 && nx < gridMax { // the padding columns read as land
+			land = 0
+			for _, v := range e[:nx] {
+				land += b2i(v > 0.02)
 			}
 		}
-		if land {
-			if !detailReady {
-				if !detail.prepare(w.Seed, saltDetail, detailOctaves, xs, zs, detailScale) {
-					w.heightPoints(xs, zs, out)
-					return
+		switch {
+		case land == 0:
+			for i, e := range &e {
+				h[i] = max(float64(e*landRelief), lakeFloor) // math.Max: never NaN or -0 here
+			}
+		case !detailReady && !detail.prepare(w.Seed, saltDetail, detailOctaves, xs, zs, detailScale):
+			w.heightPoints(xs, zs, out)
+			return
+		default:
+			detailReady = true
+			detail.landRow(j, &e, &h, inland, land == gridMax)
+		}
+		copy(out[j*nx:j*nx+nx], h[:nx])
+	}
+}
+
+// lakeRow sets e[i] to Height's lake field e at grid point (i, j) and
+// counts the points with e > 0.02 (the detail field is needed), reporting
+// too whether all lie beyond rampSure: fbm's four octaves fused in one
+// pass, in fbm's order, its division by norm and the bias. fbm starts its
+// sum at 0; starting at the first octave's value differs only if that is
+// -0, which a blend of signed values never is.
+func (f *field) lakeRow(j int, e *[gridMax]float64) (land int, inland bool) {
+	_ = [1]struct{}{}[lakeOctaves-4] // written for four octaves
+	b0, d0, t0 := f.at(0, j)
+	b1, d1, t1 := f.at(1, j)
+	b2, d2, t2 := f.at(2, j)
+	b3, d3, t3 := f.at(3, j)
+	norm := f.norm
+	shore := 0
+	for i := range e { // all of them: columns past the grid are ignored
+		s := b0[i] + float64(d0[i]*t0)
+		s += b1[i] + float64(d1[i]*t1)
+		s += b2[i] + float64(d2[i]*t2)
+		s += b3[i] + float64(d3[i]*t3)
+		v := s/norm + lakeBias
+		e[i] = v
+		land += b2i(v > 0.02)
+		shore += b2i(v <= rampSure)
+	}
+	return land, shore == 0
+}
+
+// b2i is 1 for true (a count kept without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// landRow sets h[i] to Height at grid point (i, j) from the lake field e
+// (lakeRow's) and the detail field f (two octaves fused as in lakeRow).
+// Inland rows (every e beyond rampSure, where smoothstep is exactly 1 and
+// x·1 is x) add the detail as it is. Rows all on land add it times
+// smoothstep(0.02, 0.12, e) with its clamps, without branches: 1 beyond
+// rampSure (the same sum), 0 at e ≤ 0.02 (h + ±0 is h, which Height
+// leaves alone there). Rows partly in the lake skip the lake's points.
+func (f *field) landRow(j int, e, h *[gridMax]float64, inland, allLand bool) {
+	_ = [1]struct{}{}[detailOctaves-2] // written for two octaves
+	b0, d0, t0 := f.at(0, j)
+	b1, d1, t1 := f.at(1, j)
+	norm := f.norm
+	if inland {
+		for i, e := range e {
+			d := b0[i] + float64(d0[i]*t0)
+			d += b1[i] + float64(d1[i]*t1)
+			h[i] = float64(e*landRelief) + float64(detailRelief*(d/norm)) // ≥ 5.4 - 1.5 m: above lakeFloor
+		}
+		return
+	}
+	if !allLand {
+		for i, e := range e {
+			hi := float64(e * landRelief)
+			if e > 0.02 {
+				d := b0[i] + float64(d0[i]*t0)
+				d += b1[i] + float64(d1[i]*t1)
+				d = float64(detailRelief * (d / norm))
+				if e <= rampSure {
+					d = float64(d * smoothRamp(e))
 				}
-				detailReady = true
+				hi += d
 			}
-			detail.row(j, &d)
+			if hi < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
+				hi = lakeFloor
+			}
+			h[i] = hi
 		}
-		for i := range nx {
-			h := float64(e[i] * landRelief)
-			switch {
-			case e[i] > rampSure:
-				// smoothstep is exactly 1 here and x*1 is x: skip its division
-				h += float64(detailRelief * (d[i] / detail.norm))
-			case e[i] > 0.02:
-				h += float64(detailRelief * (d[i] / detail.norm) * smoothRamp(e[i]))
-			}
-			if h < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
-				h = lakeFloor
-			}
-			row[i] = h
+		return
+	}
+	lo, span := rampLo, rampHi-rampLo
+	for i, e := range e {
+		d := b0[i] + float64(d0[i]*t0)
+		d += b1[i] + float64(d1[i]*t1)
+		t := min(max((e-lo)/span, 0), 1) // smoothstep's clamps: never NaN
+		hi := float64(e*landRelief) + float64(float64(detailRelief*(d/norm))*float64(t*t*(3-2*t)))
+		if hi < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
+			hi = lakeFloor
 		}
+		h[i] = hi
 	}
 }
 
@@ -97,22 +173,29 @@ const (
 
 // field holds fbm's shared work over the grid for one noise field.
 type field struct {
-	octaves int
-	amp     [maxOctaves]float64
-	norm    float64
+	norm float64
 	// per octave and grid row: the lattice row below it and the Z fade
 	zcell [maxOctaves][gridMax]int
 	zfade [maxOctaves][gridMax]float64
-	// blend[o][r][i]: valueNoise's blend along X at grid column i on
+	// base[o][r][i]: valueNoise's blend along X at grid column i on
 	// lattice row r (its a for points whose cell starts at row r, its b
-	// for those starting at r-1)
-	blend [maxOctaves][latticeMax][gridMax]float64
+	// for those starting at r-1), times the octave's amplitude; diff[o][r]
+	// is base[o][r+1] - base[o][r] (b-a). The amplitudes are powers of
+	// two, so scaling before the blend along Z rounds exactly as fbm's
+	// amp·(a + (b-a)·tz) does.
+	base, diff [maxOctaves][latticeMax][gridMax]float64
+}
+
+// at returns octave o's lattice row blends and Z fade for grid row j
+// (cells are below latticeMax-1, as lattice checked).
+func (f *field) at(o, j int) (base, diff *[gridMax]float64, tz float64) {
+	c := min(f.zcell[o][j], latticeMax-2)
+	return &f.base[o][c], &f.diff[o][c], f.zfade[o][j]
 }
 
 // prepare sets up fbm(seed, salt, x/scale, z/scale, octaves) over the grid;
 // false if the grid spans more lattice cells than the buffers hold.
 func (f *field) prepare(seed uint64, salt int64, octaves int, xs, zs []float64, scale float64) bool {
-	f.octaves = octaves
 	var cx, cz [gridMax]float64
 	for i, x := range xs {
 		cx[i] = x / scale
@@ -135,13 +218,17 @@ func (f *field) prepare(seed uint64, salt int64, octaves int, xs, zs []float64, 
 			for a := range nxl {
 				v[a] = signed(hash64(seed, x0+int64(a), z0+int64(r), s))
 			}
-			b := &f.blend[o][r]
+			b := &f.base[o][r]
 			for i := range xs {
 				v0, v1 := v[xcell[i]], v[xcell[i]+1]
-				b[i] = v0 + float64((v1-v0)*xfade[i])
+				b[i] = amp * (v0 + float64((v1-v0)*xfade[i]))
+			}
+			if r > 0 {
+				for i := range xs {
+					f.diff[o][r-1][i] = b[i] - f.base[o][r-1][i]
+				}
 			}
 		}
-		f.amp[o] = amp
 		norm += amp
 		amp *= 0.5
 		for i := range xs {
@@ -174,20 +261,4 @@ func lattice(cs []float64, cell *[gridMax]int, fade *[gridMax]float64) (int64, i
 		top = max(top, d)
 	}
 	return first, int(top) + 2, true
-}
-
-// row sets sum[i] to fbm's sum (before normalising) at grid point (i, j)
-// (cells are below latticeMax-1, as lattice checked):
-// per octave, valueNoise's blend along Z of the two lattice rows' blends
-// along X, accumulated in octave order exactly as fbm does.
-func (f *field) row(j int, sum *[gridMax]float64) {
-	*sum = [gridMax]float64{}
-	for o := range f.octaves {
-		c, tz, amp := min(f.zcell[o][j], latticeMax-2), f.zfade[o][j], f.amp[o]
-		lo, hi := &f.blend[o][c], &f.blend[o][c+1]
-		for i := range sum { // all of them: columns past the grid are ignored
-			a, b := lo[i], hi[i]
-			sum[i] += float64(amp * (a + float64((b-a)*tz)))
-		}
-	}
 }

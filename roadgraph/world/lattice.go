@@ -176,7 +176,9 @@ func arms[S junctionSource](w World, src S, c Cell, dst []EdgeSpec) []EdgeSpec {
 }
 
 // Edge returns the spec of edge id, if the lattice holds it.
-func (w World) Edge(id uint64) (EdgeSpec, bool) {
+func (w World) Edge(id uint64) (EdgeSpec, bool) { return edge(w, w, id) }
+
+func edge[S junctionSource](w World, src S, id uint64) (EdgeSpec, bool) {
 	if id == 0 {
 		return EdgeSpec{}, false
 	}
@@ -184,13 +186,13 @@ func (w World) Edge(id uint64) (EdgeSpec, bool) {
 	if d > DirZ || !a.valid() {
 		return EdgeSpec{}, false
 	}
-	if _, ok := w.Junction(a); !ok {
+	if _, ok := src.Junction(a); !ok {
 		return EdgeSpec{}, false
 	}
 	if d == DirX {
-		return edgeX(w, w, a)
+		return edgeX(w, src, a)
 	}
-	return edgeZ(w, w, a)
+	return edgeZ(w, src, a)
 }
 
 // IsAvenue reports whether e is a wide, straight avenue.

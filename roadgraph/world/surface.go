@@ -197,6 +197,12 @@ func NewSurfaceCacheCells(w World, cells int) *SurfaceCache {
 // World is the world behind the cache.
 func (c *SurfaceCache) World() World { return c.w }
 
+// Junction is World.Junction through the cache's junction memo.
+func (c *SurfaceCache) Junction(cell Cell) (Vec2, bool) { return c.jc.Junction(cell) }
+
+// Edge is World.Edge through the cache's junction memo.
+func (c *SurfaceCache) Edge(id uint64) (EdgeSpec, bool) { return c.jc.Edge(id) }
+
 // A cell's entry is filled in two steps: the junction's position and the
 // edges' specs and coarse boxes at once (a few junction lookups), the
 // centre lines, node heights and the junction's fan only when a query

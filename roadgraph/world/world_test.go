@@ -122,6 +122,12 @@ func TestCacheAgreesWithWorld(t *testing.T) {
 				for _, e := range a1 {
 					require.Equal(t, w.EdgeNodes(e, nil), c.EdgeNodes(e, nil))
 				}
+				for _, d := range []Dir{DirX, DirZ} {
+					e1, ok1 := w.Edge(EdgeID(cell, d))
+					e2, ok2 := c.Edge(EdgeID(cell, d))
+					require.Equal(t, ok1, ok2)
+					require.Equal(t, e1, e2)
+				}
 			}
 		}
 	}

@@ -17,14 +17,14 @@
 //     level; beaches (top ≤ beachTop) are sand; then dirt, then stone.
 //
 // Roads near a chunk column are found once per column (memoised with its
-// heights), and only for chunks whose Y range holds a column top; the road
+// tops), and only for chunks whose Y range holds a column top; the road
 // surface under the candidate columns is one world.SurfaceCache.RoadGrid
 // (world.Surface's answers, bit for bit); column heights are one
-// world.HeightGrid per chunk column; blocks are written with
-// voxel.Chunk.FillColumns. The generator before issue 16 is kept in
-// oracle_test.go, with the version-2 caps queried per column (the output
-// must match it block for block) and without them (version 1: the output
-// differs only on roads).
+// world.HeightGrid per chunk column, kept as their floors; blocks are
+// written with voxel.Chunk.FillStrata. The generator before issue 16 is
+// kept in oracle_test.go, with the version-2 caps queried per column (the
+// output must match it block for block) and without them (version 1: the
+// output differs only on roads).
 package gen
 
 import (
@@ -81,23 +81,24 @@ type Generator struct {
 	// and the edge, so the memo never changes a chunk.
 	mu    sync.Mutex
 	edges map[uint64]*edgeInfo
-	// columns memoises the height grids of chunk columns: a client asks for
+	// columns memoises the ground tops of chunk columns: a client asks for
 	// the chunks above and below a surface chunk too, and each needs the
-	// same 1,024 heights (a third of a surface chunk's cost).
+	// same 1,024 tops (half a surface chunk's cost).
 	columns map[[2]int32]*columnHeights
 	// surf is the world's road-surface rule (cached; guarded by mu): the
 	// ground under a road or a junction never stands above it.
 	surf *world.SurfaceCache
 }
 
-// columnHeights is a chunk column's terrain heights at its column centres
-// (index z<<5|x) and their extremes, never written once memoised, and its
-// roads, computed once by the first chunk of the column that needs them
-// (they depend on the column alone; a road chunk's neighbour above or
-// below often needs them too).
+// columnHeights is a chunk column's ground tops, floor(h) of the terrain
+// height at each column centre (index z<<5|x: every rule reads the height
+// only through its floor, WaterLevel being whole), and their extremes,
+// never written once memoised, and its roads, computed once by the first
+// chunk of the column that needs them (they depend on the column alone; a
+// road chunk's neighbour above or below often needs them too).
 type columnHeights struct {
-	h      [voxel.ChunkArea]float64
-	lo, hi float64
+	top    [voxel.ChunkArea]int32
+	lo, hi int64
 	once   sync.Once
 	roads  *roadInfo
 }
@@ -109,12 +110,12 @@ type roadInfo struct {
 	capped bool                   // any cap is set
 }
 
-// maxColumns bounds the height memo (8 KiB a column, 17 KiB with its
-// roads: at most ~2 MiB); when full it starts over.
+// maxColumns bounds the height memo (4 KiB a column, 13 KiB with its
+// roads: at most ~1.7 MiB); when full it starts over.
 const maxColumns = 128
 
-// heights returns the memoised heights of chunk column (cx, cz), whose
-// origin is (ox, oz): one HeightGrid, bit for bit Height at each centre.
+// heights returns the memoised tops of chunk column (cx, cz), whose origin
+// is (ox, oz): one HeightGrid (bit for bit Height at each centre), floored.
 func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
 	key := [2]int32{cx, cz}
 	g.mu.Lock()
@@ -129,16 +130,25 @@ func (g *Generator) heights(cx, cz int32, ox, oz int64) *columnHeights {
 		xs[i] = float64(ox) + float64(i) + 0.5
 		zs[i] = float64(oz) + float64(i) + 0.5
 	}
-	g.w.HeightGrid(xs[:], zs[:], ch.h[:])
-	ch.lo, ch.hi = ch.h[0], ch.h[0]
-	for _, h := range &ch.h { // by pointer: ranging over the array would copy it
-		if h < ch.lo { // plain comparisons: heights are never NaN
-			ch.lo = h
-		}
-		if h > ch.hi {
-			ch.hi = h
+	var h [voxel.ChunkArea]float64
+	g.w.HeightGrid(xs[:], zs[:], h[:])
+	// Four running extremes each, so that no chain of compares waits on
+	// the one before (heights are bounded by the world's terrain
+	// constants: int32 holds their floors).
+	var lo, hi [4]int32
+	for k := range 4 {
+		lo[k], hi[k] = math.MaxInt32, math.MinInt32
+	}
+	for i := 0; i < voxel.ChunkArea; i += 4 {
+		h, top := (*[4]float64)(h[i:]), (*[4]int32)(ch.top[i:])
+		for k := range 4 {
+			t := int32(math.Floor(h[k]))
+			top[k] = t
+			lo[k], hi[k] = min(lo[k], t), max(hi[k], t)
 		}
 	}
+	ch.lo = int64(min(lo[0], lo[1], lo[2], lo[3]))
+	ch.hi = int64(max(hi[0], hi[1], hi[2], hi[3]))
 	g.mu.Lock()
 	if len(g.columns) >= maxColumns {
 		clear(g.columns)
@@ -177,11 +187,15 @@ func (g *Generator) edge(a world.Cell, d world.Dir, withNodes bool) *edgeInfo {
 	}
 	if info == nil {
 		info = &edgeInfo{}
-		if e, ok := g.w.Edge(id); ok { // false too where cell a holds no junction
+		// through the surface cache's junction memo: neighbouring edges
+		// share junctions, each a terrain height
+		g.mu.Lock()
+		if e, ok := g.surf.Edge(id); ok { // false too where cell a holds no junction
 			info.ok, info.spec = true, e
-			info.pa, _ = g.w.Junction(e.A)
-			info.pb, _ = g.w.Junction(e.B)
+			info.pa, _ = g.surf.Junction(e.A)
+			info.pb, _ = g.surf.Junction(e.B)
 		}
+		g.mu.Unlock()
 	} else {
 		c := *info // stored entries are never written again
 		info = &c
@@ -249,7 +263,7 @@ func (g *Generator) roadsOf(ch *columnHeights, ox, oz int64) *roadInfo {
 			return
 		}
 		ri := new(roadInfo)
-		ri.capped = g.roadCaps(&col, ox, oz, func(i int) int64 { return floor(ch.h[i]) }, &ri.caps)
+		ri.capped = g.roadCaps(&col, ox, oz, func(i int) int64 { return int64(ch.top[i]) }, &ri.caps)
 		ri.road = col.road
 		ch.roads = ri
 	})
@@ -270,9 +284,7 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 		return
 	}
 	heights := g.heights(p.X, p.Z, ox, oz)
-	hs := &heights.h
-	// floor is monotonic, so the extreme tops are the extreme heights'.
-	lo, hi := floor(heights.lo), floor(heights.hi)
+	lo, hi := heights.lo, heights.hi
 	// Nothing but air: above every column top and above the water.
 	if y0 >= hi && y0 >= waterTop {
 		return
@@ -288,32 +300,59 @@ func (g *Generator) Generate(p voxel.ChunkPos, c *voxel.Chunk) {
 	if hi > y0 && lo-2-roadDrop < y1 {
 		roads = g.roadsOf(heights, ox, oz)
 	}
+	var st voxel.Strata
+	st.Deep, st.Fluid, st.Depth = voxel.Stone, voxel.Water, dirtDepth
+	st.FluidTop = int(min(max(waterTop-y0, 0), size))
+	uniform := roads == noRoads && (lo > beachTop || hi <= beachTop)
+	columnStrata(heights, roads, y0, &st, uniform)
+	if uniform && lo > beachTop {
+		st.Under, st.Cap = allDirt, allGrass
+	} else if uniform {
+		st.Under, st.Cap = allSand, allSand
+	}
+	c.FillStrata(&st)
+}
+
+// columnStrata sets each column's top in the chunk whose lowest layer is
+// y0 and, unless uniform (no roads, and every top on the same side of
+// beachTop: the caller sets the kinds), its top block and the three
+// under it.
+func columnStrata(ch *columnHeights, roads *roadInfo, y0 int64, st *voxel.Strata, uniform bool) {
+	tops := &ch.top
+	switch {
+	case uniform && ch.lo >= y0 && ch.hi-y0 <= size+dirtDepth+1: // no top to cut
+		base := int32(y0) // within the tops' range here, so int32 holds it
+		for i, t := range tops {
+			st.Top[i] = uint8(t - base)
+		}
+		return
+	case uniform:
+		for i, t := range tops {
+			st.Top[i] = clampTop(int64(t) - y0)
+		}
+		return
+	}
 	caps, capped := &roads.caps, roads.capped
-	var runs voxel.Columns
-	runs.Kinds[0], runs.Kinds[3] = allStone, allWater
-	water := waterTop - y0
-	for i, h := range hs {
-		t := floor(h) - y0 // local top: the first air block
+	for i, top := range tops {
+		t := int64(top) - y0 // local top: the first air block
 		if capped && caps[i] != math.MaxInt64 {
 			t = min(t, caps[i]-y0)
 		}
 		topBlock, under := voxel.Grass, voxel.Dirt
 		switch {
-		case roads.road[i] && h >= world.WaterLevel: // roads on land only
+		case roads.road[i] && int64(top) >= waterTop: // roads on land only: h >= WaterLevel
 			topBlock = voxel.Gravel
 		case t+y0 <= beachTop:
 			topBlock, under = voxel.Sand, voxel.Sand
 		}
-		runs.Ends[0][i] = clampLocal(t - 1 - dirtDepth)
-		runs.Ends[1][i], runs.Kinds[1][i] = clampLocal(t-1), under
-		runs.Ends[2][i], runs.Kinds[2][i] = clampLocal(t), topBlock
-		runs.Ends[3][i] = clampLocal(max(t, water))
+		st.Top[i], st.Cap[i], st.Under[i] = clampTop(t), topBlock, under
 	}
-	c.FillColumns(&runs)
 }
 
-// allStone and allWater are the first and last runs' kinds of every column.
-var allStone, allWater = fillKinds(voxel.Stone), fillKinds(voxel.Water)
+// Kinds of every column of a chunk, for the uniform cases.
+var (
+	allDirt, allGrass, allSand = fillKinds(voxel.Dirt), fillKinds(voxel.Grass), fillKinds(voxel.Sand)
+)
 
 func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 	for i := range k {
@@ -322,8 +361,13 @@ func fillKinds(b voxel.Block) (k [voxel.ChunkArea]voxel.Block) {
 	return k
 }
 
-// floor is int64(math.Floor(v)) for finite v in int64's range, inline:
-// at GOAMD64=v1 math.Floor is a call (its rounding instruction is SSE4.1).
+// clampTop cuts a local top to Strata's range: at or below 0 no ground
+// lies in the chunk, from size+dirtDepth+1 up stone fills it.
+func clampTop(t int64) uint8 { return uint8(min(max(t, 0), size+dirtDepth+1)) }
+
+// floor is int64(math.Floor(v)) for finite v in int64's range, without
+// math.Floor's check for SSE4.1 at GOAMD64=v1 (the tops of a whole grid
+// use math.Floor: there its rounding instruction is the faster).
 func floor(v float64) int64 {
 	t := int64(v) // towards zero
 	if float64(t) > v {
@@ -331,9 +375,6 @@ func floor(v float64) int64 {
 	}
 	return t
 }
-
-// clampLocal clamps a chunk-local height to the chunk.
-func clampLocal(y int64) uint8 { return uint8(min(max(y, 0), size)) }
 
 // roadDrop bounds how many blocks a road's surface lowers a column's top
 // (a level junction or its ease on a slope; ≤ 1.7 m seen).
