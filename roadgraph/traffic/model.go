@@ -241,31 +241,51 @@ func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
 // lanePoint is the point of lane l at u metres from its start junction,
 // and the travel direction there.
 func (g *edgeGeom) lanePoint(l uint8, u float64) (world.Vec2, world.Vec2) {
+	return pointAt(g.nodes, g.cum, nil, 0, len(g.nodes), laneS(g.length, l, u), l)
+}
+
+// laneS is where, in metres along its edge, lane l is u metres from its
+// start (lane 1 runs from the edge's far end), clamped to the edge.
+func laneS(length float64, l uint8, u float64) float64 {
 	s := u
 	if l == 1 {
-		s = g.length - u
+		s = length - u
 	}
-	s = math.Max(0, math.Min(g.length, s))
+	return max(0, min(length, s)) // builtins: inlined, unlike math's (a frame calls this hundreds of times)
+}
+
+// pointAt is lane l's point at s metres along an edge of n nodes, given
+// the edge's nodes from index base on (and their arc lengths cum): the
+// schedule passes them all, a Plan the few its window reaches. Both get
+// the same float arithmetic, so both place a vehicle alike to the bit.
+// dirs, when not nil, holds each segment's unit direction computed as
+// here (a Plan's: it saves a square root a vehicle).
+func pointAt(nodes []world.Vec2, cum []float64, dirs []world.Vec2, base, n int, s float64, l uint8) (world.Vec2, world.Vec2) {
 	// the segment holding s: a plain binary search (sort.Search's
 	// closure is a measurable share of a frame's traffic)
-	lo, hi := 0, len(g.cum)
+	lo, hi := 0, len(cum)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if g.cum[m] < s {
+		if cum[m] < s {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	i := max(0, min(len(g.nodes)-2, lo-1))
-	a, b := g.nodes[i], g.nodes[i+1]
-	segLen := g.cum[i+1] - g.cum[i]
+	i := max(0, min(n-2, base+lo-1)) - base
+	a, b := nodes[i], nodes[i+1]
+	segLen := cum[i+1] - cum[i]
 	f := 0.0
 	if segLen > 0 {
-		f = (s - g.cum[i]) / segLen
+		f = (s - cum[i]) / segLen
 	}
 	c := a.Lerp(b, f)
-	d := b.Sub(a).Norm()
+	var d world.Vec2
+	if dirs != nil {
+		d = dirs[i]
+	} else {
+		d = b.Sub(a).Norm()
+	}
 	if l == 1 {
 		d = d.Scale(-1)
 	}
@@ -286,9 +306,25 @@ func (s *Schedule) At(k Key, t, lag float64) (Vehicle, bool) {
 	return s.at(g, k, g.timing(k.Lane), t, lag)
 }
 
+// crossTime is when vehicle k crosses its lane's stop line.
+func crossTime(lt laneTiming, k Key) float64 {
+	return lt.base + float64(k.Cycle)*SignalPeriod + float64(k.K)*lt.gap
+}
+
+// uAt is where (metres along its path) a vehicle crossing the stop line at
+// cross is at t, lag metres behind.
+func uAt(lt laneTiming, cross, t, lag float64) float64 {
+	return lt.stop + lt.speed*(t-cross) - lag
+}
+
+// turnAt is the point and heading f of the way along turn tr.
+func turnAt(tr *turn, f float64) (world.Vec2, world.Vec2) {
+	a, b := tr.p0.Lerp(tr.c, f), tr.c.Lerp(tr.p1, f)
+	return a.Lerp(b, f), b.Sub(a).Norm()
+}
+
 func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicle, bool) {
-	cross := lt.base + float64(k.Cycle)*SignalPeriod + float64(k.K)*lt.gap
-	u := lt.stop + lt.speed*(t-cross) - lag
+	u := uAt(lt, crossTime(lt, k), t, lag)
 	if u < lt.start || lt.stop <= lt.start {
 		return Vehicle{}, false
 	}
@@ -304,8 +340,7 @@ func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicl
 	if f > 1 {
 		return Vehicle{}, false
 	}
-	a, b := tr.p0.Lerp(tr.c, f), tr.c.Lerp(tr.p1, f)
-	v.Pos, v.Dir = a.Lerp(b, f), b.Sub(a).Norm()
+	v.Pos, v.Dir = turnAt(tr, f)
 	return v, true
 }
 
@@ -462,9 +497,9 @@ func (s *Schedule) warm() {
 	}
 }
 
-func boxDist2(min, max, p world.Vec2) float64 {
-	dx := math.Max(0, math.Max(min.X-p.X, p.X-max.X))
-	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
+func boxDist2(lo, hi, p world.Vec2) float64 {
+	dx := max(0, lo.X-p.X, p.X-hi.X)
+	dz := max(0, lo.Z-p.Z, p.Z-hi.Z)
 	return dx*dx + dz*dz
 }
 
@@ -501,19 +536,38 @@ const surfaceCells = 128
 // laneHeight is the road height of lane l at u metres from its start,
 // interpolated between memoised samples.
 func (s *Schedule) laneHeight(g *edgeGeom, l uint8, u float64) float64 {
-	f := math.Max(0, u) / heightStep
-	i := min(int(f), g.nh-2)
-	a, b := s.heightAt(g, l, i), s.heightAt(g, l, i+1)
-	t := math.Min(1, f-float64(i))
+	i := heightIndex(g.nh, u)
+	s.heightAt(g, l, i)
+	s.heightAt(g, l, i+1)
+	return heightOf(g.hts[l][:g.nh], 0, g.nh, u)
+}
+
+// heightIndex is the sample at or before u metres of a lane with nh
+// samples (the last pair for u past its end).
+func heightIndex(nh int, u float64) int {
+	return min(int(max(0, u)/heightStep), nh-2)
+}
+
+// heightOf interpolates the road height at u metres from a lane's start
+// between samples hts (from sample base on, of nh in all): the schedule
+// and a Plan share it, as they share pointAt.
+func heightOf(hts []float32, base, nh int, u float64) float64 {
+	f := max(0, u) / heightStep
+	i := heightIndex(nh, u)
+	a, b := float64(hts[i-base]), float64(hts[i+1-base])
+	t := min(1, f-float64(i))
 	return a + t*(b-a)
 }
 
+// heightAt is lane l's memoised road height sample i, computed if need be.
+// It answers the stored float32 either way, so the first query and later
+// ones agree to the bit.
 func (s *Schedule) heightAt(g *edgeGeom, l uint8, i int) float64 {
 	if y := g.hts[l][i]; y == y { // not NaN
 		return float64(y)
 	}
 	p, _ := g.lanePoint(l, float64(i)*heightStep)
-	y := s.surf.Surface(p.X, p.Z).Y
-	g.hts[l][i] = float32(y)
-	return y
+	y := float32(s.surf.Surface(p.X, p.Z).Y)
+	g.hts[l][i] = y
+	return float64(y)
 }

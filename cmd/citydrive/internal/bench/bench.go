@@ -172,6 +172,7 @@ func Run(o Options) (Report, error) {
 	times := make([]float64, 0, frames)
 	var mallocs uint64
 	tw := newTrafficWork(o, w, frames)
+	defer tw.close()
 	driveStart := time.Now()
 	next := driveStart
 	for f := 0; f < frames; f++ {

@@ -81,6 +81,13 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 	t.inView += len(t.data) / scene.VehicleFloats
 }
 
+// close stops the traffic's planning goroutine.
+func (t *trafficWork) close() {
+	if t != nil {
+		t.f.Close()
+	}
+}
+
 func (t *trafficWork) report(r *Report) {
 	if t == nil || t.n == 0 {
 		return

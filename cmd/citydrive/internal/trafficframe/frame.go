@@ -3,7 +3,8 @@
 // world time, the vehicles near the car reacting to it, the road height
 // under each vehicle and the instances the renderer draws
 // (render.Frame.Vehicles), plus the signal clock the drawn traffic lights
-// read. The game runs it once a frame; the bench measures it.
+// read. The game runs it once a frame; the bench measures it. A goroutine
+// finds the vehicles ahead of the frames (planner.go).
 package trafficframe
 
 import (
@@ -20,15 +21,29 @@ const Radius = 400.0
 // Frame is the traffic of one client. Not safe for concurrent use.
 type Frame struct {
 	flow     *traffic.Flow
+	plans    *planner // nil once closed
 	vehicles []traffic.Vehicle
 	draw     []scene.Vehicle
 	now      float64
 }
 
-// New returns the traffic of world w at hour of day hour.
-func New(w world.World, hour float64) *Frame {
-	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)),
+// New returns the traffic of world w at hour of day hour, with its
+// planning goroutine running; Close stops it.
+func New(w world.World, hour float64) *Frame { return newFrame(w, hour, false) }
+
+// newFrame is New; sync plans on the caller's goroutine instead (tests).
+func newFrame(w world.World, hour float64, sync bool) *Frame {
+	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)), plans: newPlanner(w, hour, sync),
 		draw: make([]scene.Vehicle, 0, scene.MaxVehicles)}
+}
+
+// Close stops the planning goroutine and waits for it; Update then
+// computes every frame itself. Closing twice is harmless.
+func (f *Frame) Close() {
+	if f.plans != nil {
+		f.plans.close()
+		f.plans = nil
+	}
 }
 
 // Update moves the traffic to world time t, dt seconds after the last
@@ -36,6 +51,9 @@ func New(w world.World, hour float64) *Frame {
 // allocates nothing in steady state.
 func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 	f.now = t
+	if f.plans != nil {
+		f.plans.step(t, dt, car.Pos, f.flow)
+	}
 	f.vehicles = f.flow.Update(t, dt, car.Pos, Radius, car)
 	f.draw = f.draw[:0]
 	for i := range f.vehicles {
