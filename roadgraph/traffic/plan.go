@@ -25,35 +25,36 @@ type Plan struct {
 }
 
 // Plan sizes: a record covers its vehicle's window with at most planNodes
-// lane nodes and planHeights road heights (a second's drive at the fastest
-// lane speed is four segments); a vehicle that needs more is placed by the
-// frame's own Schedule instead.
+// lane nodes and planHeights road heights (half a second's drive at the
+// fastest lane speed spans at most five of each); a vehicle that needs
+// more is placed by the frame's own Schedule instead.
 const (
-	planNodes    = 10
-	planHeights  = 10
-	planCapacity = 2048 // vehicles; a busy downtown at rush hour plans about 400
+	planNodes    = 6
+	planHeights  = 6
+	planCapacity = 2048 // vehicles; a busy downtown at rush hour plans about 300
 )
 
-// planned is one vehicle of a Plan.
+// planned is one vehicle of a Plan: what Plan.Vehicles reads for every
+// record first, then the geometry of those on the road.
 type planned struct {
-	key    Key
 	cell   world.Cell // the edge's start cell (Vehicles reads the edges of the cells around the centre)
+	cycles bool       // the cycle is in Vehicles' range all through the window: no need to check
+	nn, hn uint8
 	min    world.Vec2 // the edge's box
 	max    world.Vec2
 	lt     laneTiming
-	before float64 // Vehicles' cycle range
-	after  float64
-	cycles bool    // the cycle is in Vehicles' range all through the window: no need to check
-	length float64 // the edge's
 	cross  float64
 	uLo    float64 // lane part covered: [uLo, uHi] of [start, stop]
 	uHi    float64
+	key    Key
+	before float64 // Vehicles' cycle range
+	after  float64
+	length float64 // the edge's
 	yStop  float64 // road height at the stop line (through the junction)
 	nBase  int32   // index of nodes[0] among the edge's nodes
 	nAll   int32   // the edge's nodes
 	hBase  int32
 	hAll   int32
-	nn, hn uint8
 	nodes  [planNodes]world.Vec2
 	cum    [planNodes]float64
 	dirs   [planNodes - 1]world.Vec2 // of the segments between nodes

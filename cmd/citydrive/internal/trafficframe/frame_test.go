@@ -77,8 +77,22 @@ func TestFrameInABusyDistrict(t *testing.T) {
 	assert.GreaterOrEqual(t, n, 200)
 	require.Len(t, fw.f.Draw(), len(fw.f.Vehicles()))
 	w := world.New(412)
-	for i, v := range fw.f.Vehicles()[:50] {
-		assert.InDelta(t, w.Surface(v.Pos.X, v.Pos.Z).Y, fw.f.Draw()[i].Y, 0.25, "vehicle %d stands on the road", i)
+	for i, d := range fw.f.Draw()[:80] {
+		assert.InDelta(t, w.Surface(d.X, d.Z).Y, d.Y, 0.25, "vehicle %d stands on the road", i)
+	}
+	// grouped by model, every vehicle drawn once
+	keys := map[[2]float64]int{}
+	for _, v := range fw.f.Vehicles() {
+		keys[[2]float64{v.Pos.X, v.Pos.Z}]++
+	}
+	for i, d := range fw.f.Draw() {
+		keys[[2]float64{d.X, d.Z}]--
+		if i > 0 {
+			require.GreaterOrEqual(t, d.Model, fw.f.Draw()[i-1].Model)
+		}
+	}
+	for p, n := range keys {
+		require.Zero(t, n, "vehicle at %v", p)
 	}
 	allocs := testing.AllocsPerRun(300, func() { fw.step() })
 	assert.Zero(t, allocs)

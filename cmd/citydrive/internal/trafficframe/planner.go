@@ -18,11 +18,11 @@ import (
 const (
 	// planSpan is the world time one plan covers; a new one is asked for
 	// half way through, so the goroutine has half a span to answer.
-	planSpan = 1.0
+	planSpan = 0.5
 	// planSlack is how far (metres) the car may be from the centre a
 	// plan was made for: the car's travel over half a span, at up to
-	// planSpeed, plus a margin for turning.
-	planSlack = 40.0
+	// planSpeed, plus a margin for turning and braking.
+	planSlack = 30.0
 	// planSpeed bounds the car's speed the centre is predicted from.
 	planSpeed = 60.0
 )
