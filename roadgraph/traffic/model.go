@@ -50,6 +50,7 @@ type edgeGeom struct {
 	exits  [2][4]world.EdgeSpec // lane l's choices at its far end (no U-turn)
 	nexits [2]int
 	turns  [2][4]turn // memoised turns onto the exits (or the U-turn: index 0)
+	lts    [2]laneTiming
 	// hts holds lane l's road height every heightStep metres from its
 	// start, filled as vehicles get there (NaN: not yet). Inline, so a
 	// new edge costs no allocation of its own for them.
@@ -192,6 +193,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		}
 		g.speed[end] = lo + (hi-lo)*s.w.Hash01(saltSpeed, int64(e.ID), int64(end), 0)
 	}
+	g.lts = [2]laneTiming{g.laneTiming(0), g.laneTiming(1)}
 	s.geoms[e.ID] = g
 	return g
 }
@@ -213,20 +215,37 @@ func (s *Schedule) geomByID(id uint64) *edgeGeom {
 func endOf(l uint8) int { return 1 - int(l) }
 
 // lane timing of one lane: where it starts and stops, its speed and when
-// platoon vehicle k of cycle c crosses the stop line: base + c*P + k*gap.
+// platoon vehicle k of cycle c crosses the stop line, base + c*P + k*gap,
+// driving through (or, queued at a signal, where it stands: queue.go).
 type laneTiming struct {
 	start, stop, speed, base, gap float64
+	// before and after bound when cycle c's vehicles are on the lane:
+	// from base + c*P - before to base + c*P + after
+	before, after float64
+	queued        bool // platoons queue at the red
+	most          int  // vehicles a platoon sends at most
 }
 
-func (g *edgeGeom) timing(l uint8) laneTiming {
+func (g *edgeGeom) timing(l uint8) laneTiming { return g.lts[l] }
+
+// laneTiming computes lane l's timing (memoised in g.lts).
+func (g *edgeGeom) laneTiming(l uint8) laneTiming {
 	e := endOf(l)
-	lt := laneTiming{start: g.r[1-e], stop: g.length - g.r[e], speed: g.speed[l]}
+	lt := laneTiming{start: g.r[1-e], stop: g.length - g.r[e], speed: g.speed[l], most: maxPlatoon}
 	if g.arms[e] >= SignalArms {
 		lt.base = greenStart(g.spec.Dir) - g.phase[e] + greenLead
 		lt.gap = headway
 	} else {
 		lt.base = -g.phase[e] + greenLead
 		lt.gap = SignalPeriod / maxPlatoon
+	}
+	lt.before = (lt.stop - lt.start) / lt.speed
+	lt.after = maxTurn*g.r[e]/lt.speed + float64(maxPlatoon-1)*lt.gap
+	if n := queueFits(&lt); g.arms[e] >= SignalArms && n > 0 {
+		lt.queued, lt.most = true, n
+		lt.before += queueBefore
+		// the last crosses before the green ends, maybe still speeding up
+		lt.after = maxTurn*g.r[e]/lt.speed + accelTime + greenLength
 	}
 	return lt
 }
@@ -235,7 +254,7 @@ func (g *edgeGeom) timing(l uint8) laneTiming {
 func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
 	f := g.fill * s.fill * maxPlatoon
 	n := int(f + s.w.Hash01(saltCount, int64(g.spec.ID), int64(l), c))
-	return max(0, min(maxPlatoon, n))
+	return max(0, min(g.lts[l].most, n))
 }
 
 // lanePoint is the point of lane l at u metres from its start junction,
@@ -306,15 +325,10 @@ func (s *Schedule) At(k Key, t, lag float64) (Vehicle, bool) {
 	return s.at(g, k, g.timing(k.Lane), t, lag)
 }
 
-// crossTime is when vehicle k crosses its lane's stop line.
-func crossTime(lt laneTiming, k Key) float64 {
+// crossTime is when vehicle k, driving through, crosses its lane's stop
+// line.
+func crossTime(lt *laneTiming, k Key) float64 {
 	return lt.base + float64(k.Cycle)*SignalPeriod + float64(k.K)*lt.gap
-}
-
-// uAt is where (metres along its path) a vehicle crossing the stop line at
-// cross is at t, lag metres behind.
-func uAt(lt laneTiming, cross, t, lag float64) float64 {
-	return lt.stop + lt.speed*(t-cross) - lag
 }
 
 // turnAt is the point and heading f of the way along turn tr.
@@ -324,11 +338,12 @@ func turnAt(tr *turn, f float64) (world.Vec2, world.Vec2) {
 }
 
 func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicle, bool) {
-	u := uAt(lt, crossTime(lt, k), t, lag)
+	m := s.motion(&lt, k)
+	u := uAt(&lt, &m, t, lag)
 	if u < lt.start || lt.stop <= lt.start {
 		return Vehicle{}, false
 	}
-	v := Vehicle{Key: k, U: u, Start: lt.start, Stop: lt.stop, Speed: lt.speed}
+	v := Vehicle{Key: k, U: u, Start: lt.start, Stop: lt.stop, Speed: speedAt(&lt, &m, t)}
 	if u <= lt.stop {
 		v.Pos, v.Dir = g.lanePoint(k.Lane, u)
 		v.Y = s.laneHeight(g, k.Lane, u)
@@ -423,10 +438,7 @@ func (s *Schedule) Vehicles(t float64, centre world.Vec2, radius float64, dst []
 			if lt.stop <= lt.start {
 				continue
 			}
-			before := (lt.stop - lt.start) / lt.speed
-			after := maxTurn * g.r[endOf(l)] / lt.speed
-			lo := int64(math.Ceil((t - after - lt.base - float64(maxPlatoon-1)*lt.gap) / SignalPeriod))
-			hi := int64(math.Floor((t + before - lt.base) / SignalPeriod))
+			lo, hi := lt.cycles(t)
 			for c := lo; c <= hi; c++ {
 				n := s.platoon(g, l, c)
 				for k := 0; k < n; k++ {

@@ -43,12 +43,10 @@ type planned struct {
 	min    world.Vec2 // the edge's box
 	max    world.Vec2
 	lt     laneTiming
-	cross  float64
+	m      motion
 	uLo    float64 // lane part covered: [uLo, uHi] of [start, stop]
 	uHi    float64
 	key    Key
-	before float64 // Vehicles' cycle range
-	after  float64
 	length float64 // the edge's
 	yStop  float64 // road height at the stop line (through the junction)
 	nBase  int32   // index of nodes[0] among the edge's nodes
@@ -103,10 +101,12 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 			if lt.stop <= lt.start {
 				continue
 			}
-			before := (lt.stop - lt.start) / lt.speed
-			after := maxTurn * g.r[endOf(l)] / lt.speed
-			lo := int64(math.Ceil((t0 - after - lt.base - float64(maxPlatoon-1)*lt.gap) / SignalPeriod))
-			hi := int64(math.Floor((t1 + before - lt.base) / SignalPeriod))
+			lo, _ := lt.cycles(t0)
+			_, hi := lt.cycles(t1)
+			// Vehicles' cycle range only grows with t: in it at both ends
+			// of the window, in it all through.
+			_, hi0 := lt.cycles(t0)
+			lo1, _ := lt.cycles(t1)
 			for c := lo; c <= hi; c++ {
 				n := s.platoon(g, l, c)
 				for k := 0; k < n; k++ {
@@ -118,11 +118,7 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 					if len(p.recs) == cap(p.recs) {
 						return // overflow: not ok, the frame computes it all
 					}
-					r.before, r.after = before, after
-					// Vehicles' cycle range only grows with t: in it at both ends
-					// of the window, in it all through.
-					r.cycles = c >= int64(math.Ceil((t1-after-lt.base-float64(maxPlatoon-1)*lt.gap)/SignalPeriod)) &&
-						c <= int64(math.Floor((t0+before-lt.base)/SignalPeriod))
+					r.cycles = c >= lo1 && c <= hi0
 					p.recs = append(p.recs, r)
 				}
 			}
@@ -135,14 +131,14 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 // then), and a point of its path in the window with how far from it the
 // vehicle can be at any time in the window.
 func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64) (planned, world.Vec2, float64, bool) {
-	cross := crossTime(lt, k)
-	u0, u1 := uAt(lt, cross, t0, 0), uAt(lt, cross, t1, 0)
+	m := s.motion(&lt, k)
+	u0, u1 := uAt(&lt, &m, t0, 0), uAt(&lt, &m, t1, 0)
 	tr := s.turn(g, k, lt.stop)
 	end := lt.stop + tr.length
 	if u1 < lt.start-1 || u0 > end+1 {
 		return planned{}, world.Vec2{}, 0, false
 	}
-	r := planned{key: k, cell: g.spec.A, min: g.min, max: g.max, lt: lt, length: g.length, cross: cross,
+	r := planned{key: k, cell: g.spec.A, min: g.min, max: g.max, lt: lt, m: m, length: g.length,
 		yStop: s.laneHeight(g, k.Lane, lt.stop), turn: *tr, nAll: int32(len(g.nodes)), hAll: int32(g.nh)}
 	// The lane part of the window, a metre wider each way for rounding.
 	r.uLo, r.uHi = math.Max(lt.start, u0-1), math.Min(lt.stop, u1+1)
@@ -236,10 +232,7 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 			continue
 		}
 		if !r.cycles {
-			lt := &r.lt
-			lo := int64(math.Ceil((t - r.after - lt.base - float64(maxPlatoon-1)*lt.gap) / SignalPeriod))
-			hi := int64(math.Floor((t + r.before - lt.base) / SignalPeriod))
-			if r.key.Cycle < lo || r.key.Cycle > hi {
+			if lo, hi := r.lt.cycles(t); r.key.Cycle < lo || r.key.Cycle > hi {
 				continue
 			}
 		}
@@ -257,12 +250,12 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 // at is Schedule.at for r's vehicle on its schedule; covered is false
 // when t takes it off the lane part r holds.
 func (r *planned) at(t float64) (v Vehicle, ok, covered bool) {
-	lt := r.lt
-	u := uAt(lt, r.cross, t, 0)
+	lt := &r.lt
+	u := uAt(lt, &r.m, t, 0)
 	if u < lt.start || lt.stop <= lt.start {
 		return Vehicle{}, false, true
 	}
-	v = Vehicle{Key: r.key, U: u, Start: lt.start, Stop: lt.stop, Speed: lt.speed}
+	v = Vehicle{Key: r.key, U: u, Start: lt.start, Stop: lt.stop, Speed: speedAt(lt, &r.m, t)}
 	if u <= lt.stop {
 		if u < r.uLo || u > r.uHi {
 			return Vehicle{}, false, false

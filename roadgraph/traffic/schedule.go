@@ -59,6 +59,7 @@ const (
 	saltSpeed
 	saltCount
 	saltTurn
+	saltArrive
 )
 
 // Light is a signal's state for one approach.
