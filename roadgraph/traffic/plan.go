@@ -25,12 +25,13 @@ type Plan struct {
 }
 
 // Plan sizes: a record covers its vehicle's window with at most planNodes
-// lane nodes and planHeights road heights (half a second's drive at the
-// fastest lane speed spans at most five of each); a vehicle that needs
-// more is placed by the frame's own Schedule instead.
+// lane nodes and planHeights road heights (MaxPlanSpan's drive at the
+// fastest lane speed, 21 m, spans at most eight of each); a vehicle that
+// needs more is placed by the frame's own Schedule instead.
 const (
-	planNodes    = 6
-	planHeights  = 6
+	MaxPlanSpan  = 1.5 // seconds of world time a plan may cover
+	planNodes    = 9
+	planHeights  = 9
 	planCapacity = 2048 // vehicles; a busy downtown at rush hour plans about 300
 )
 
@@ -77,9 +78,10 @@ func (p *Plan) Covers(t float64, centre world.Vec2, radius float64) bool {
 		centre.Dist2(p.centre) <= p.slack*p.slack
 }
 
-// planMargin is how far (metres, beyond the speed times the window) a
-// planned vehicle may lie outside radius+slack and still be planned: the
-// lane's point jumps at its nodes by the lane offset's turn.
+// planMargin is how far (metres, beyond its travel between the instants
+// plan looks at) a planned vehicle may lie outside radius+slack and still
+// be planned: the lane's point jumps at its nodes by the lane offset's
+// turn.
 const planMargin = 5.0
 
 // PlanInto fills p with every vehicle that may be within radius of any
@@ -88,8 +90,7 @@ const planMargin = 5.0
 func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, slack float64) {
 	p.t0, p.t1, p.centre, p.radius, p.slack = t0, t1, centre, radius, slack
 	p.recs, p.ok = p.recs[:0], false
-	span := t1 - t0
-	reach := radius + slack + 4*avenueSpeedMax*span + planMargin
+	reach := radius + slack + 2*avenueSpeedMax*planSample + planMargin
 	s.resetIfFull()
 	s.nearby(centre, reach)
 	for _, g := range s.near {
@@ -111,8 +112,8 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 				n := s.platoon(g, l, c)
 				for k := 0; k < n; k++ {
 					key := Key{Edge: g.spec.ID, Cycle: c, Lane: l, K: uint8(k)}
-					r, ref, travel, ok := s.plan(g, key, lt, t0, t1)
-					if !ok || ref.Sub(centre).Len()-travel > radius+slack {
+					r, near, ok := s.plan(g, key, lt, t0, t1, centre)
+					if !ok || near > radius+slack {
 						continue
 					}
 					if len(p.recs) == cap(p.recs) {
@@ -128,15 +129,14 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 }
 
 // plan is vehicle k's record for [t0, t1] (ok false: not on the road
-// then), and a point of its path in the window with how far from it the
-// vehicle can be at any time in the window.
-func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64) (planned, world.Vec2, float64, bool) {
+// then), and how near to centre it can come in the window.
+func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64, centre world.Vec2) (planned, float64, bool) {
 	m := s.motion(&lt, k)
 	u0, u1 := uAt(&lt, &m, t0, 0), uAt(&lt, &m, t1, 0)
 	tr := s.turn(g, k, lt.stop)
 	end := lt.stop + tr.length
 	if u1 < lt.start-1 || u0 > end+1 {
-		return planned{}, world.Vec2{}, 0, false
+		return planned{}, 0, false
 	}
 	r := planned{key: k, cell: g.spec.A, min: g.min, max: g.max, lt: lt, m: m, length: g.length,
 		yStop: s.laneHeight(g, k.Lane, lt.stop), turn: *tr, nAll: int32(len(g.nodes)), hAll: int32(g.nh)}
@@ -145,23 +145,32 @@ func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64) (plan
 	if r.uLo <= r.uHi && !s.fillLane(&r, g) {
 		r.uLo, r.uHi = 1, 0 // covers nothing: the frame's schedule places it
 	}
-	// A reference point for the distance filter, and how far from it the
-	// vehicle can get in the window: along the lane at most its travel,
-	// on the turn's Bézier up to four times that (its parameter's speed
-	// against the curve's estimated length).
-	uRef := math.Max(lt.start, math.Min(end, (u0+u1)/2))
-	var ref world.Vec2
-	if uRef <= lt.stop {
-		ref, _ = g.lanePoint(k.Lane, uRef)
-	} else {
-		ref, _ = turnAt(tr, math.Min(1, (uRef-lt.stop)/tr.length))
+	// The nearest of its path at a few instants, less how far it can get
+	// between them: along the lane its travel, on the turn's Bézier up to
+	// four times that (its parameter's speed against the curve's estimated
+	// length); from the nearer instant, half of it.
+	n := max(1, int(math.Ceil((t1-t0)/planSample)))
+	near := math.Inf(1)
+	prev := u0
+	step := 0.0
+	for i := 0; i <= n; i++ {
+		u := uAt(&lt, &m, t0+(t1-t0)*float64(i)/float64(n), 0)
+		step = max(step, u-prev)
+		prev = u
+		u = max(lt.start, min(end, u))
+		var p world.Vec2
+		if u <= lt.stop {
+			p, _ = g.lanePoint(k.Lane, u)
+		} else {
+			p, _ = turnAt(tr, min(1, (u-lt.stop)/tr.length))
+		}
+		near = min(near, p.Sub(centre).Len())
 	}
-	travel := u1 - u0
-	if u1 > lt.stop {
-		travel *= 4
-	}
-	return r, ref, travel + planMargin, true
+	return r, near - 2*step - planMargin, true
 }
+
+// planSample is how often (world seconds) plan looks where a vehicle is.
+const planSample = 0.25
 
 // fillLane copies into r the lane nodes and road heights its lane part
 // [uLo, uHi] reaches: the same entries pointAt and heightOf would read

@@ -133,3 +133,19 @@ func BenchmarkPlanInto(b *testing.B) {
 	}
 	b.ReportMetric(float64(p.Len()), "planned")
 }
+
+// The longest plan's records still place every vehicle themselves.
+func TestLongPlansHoldTheirGeometry(t *testing.T) {
+	w := world.New(412)
+	s := NewSchedule(w, 17.5)
+	p := NewPlan()
+	const t0, span = 7000.0, MaxPlanSpan
+	s.PlanInto(p, t0, t0+span, downtown412, 400, 30)
+	require.Greater(t, p.Len(), 300)
+	for i := range p.recs {
+		for f := range 16 {
+			_, _, covered := p.recs[i].at(t0 + span*float64(f)/15)
+			require.True(t, covered, "%+v", p.recs[i].key)
+		}
+	}
+}

@@ -16,12 +16,16 @@ import (
 // the clock) computes its traffic itself, as before; either way the
 // vehicles are the same to the bit.
 const (
-	// planSpan is the world time one plan covers; a new one is asked for
-	// half way through, so the goroutine has half a span to answer.
-	planSpan = 0.5
+	// planSpan is the world time one plan covers, and planRenew how far
+	// into it the next is asked for: the goroutine has the difference to
+	// answer, in world time. A player's frames give it over a second; a
+	// soak's, 40 times faster than a player on a loaded machine, still
+	// the tenths of a second its slowest answers take there.
+	planSpan  = traffic.MaxPlanSpan
+	planRenew = 0.5
 	// planSlack is how far (metres) the car may be from the centre a
-	// plan was made for: the car's travel over half a span, at up to
-	// planSpeed, plus a margin for turning and braking.
+	// plan was made for (where it would be planRenew on at its speed,
+	// up to planSpeed): its turning and braking over a second.
 	planSlack = 30.0
 	// planSpeed bounds the car's speed the centre is predicted from.
 	planSpeed = 60.0
@@ -87,13 +91,17 @@ func (p *planner) step(t, dt float64, pos world.Vec2, flow *traffic.Flow) {
 	}
 	if p.cur != nil {
 		t0, t1 := p.cur.Window()
-		if t < t0+(t1-t0)/2 && p.cur.Covers(t, pos, Radius) {
+		if t < min(t0+planRenew, t1) && p.cur.Covers(t, pos, Radius) {
 			return
 		}
 	}
 	p.pending = true
-	r := planRequest{t0: t, t1: t + planSpan, centre: pos.Add(vel.Scale(planSpan / 2))}
-	if p.sync {
+	r := planRequest{t0: t, t1: t + planSpan, centre: pos.Add(vel.Scale(planRenew))}
+	// The first plan is made here, at once (the goroutine is idle: the
+	// schedule is this goroutine's until the next request): the frames
+	// before it would otherwise search the schedule themselves, and a
+	// soak's are many.
+	if p.sync || p.plans == 0 {
 		pl := <-p.free
 		p.sched.PlanInto(pl, r.t0, r.t1, r.centre, Radius, planSlack)
 		p.ready <- pl

@@ -70,11 +70,19 @@ func TestPlanningGoroutine(t *testing.T) {
 	assert.NotEmpty(t, f.Vehicles(), "a closed frame computes its own")
 }
 
-// Without a plan yet (the first frame), the frame computes the traffic
-// itself.
-func TestTheFirstFrameNeedsNoPlan(t *testing.T) {
+// The first frame plans at once, on the caller's goroutine (the frames
+// before a first answer would each search the schedule); a frame the
+// plan does not cover (the car moved a kilometre) searches it itself.
+func TestTheFirstFramePlansAtOnce(t *testing.T) {
 	f := New(world.New(412), rushHour)
 	defer f.Close()
-	f.Update(100000, 1.0/60, traffic.Blocker{Pos: downtown, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8})
+	car := traffic.Blocker{Pos: downtown, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	f.Update(100000, 1.0/60, car)
+	assert.True(t, f.Planned())
 	assert.Greater(t, len(f.Vehicles()), 150)
+	car.Pos.X += 1000
+	f.Update(100000+1.0/60, 1.0/60, car)
+	assert.False(t, f.Planned())
+	assert.NotEmpty(t, f.Vehicles())
+	assert.True(t, f.plans.pending, "and asks for a plan where the car is now")
 }
