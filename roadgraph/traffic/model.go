@@ -241,7 +241,7 @@ func (g *edgeGeom) laneTiming(l uint8) laneTiming {
 	}
 	lt.before = (lt.stop - lt.start) / lt.speed
 	lt.after = maxTurn*g.r[e]/lt.speed + float64(maxPlatoon-1)*lt.gap
-	if n := queueFits(&lt); g.arms[e] >= SignalArms && n > 0 {
+	if n := queueFits(&lt); queueAtSignals && g.arms[e] >= SignalArms && n > 0 {
 		lt.queued, lt.most = true, n
 		lt.before += queueBefore
 		// the last crosses before the green ends, maybe still speeding up

@@ -11,6 +11,11 @@ import "math"
 // accelerates at a constant rate back to the lane's speed. A queue holds
 // only the vehicles that fit the lane and cross the stop line before the
 // green ends; a platoon sends no more.
+// queueAtSignals switches the queues on; off, every platoon drives through
+// at its lane's speed, timed for the green (as before the queues: 40 %
+// fewer vehicles downtown at rush hour, none standing).
+const queueAtSignals = true
+
 const (
 	queueFront    = 1.0                                         // metres from the stop line back to the first vehicle's centre
 	queueGap      = VehicleLength + 2.3                         // metres between the centres of queued vehicles

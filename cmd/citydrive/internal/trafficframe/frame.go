@@ -24,7 +24,7 @@ type Frame struct {
 	plans    *planner // nil once closed
 	vehicles []traffic.Vehicle
 	draw     []scene.Vehicle
-	models   []uint8 // scratch of Update: each vehicle's model
+	hashes   []uint64 // scratch of Update: each vehicle's vehicleHash
 	now      float64
 	planned  bool // the last Update's vehicles came from a plan
 }
@@ -36,7 +36,7 @@ func New(w world.World, hour float64) *Frame { return newFrame(w, hour, false) }
 // newFrame is New; sync plans on the caller's goroutine instead (tests).
 func newFrame(w world.World, hour float64, sync bool) *Frame {
 	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)), plans: newPlanner(w, hour, sync),
-		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), models: make([]uint8, 0, scene.MaxVehicles)}
+		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), hashes: make([]uint64, 0, scene.MaxVehicles)}
 }
 
 // Close stops the planning goroutine and waits for it; Update then
@@ -62,20 +62,20 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 	// The instances grouped by model, each group in the order of the
 	// vehicles, so the renderer culls and packs them in one pass.
 	n := min(len(f.vehicles), cap(f.draw))
-	f.models = f.models[:0]
+	f.hashes = f.hashes[:0]
 	var start [scene.VehicleModels]int
 	for i := range n {
-		m := uint8(vehicleHash(f.vehicles[i].Key) % scene.VehicleModels)
-		f.models = append(f.models, m)
-		for j := int(m) + 1; j < scene.VehicleModels; j++ {
+		h := vehicleHash(f.vehicles[i].Key)
+		f.hashes = append(f.hashes, h)
+		for j := int(h%scene.VehicleModels) + 1; j < scene.VehicleModels; j++ {
 			start[j]++
 		}
 	}
 	f.draw = f.draw[:n]
 	for i := range n {
 		v := &f.vehicles[i]
-		m := f.models[i]
-		h := vehicleHash(v.Key)
+		h := f.hashes[i]
+		m := uint8(h % scene.VehicleModels)
 		f.draw[start[m]] = scene.Vehicle{X: v.Pos.X, Y: v.Y, Z: v.Pos.Z,
 			Dir: [2]float32{float32(v.Dir.X), float32(v.Dir.Z)}, Model: m, Colour: colours[(h>>8)%uint64(len(colours))]}
 		start[m]++
