@@ -92,7 +92,9 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 	p.recs, p.ok = p.recs[:0], false
 	reach := radius + slack + 2*avenueSpeedMax*planSample + planMargin
 	s.resetIfFull()
-	s.nearby(centre, reach)
+	// the cells a frame's Vehicles reads, for any centre within slack
+	// (less than a cell) of this one: a cell more each way
+	s.nearby(centre, max(reach, radius+world.CellSize))
 	for _, g := range s.near {
 		if boxDist2(g.min, g.max, centre) > (reach+LaneOffset)*(reach+LaneOffset) {
 			continue
