@@ -38,7 +38,8 @@ func (v Vehicle) Heading() float64 { return math.Atan2(v.Dir.Z, v.Dir.X) }
 type edgeGeom struct {
 	spec   world.EdgeSpec
 	nodes  []world.Vec2
-	cum    []float64 // arc length at each node
+	cum    []float64    // arc length at each node
+	dirs   []world.Vec2 // unit direction of each segment (pointAt's: no square root a query)
 	length float64
 	r      [2]float64 // junction radius at A, at B
 	arms   [2]int     // lattice arms at A, at B
@@ -87,8 +88,10 @@ type Schedule struct {
 	fill  float64 // timeFactor(hour)
 	geoms map[uint64]*edgeGeom
 	free  []*edgeGeom
-	specs []world.EdgeSpec // scratch of nearby
-	arms  []world.EdgeSpec // scratch of geom (called inside nearby's loop)
+	// lastGeom is geomByID's last answer (nil after a reset)
+	lastGeom *edgeGeom
+	specs    []world.EdgeSpec // scratch of nearby
+	arms     []world.EdgeSpec // scratch of geom (called inside nearby's loop)
 	// near caches the edges around a lattice cell for Vehicles.
 	nearCell  world.Cell
 	nearR     int32
@@ -115,7 +118,7 @@ func NewSchedule(w world.World, hour float64) *Schedule {
 	// The geometry cache's storage up front (about 5 MB): a car driving
 	// into new cells then recycles, never allocates.
 	for range geomLimit / 2 {
-		s.free = append(s.free, &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)})
+		s.free = append(s.free, newEdgeGeom())
 	}
 	return s
 }
@@ -131,7 +134,7 @@ func (s *Schedule) resetIfFull() {
 		s.free = append(s.free, g)
 	}
 	clear(s.geoms)
-	s.nearValid = false
+	s.nearValid, s.lastGeom = false, nil
 }
 
 // geom returns the memoised geometry of edge spec e.
@@ -143,9 +146,9 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 	if n := len(s.free); n > 0 {
 		g = s.free[n-1]
 		s.free = s.free[:n-1]
-		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0]}
+		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0], dirs: g.dirs[:0]}
 	} else {
-		g = &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)}
+		g = newEdgeGeom()
 	}
 	g.spec = e
 	g.nodes = s.lat.EdgeNodes(e, g.nodes)
@@ -157,6 +160,9 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 			total += p.Sub(g.nodes[i-1]).Len()
 		}
 		g.cum = append(g.cum, total)
+		if i > 0 {
+			g.dirs = append(g.dirs, p.Sub(g.nodes[i-1]).Norm())
+		}
 		g.min = world.Vec2{X: math.Min(g.min.X, p.X), Z: math.Min(g.min.Z, p.Z)}
 		g.max = world.Vec2{X: math.Max(g.max.X, p.X), Z: math.Max(g.max.Z, p.Z)}
 	}
@@ -198,10 +204,20 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 	return g
 }
 
+func newEdgeGeom() *edgeGeom {
+	return &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments),
+		dirs: make([]world.Vec2, 0, world.MaxSegments)}
+}
+
 // geomByID is geom for an edge known only by id (nil if the lattice has
-// none).
+// none). The last one is kept at hand: the reaction asks for one
+// vehicle's lane a few dozen times running.
 func (s *Schedule) geomByID(id uint64) *edgeGeom {
+	if s.lastGeom != nil && s.lastGeom.spec.ID == id {
+		return s.lastGeom
+	}
 	if g := s.geoms[id]; g != nil {
+		s.lastGeom = g
 		return g
 	}
 	e, ok := s.w.Edge(id)
@@ -260,7 +276,7 @@ func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
 // lanePoint is the point of lane l at u metres from its start junction,
 // and the travel direction there.
 func (g *edgeGeom) lanePoint(l uint8, u float64) (world.Vec2, world.Vec2) {
-	return pointAt(g.nodes, g.cum, nil, 0, len(g.nodes), laneS(g.length, l, u), l)
+	return pointAt(g.nodes, g.cum, g.dirs, 0, len(g.nodes), laneS(g.length, l, u), l)
 }
 
 // laneS is where, in metres along its edge, lane l is u metres from its
@@ -278,7 +294,7 @@ func laneS(length float64, l uint8, u float64) float64 {
 // schedule passes them all, a Plan the few its window reaches. Both get
 // the same float arithmetic, so both place a vehicle alike to the bit.
 // dirs, when not nil, holds each segment's unit direction computed as
-// here (a Plan's: it saves a square root a vehicle).
+// here (it saves a square root a query).
 func pointAt(nodes []world.Vec2, cum []float64, dirs []world.Vec2, base, n int, s float64, l uint8) (world.Vec2, world.Vec2) {
 	// the segment holding s: a plain binary search (sort.Search's
 	// closure is a measurable share of a frame's traffic)

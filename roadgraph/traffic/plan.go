@@ -192,9 +192,7 @@ func (s *Schedule) fillLane(r *planned, g *edgeGeom) bool {
 	r.nBase, r.nn = int32(j0), uint8(j1-j0+1)
 	copy(r.nodes[:], g.nodes[j0:j1+1])
 	copy(r.cum[:], g.cum[j0:j1+1])
-	for i := range int(r.nn) - 1 {
-		r.dirs[i] = r.nodes[i+1].Sub(r.nodes[i]).Norm()
-	}
+	copy(r.dirs[:], g.dirs[j0:j1])
 	h0, h1 := heightIndex(g.nh, r.uLo), heightIndex(g.nh, r.uHi)+1
 	if h1-h0+1 > planHeights {
 		return false
