@@ -32,7 +32,7 @@ const (
 	MaxPlanSpan  = 1.5 // seconds of world time a plan may cover
 	planNodes    = 9
 	planHeights  = 9
-	planCapacity = 2048 // vehicles; a busy downtown at rush hour plans about 300
+	planCapacity = 2048 // vehicles; a busy downtown at rush hour plans about 500
 )
 
 // planned is one vehicle of a Plan: what Plan.Vehicles reads for every

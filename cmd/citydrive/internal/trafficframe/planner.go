@@ -12,8 +12,9 @@ import (
 // places those at its exact world time. Two plans take turns: the frame
 // reads one while the goroutine fills the other, and gets it back when
 // the next arrives, so nothing is allocated and nothing shared at once.
-// A frame the plan does not cover (the first ones, a jump of the car or
-// the clock) computes its traffic itself, as before; either way the
+// The first plan is made at once on the frame's goroutine; a frame no
+// plan covers (a jump of the car or the clock, an answer later than the
+// plan's span) computes its traffic itself, as before. Either way the
 // vehicles are the same to the bit.
 const (
 	// planSpan is the world time one plan covers, and planRenew how far
@@ -24,9 +25,10 @@ const (
 	planSpan  = traffic.MaxPlanSpan
 	planRenew = 0.5
 	// planSlack is how far (metres) the car may be from the centre a
-	// plan was made for (where it would be planRenew on at its speed,
-	// up to planSpeed): its turning and braking over a second.
-	planSlack = 30.0
+	// plan was made for. That centre is where the car will be planRenew
+	// on at its speed, so the slack covers a car at up to planSpeed
+	// from the request to the renewal (turning, it gets less far).
+	planSlack = planSpeed * planRenew
 	// planSpeed bounds the car's speed the centre is predicted from.
 	planSpeed = 60.0
 )
@@ -74,8 +76,8 @@ func (p *planner) run() {
 }
 
 // step takes a plan that arrived, hands it to flow, and asks for the next
-// one when the current one is half spent or does not cover the frame at
-// world time t, dt seconds after the last, with the car at pos.
+// one planRenew into the current one, or when that does not cover the
+// frame at world time t, dt seconds after the last, with the car at pos.
 func (p *planner) step(t, dt float64, pos world.Vec2, flow *traffic.Flow) {
 	p.receive(flow)
 	vel := world.Vec2{}
