@@ -90,6 +90,7 @@ type Schedule struct {
 	free  []*edgeGeom
 	// lastGeom is geomByID's last answer (nil after a reset)
 	lastGeom *edgeGeom
+	queues   bool             // platoons queue at signals (queue.go)
 	specs    []world.EdgeSpec // scratch of nearby
 	arms     []world.EdgeSpec // scratch of geom (called inside nearby's loop)
 	// near caches the edges around a lattice cell for Vehicles.
@@ -105,10 +106,16 @@ type Schedule struct {
 const geomLimit = 2048
 
 // NewSchedule returns the schedule of world w at hour of day hour (0–24):
-// the hour sets how full platoons are.
+// the hour sets how full platoons are. Platoons queue at signals when
+// QueueAtSignals is set.
 func NewSchedule(w world.World, hour float64) *Schedule {
+	return newSchedule(w, hour, QueueAtSignals)
+}
+
+// newSchedule is NewSchedule with the queues on or off.
+func newSchedule(w world.World, hour float64, queues bool) *Schedule {
 	s := &Schedule{
-		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour),
+		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour), queues: queues,
 		geoms: make(map[uint64]*edgeGeom, geomLimit),
 		specs: make([]world.EdgeSpec, 0, 8),
 		arms:  make([]world.EdgeSpec, 0, 8),
@@ -199,7 +206,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		}
 		g.speed[end] = lo + (hi-lo)*s.w.Hash01(saltSpeed, int64(e.ID), int64(end), 0)
 	}
-	g.lts = [2]laneTiming{g.laneTiming(0), g.laneTiming(1)}
+	g.lts = [2]laneTiming{g.laneTiming(0, s.queues), g.laneTiming(1, s.queues)}
 	s.geoms[e.ID] = g
 	return g
 }
@@ -244,8 +251,9 @@ type laneTiming struct {
 
 func (g *edgeGeom) timing(l uint8) laneTiming { return g.lts[l] }
 
-// laneTiming computes lane l's timing (memoised in g.lts).
-func (g *edgeGeom) laneTiming(l uint8) laneTiming {
+// laneTiming computes lane l's timing (memoised in g.lts), queued at a
+// signal if queues.
+func (g *edgeGeom) laneTiming(l uint8, queues bool) laneTiming {
 	e := endOf(l)
 	lt := laneTiming{start: g.r[1-e], stop: g.length - g.r[e], speed: g.speed[l], most: maxPlatoon}
 	if g.arms[e] >= SignalArms {
@@ -257,7 +265,7 @@ func (g *edgeGeom) laneTiming(l uint8) laneTiming {
 	}
 	lt.before = (lt.stop - lt.start) / lt.speed
 	lt.after = maxTurn*g.r[e]/lt.speed + float64(maxPlatoon-1)*lt.gap
-	if n := queueFits(&lt); queueAtSignals && g.arms[e] >= SignalArms && n > 0 {
+	if n := queueFits(&lt); queues && g.arms[e] >= SignalArms && n > 0 {
 		lt.queued, lt.most = true, n
 		lt.before += queueBefore
 		// the last crosses before the green ends, maybe still speeding up
