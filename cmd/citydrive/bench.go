@@ -23,6 +23,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	realtime := fs.Bool("realtime", true, "pace frames at 60 Hz of wall time, as the game does (false: back to back)")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this file")
 	withTraffic := fs.Bool("traffic", true, "measure the traffic work per frame too (-traffic=false: streaming only)")
+	plan := fs.Bool("traffic-plan", true, "find the traffic's vehicles ahead on a goroutine (false: every frame on the main goroutine, the old way, for comparison)")
 	hour := fs.Float64("hour", 17.5, "time of day (0–24) of the traffic: busiest at 8 and 17.5")
 	var start pointFlag
 	fs.Var(&start, "start", "start near `x,z` metres")
@@ -54,7 +55,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := bench.Run(bench.Options{
 		Seed: *sf.seed, Duration: *duration, Speed: *speed, Streaming: cfg,
-		Realtime: *realtime, Start: start.p, Traffic: *withTraffic, Hour: *hour,
+		Realtime: *realtime, Start: start.p, Traffic: *withTraffic, Hour: *hour, NoTrafficPlan: !*plan,
 	})
 	if err != nil {
 		return err

@@ -43,28 +43,47 @@ const (
 // sphere meets f (nil: all), camera-relative to cam, grouped by model:
 // counts[m] instances of model m follow those of the models before it.
 // At most maxInstances are kept; the rest are counted as dropped. It
-// allocates nothing when dst has room.
+// allocates nothing when dst has room. Vehicles already grouped by model
+// (as the traffic frame hands them) take one pass, others one a model.
 func AppendVehicles(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, cam mgl64.Vec3, f *frustum.Frustum, maxInstances int) ([]float32, int) {
 	*counts = [VehicleModels]int32{}
+	grouped := true
+	for i := 1; i < len(vs) && grouped; i++ {
+		grouped = vs[i].Model%VehicleModels >= vs[i-1].Model%VehicleModels
+	}
+	if grouped {
+		return appendVisible(dst, counts, vs, cam, f, maxInstances, 0, false)
+	}
 	dropped := 0
 	for m := range uint8(VehicleModels) {
-		for i := range vs {
-			v := &vs[i]
-			if v.Model%VehicleModels != m {
-				continue
-			}
-			rel := mgl64.Vec3{v.X - cam[0], v.Y - cam[1], v.Z - cam[2]}
-			if f != nil && !f.IntersectsSphere(mgl64.Vec3{rel[0], rel[1] + 1, rel[2]}, VehicleRadius) {
-				continue
-			}
-			if len(dst)/VehicleFloats >= maxInstances {
-				dropped++
-				continue
-			}
-			dst = append(dst, float32(rel[0]), float32(rel[1]), float32(rel[2]), v.Dir[0], v.Dir[1],
-				v.Colour[0], v.Colour[1], v.Colour[2])
-			counts[m]++
+		var d int
+		dst, d = appendVisible(dst, counts, vs, cam, f, maxInstances, m, true)
+		dropped += d
+	}
+	return dst, dropped
+}
+
+// appendVisible is AppendVehicles' pass over vs, of model only alone when
+// filter is set.
+func appendVisible(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, cam mgl64.Vec3, f *frustum.Frustum, maxInstances int, only uint8, filter bool) ([]float32, int) {
+	dropped := 0
+	for i := range vs {
+		v := &vs[i]
+		m := v.Model % VehicleModels
+		if filter && m != only {
+			continue
 		}
+		rel := mgl64.Vec3{v.X - cam[0], v.Y - cam[1], v.Z - cam[2]}
+		if f != nil && !f.IntersectsSphere(mgl64.Vec3{rel[0], rel[1] + 1, rel[2]}, VehicleRadius) {
+			continue
+		}
+		if len(dst)/VehicleFloats >= maxInstances {
+			dropped++
+			continue
+		}
+		dst = append(dst, float32(rel[0]), float32(rel[1]), float32(rel[2]), v.Dir[0], v.Dir[1],
+			v.Colour[0], v.Colour[1], v.Colour[2])
+		counts[m]++
 	}
 	return dst, dropped
 }

@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -40,6 +41,28 @@ func TestAppendVehiclesCullsAndGroupsByModel(t *testing.T) {
 	assert.Zero(t, allocs)
 	_, dropped = AppendVehicles(dst[:0], &counts, vs, cam.Position, &fr, 5)
 	assert.Equal(t, 15, dropped)
+}
+
+// Vehicles handed over grouped by model (one pass) come out as the same
+// vehicles interleaved (a pass a model) do.
+func TestAppendVehiclesGroupedTakesTheSameInstances(t *testing.T) {
+	cam := Camera{Position: mgl64.Vec3{0, 5, 0}, Far: 500}
+	fr := frustum.FromViewProj(cam.ViewProj(16.0 / 9))
+	ahead := cam.Forward()
+	var mixed []Vehicle
+	for i := range 60 {
+		p := cam.Position.Add(ahead.Mul(float64(i%20)*7 - 30)).Add(mgl64.Vec3{float64(i%7) * 9, 0, 0})
+		mixed = append(mixed, Vehicle{X: p[0], Z: p[2], Dir: [2]float32{0, 1}, Model: uint8(i * 7 % 3), Colour: [3]float32{float32(i), 0, 0}})
+	}
+	grouped := slices.Clone(mixed)
+	slices.SortStableFunc(grouped, func(a, b Vehicle) int { return int(a.Model) - int(b.Model) })
+	var ca, cb [VehicleModels]int32
+	a, da := AppendVehicles(nil, &ca, mixed, cam.Position, &fr, 25)
+	b, db := AppendVehicles(nil, &cb, grouped, cam.Position, &fr, 25)
+	require.NotZero(t, da, "some dropped at the cap")
+	assert.Equal(t, ca, cb)
+	assert.Equal(t, da, db)
+	assert.Equal(t, a, b)
 }
 
 func TestVehicleMeshModels(t *testing.T) {

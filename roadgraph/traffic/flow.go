@@ -61,6 +61,7 @@ type Flow struct {
 	carAt  world.Vec2
 	placed bool
 	carVel world.Vec2 // the car's velocity over the last Update
+	plan   *Plan      // where the scheduled vehicles come from when it covers them (plan.go)
 }
 
 // flowCapacity sizes the vehicle lists for a busy neighbourhood.
@@ -118,7 +119,7 @@ func (f *Flow) lagIndex(k Key) int {
 // seconds after the previous Update, with the vehicles near car reacting
 // to it, and returns it. It allocates nothing in steady state.
 func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Blocker) []Vehicle {
-	f.sched = f.s.Vehicles(t, centre, radius, f.sched[:0])
+	f.sched = f.scheduled(t, centre, radius)
 	f.out = f.out[:0]
 	appeared := !f.placed || car.Pos.Dist2(f.carAt) > carJump*carJump
 	f.carVel = world.Vec2{}

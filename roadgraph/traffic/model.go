@@ -38,7 +38,8 @@ func (v Vehicle) Heading() float64 { return math.Atan2(v.Dir.Z, v.Dir.X) }
 type edgeGeom struct {
 	spec   world.EdgeSpec
 	nodes  []world.Vec2
-	cum    []float64 // arc length at each node
+	cum    []float64    // arc length at each node
+	dirs   []world.Vec2 // unit direction of each segment (pointAt's: no square root a query)
 	length float64
 	r      [2]float64 // junction radius at A, at B
 	arms   [2]int     // lattice arms at A, at B
@@ -50,6 +51,7 @@ type edgeGeom struct {
 	exits  [2][4]world.EdgeSpec // lane l's choices at its far end (no U-turn)
 	nexits [2]int
 	turns  [2][4]turn // memoised turns onto the exits (or the U-turn: index 0)
+	lts    [2]laneTiming
 	// hts holds lane l's road height every heightStep metres from its
 	// start, filled as vehicles get there (NaN: not yet). Inline, so a
 	// new edge costs no allocation of its own for them.
@@ -86,8 +88,11 @@ type Schedule struct {
 	fill  float64 // timeFactor(hour)
 	geoms map[uint64]*edgeGeom
 	free  []*edgeGeom
-	specs []world.EdgeSpec // scratch of nearby
-	arms  []world.EdgeSpec // scratch of geom (called inside nearby's loop)
+	// lastGeom is geomByID's last answer (nil after a reset)
+	lastGeom *edgeGeom
+	queues   bool             // platoons queue at signals (queue.go)
+	specs    []world.EdgeSpec // scratch of nearby
+	arms     []world.EdgeSpec // scratch of geom (called inside nearby's loop)
 	// near caches the edges around a lattice cell for Vehicles.
 	nearCell  world.Cell
 	nearR     int32
@@ -101,10 +106,16 @@ type Schedule struct {
 const geomLimit = 2048
 
 // NewSchedule returns the schedule of world w at hour of day hour (0–24):
-// the hour sets how full platoons are.
+// the hour sets how full platoons are. Platoons queue at signals when
+// QueueAtSignals is set.
 func NewSchedule(w world.World, hour float64) *Schedule {
+	return newSchedule(w, hour, QueueAtSignals)
+}
+
+// newSchedule is NewSchedule with the queues on or off.
+func newSchedule(w world.World, hour float64, queues bool) *Schedule {
 	s := &Schedule{
-		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour),
+		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour), queues: queues,
 		geoms: make(map[uint64]*edgeGeom, geomLimit),
 		specs: make([]world.EdgeSpec, 0, 8),
 		arms:  make([]world.EdgeSpec, 0, 8),
@@ -114,7 +125,7 @@ func NewSchedule(w world.World, hour float64) *Schedule {
 	// The geometry cache's storage up front (about 5 MB): a car driving
 	// into new cells then recycles, never allocates.
 	for range geomLimit / 2 {
-		s.free = append(s.free, &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)})
+		s.free = append(s.free, newEdgeGeom())
 	}
 	return s
 }
@@ -130,7 +141,7 @@ func (s *Schedule) resetIfFull() {
 		s.free = append(s.free, g)
 	}
 	clear(s.geoms)
-	s.nearValid = false
+	s.nearValid, s.lastGeom = false, nil
 }
 
 // geom returns the memoised geometry of edge spec e.
@@ -142,9 +153,9 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 	if n := len(s.free); n > 0 {
 		g = s.free[n-1]
 		s.free = s.free[:n-1]
-		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0]}
+		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0], dirs: g.dirs[:0]}
 	} else {
-		g = &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments)}
+		g = newEdgeGeom()
 	}
 	g.spec = e
 	g.nodes = s.lat.EdgeNodes(e, g.nodes)
@@ -156,6 +167,9 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 			total += p.Sub(g.nodes[i-1]).Len()
 		}
 		g.cum = append(g.cum, total)
+		if i > 0 {
+			g.dirs = append(g.dirs, p.Sub(g.nodes[i-1]).Norm())
+		}
 		g.min = world.Vec2{X: math.Min(g.min.X, p.X), Z: math.Min(g.min.Z, p.Z)}
 		g.max = world.Vec2{X: math.Max(g.max.X, p.X), Z: math.Max(g.max.Z, p.Z)}
 	}
@@ -192,14 +206,25 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		}
 		g.speed[end] = lo + (hi-lo)*s.w.Hash01(saltSpeed, int64(e.ID), int64(end), 0)
 	}
+	g.lts = [2]laneTiming{g.laneTiming(0, s.queues), g.laneTiming(1, s.queues)}
 	s.geoms[e.ID] = g
 	return g
 }
 
+func newEdgeGeom() *edgeGeom {
+	return &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments),
+		dirs: make([]world.Vec2, 0, world.MaxSegments)}
+}
+
 // geomByID is geom for an edge known only by id (nil if the lattice has
-// none).
+// none). The last one is kept at hand: the reaction asks for one
+// vehicle's lane a few dozen times running.
 func (s *Schedule) geomByID(id uint64) *edgeGeom {
+	if s.lastGeom != nil && s.lastGeom.spec.ID == id {
+		return s.lastGeom
+	}
 	if g := s.geoms[id]; g != nil {
+		s.lastGeom = g
 		return g
 	}
 	e, ok := s.w.Edge(id)
@@ -213,20 +238,38 @@ func (s *Schedule) geomByID(id uint64) *edgeGeom {
 func endOf(l uint8) int { return 1 - int(l) }
 
 // lane timing of one lane: where it starts and stops, its speed and when
-// platoon vehicle k of cycle c crosses the stop line: base + c*P + k*gap.
+// platoon vehicle k of cycle c crosses the stop line, base + c*P + k*gap,
+// driving through (or, queued at a signal, where it stands: queue.go).
 type laneTiming struct {
 	start, stop, speed, base, gap float64
+	// before and after bound when cycle c's vehicles are on the lane:
+	// from base + c*P - before to base + c*P + after
+	before, after float64
+	queued        bool // platoons queue at the red
+	most          int  // vehicles a platoon sends at most
 }
 
-func (g *edgeGeom) timing(l uint8) laneTiming {
+func (g *edgeGeom) timing(l uint8) laneTiming { return g.lts[l] }
+
+// laneTiming computes lane l's timing (memoised in g.lts), queued at a
+// signal if queues.
+func (g *edgeGeom) laneTiming(l uint8, queues bool) laneTiming {
 	e := endOf(l)
-	lt := laneTiming{start: g.r[1-e], stop: g.length - g.r[e], speed: g.speed[l]}
+	lt := laneTiming{start: g.r[1-e], stop: g.length - g.r[e], speed: g.speed[l], most: maxPlatoon}
 	if g.arms[e] >= SignalArms {
 		lt.base = greenStart(g.spec.Dir) - g.phase[e] + greenLead
 		lt.gap = headway
 	} else {
 		lt.base = -g.phase[e] + greenLead
 		lt.gap = SignalPeriod / maxPlatoon
+	}
+	lt.before = (lt.stop - lt.start) / lt.speed
+	lt.after = maxTurn*g.r[e]/lt.speed + float64(maxPlatoon-1)*lt.gap
+	if n := queueFits(&lt); queues && g.arms[e] >= SignalArms && n > 0 {
+		lt.queued, lt.most = true, n
+		lt.before += queueBefore
+		// the last crosses before the green ends, maybe still speeding up
+		lt.after = maxTurn*g.r[e]/lt.speed + accelTime + greenLength
 	}
 	return lt
 }
@@ -235,37 +278,57 @@ func (g *edgeGeom) timing(l uint8) laneTiming {
 func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
 	f := g.fill * s.fill * maxPlatoon
 	n := int(f + s.w.Hash01(saltCount, int64(g.spec.ID), int64(l), c))
-	return max(0, min(maxPlatoon, n))
+	return max(0, min(g.lts[l].most, n))
 }
 
 // lanePoint is the point of lane l at u metres from its start junction,
 // and the travel direction there.
 func (g *edgeGeom) lanePoint(l uint8, u float64) (world.Vec2, world.Vec2) {
+	return pointAt(g.nodes, g.cum, g.dirs, 0, len(g.nodes), laneS(g.length, l, u), l)
+}
+
+// laneS is where, in metres along its edge, lane l is u metres from its
+// start (lane 1 runs from the edge's far end), clamped to the edge.
+func laneS(length float64, l uint8, u float64) float64 {
 	s := u
 	if l == 1 {
-		s = g.length - u
+		s = length - u
 	}
-	s = math.Max(0, math.Min(g.length, s))
+	return max(0, min(length, s)) // builtins: inlined, unlike math's (a frame calls this hundreds of times)
+}
+
+// pointAt is lane l's point at s metres along an edge of n nodes, given
+// the edge's nodes from index base on (and their arc lengths cum): the
+// schedule passes them all, a Plan the few its window reaches. Both get
+// the same float arithmetic, so both place a vehicle alike to the bit.
+// dirs, when not nil, holds each segment's unit direction computed as
+// here (it saves a square root a query).
+func pointAt(nodes []world.Vec2, cum []float64, dirs []world.Vec2, base, n int, s float64, l uint8) (world.Vec2, world.Vec2) {
 	// the segment holding s: a plain binary search (sort.Search's
 	// closure is a measurable share of a frame's traffic)
-	lo, hi := 0, len(g.cum)
+	lo, hi := 0, len(cum)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if g.cum[m] < s {
+		if cum[m] < s {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	i := max(0, min(len(g.nodes)-2, lo-1))
-	a, b := g.nodes[i], g.nodes[i+1]
-	segLen := g.cum[i+1] - g.cum[i]
+	i := max(0, min(n-2, base+lo-1)) - base
+	a, b := nodes[i], nodes[i+1]
+	segLen := cum[i+1] - cum[i]
 	f := 0.0
 	if segLen > 0 {
-		f = (s - g.cum[i]) / segLen
+		f = (s - cum[i]) / segLen
 	}
 	c := a.Lerp(b, f)
-	d := b.Sub(a).Norm()
+	var d world.Vec2
+	if dirs != nil {
+		d = dirs[i]
+	} else {
+		d = b.Sub(a).Norm()
+	}
 	if l == 1 {
 		d = d.Scale(-1)
 	}
@@ -286,13 +349,25 @@ func (s *Schedule) At(k Key, t, lag float64) (Vehicle, bool) {
 	return s.at(g, k, g.timing(k.Lane), t, lag)
 }
 
+// crossTime is when vehicle k, driving through, crosses its lane's stop
+// line.
+func crossTime(lt *laneTiming, k Key) float64 {
+	return lt.base + float64(k.Cycle)*SignalPeriod + float64(k.K)*lt.gap
+}
+
+// turnAt is the point and heading f of the way along turn tr.
+func turnAt(tr *turn, f float64) (world.Vec2, world.Vec2) {
+	a, b := tr.p0.Lerp(tr.c, f), tr.c.Lerp(tr.p1, f)
+	return a.Lerp(b, f), b.Sub(a).Norm()
+}
+
 func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicle, bool) {
-	cross := lt.base + float64(k.Cycle)*SignalPeriod + float64(k.K)*lt.gap
-	u := lt.stop + lt.speed*(t-cross) - lag
+	m := s.motion(&lt, k)
+	u := uAt(&lt, &m, t, lag)
 	if u < lt.start || lt.stop <= lt.start {
 		return Vehicle{}, false
 	}
-	v := Vehicle{Key: k, U: u, Start: lt.start, Stop: lt.stop, Speed: lt.speed}
+	v := Vehicle{Key: k, U: u, Start: lt.start, Stop: lt.stop, Speed: speedAt(&lt, &m, t)}
 	if u <= lt.stop {
 		v.Pos, v.Dir = g.lanePoint(k.Lane, u)
 		v.Y = s.laneHeight(g, k.Lane, u)
@@ -304,8 +379,7 @@ func (s *Schedule) at(g *edgeGeom, k Key, lt laneTiming, t, lag float64) (Vehicl
 	if f > 1 {
 		return Vehicle{}, false
 	}
-	a, b := tr.p0.Lerp(tr.c, f), tr.c.Lerp(tr.p1, f)
-	v.Pos, v.Dir = a.Lerp(b, f), b.Sub(a).Norm()
+	v.Pos, v.Dir = turnAt(tr, f)
 	return v, true
 }
 
@@ -388,10 +462,7 @@ func (s *Schedule) Vehicles(t float64, centre world.Vec2, radius float64, dst []
 			if lt.stop <= lt.start {
 				continue
 			}
-			before := (lt.stop - lt.start) / lt.speed
-			after := maxTurn * g.r[endOf(l)] / lt.speed
-			lo := int64(math.Ceil((t - after - lt.base - float64(maxPlatoon-1)*lt.gap) / SignalPeriod))
-			hi := int64(math.Floor((t + before - lt.base) / SignalPeriod))
+			lo, hi := lt.cycles(t)
 			for c := lo; c <= hi; c++ {
 				n := s.platoon(g, l, c)
 				for k := 0; k < n; k++ {
@@ -462,9 +533,9 @@ func (s *Schedule) warm() {
 	}
 }
 
-func boxDist2(min, max, p world.Vec2) float64 {
-	dx := math.Max(0, math.Max(min.X-p.X, p.X-max.X))
-	dz := math.Max(0, math.Max(min.Z-p.Z, p.Z-max.Z))
+func boxDist2(lo, hi, p world.Vec2) float64 {
+	dx := max(0, lo.X-p.X, p.X-hi.X)
+	dz := max(0, lo.Z-p.Z, p.Z-hi.Z)
 	return dx*dx + dz*dz
 }
 
@@ -501,19 +572,38 @@ const surfaceCells = 128
 // laneHeight is the road height of lane l at u metres from its start,
 // interpolated between memoised samples.
 func (s *Schedule) laneHeight(g *edgeGeom, l uint8, u float64) float64 {
-	f := math.Max(0, u) / heightStep
-	i := min(int(f), g.nh-2)
-	a, b := s.heightAt(g, l, i), s.heightAt(g, l, i+1)
-	t := math.Min(1, f-float64(i))
+	i := heightIndex(g.nh, u)
+	s.heightAt(g, l, i)
+	s.heightAt(g, l, i+1)
+	return heightOf(g.hts[l][:g.nh], 0, g.nh, u)
+}
+
+// heightIndex is the sample at or before u metres of a lane with nh
+// samples (the last pair for u past its end).
+func heightIndex(nh int, u float64) int {
+	return min(int(max(0, u)/heightStep), nh-2)
+}
+
+// heightOf interpolates the road height at u metres from a lane's start
+// between samples hts (from sample base on, of nh in all): the schedule
+// and a Plan share it, as they share pointAt.
+func heightOf(hts []float32, base, nh int, u float64) float64 {
+	f := max(0, u) / heightStep
+	i := heightIndex(nh, u)
+	a, b := float64(hts[i-base]), float64(hts[i+1-base])
+	t := min(1, f-float64(i))
 	return a + t*(b-a)
 }
 
+// heightAt is lane l's memoised road height sample i, computed if need be.
+// It answers the stored float32 either way, so the first query and later
+// ones agree to the bit.
 func (s *Schedule) heightAt(g *edgeGeom, l uint8, i int) float64 {
 	if y := g.hts[l][i]; y == y { // not NaN
 		return float64(y)
 	}
 	p, _ := g.lanePoint(l, float64(i)*heightStep)
-	y := s.surf.Surface(p.X, p.Z).Y
-	g.hts[l][i] = float32(y)
-	return y
+	y := float32(s.surf.Surface(p.X, p.Z).Y)
+	g.hts[l][i] = y
+	return float64(y)
 }

@@ -11,7 +11,8 @@
 // maxPlatoon vehicles, timed so that they cross the stop line at the lane's
 // far junction during that junction's green (junctions with SignalArms or
 // more arms have signals; their phase is a function of the junction id and
-// t). After the stop line a vehicle turns through the junction onto an exit
+// t); at a signal the platoon queues at the red and moves off at the green
+// (queue.go). After the stop line a vehicle turns through the junction onto an exit
 // lane chosen from (edge, lane, cycle, vehicle) and leaves the schedule at
 // that lane's entry, where the exit lane's own platoons run.
 package traffic
@@ -59,6 +60,7 @@ const (
 	saltSpeed
 	saltCount
 	saltTurn
+	saltArrive
 )
 
 // Light is a signal's state for one approach.

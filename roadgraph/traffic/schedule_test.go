@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,6 +28,14 @@ func busyJunction(t testing.TB, w world.World) (world.Cell, world.Vec2) {
 	}
 	t.Fatal("no four-way junction near the origin")
 	return world.Cell{}, world.Vec2{}
+}
+
+// bothModels runs f with the platoons driving through and queued at the
+// signals.
+func bothModels(t *testing.T, f func(t *testing.T, queues bool)) {
+	for _, q := range []bool{false, true} {
+		t.Run(map[bool]string{false: "through", true: "queued"}[q], func(t *testing.T) { f(t, q) })
+	}
 }
 
 func TestTwoSchedulesAgreeWhateverTheyWereAskedBefore(t *testing.T) {
@@ -102,32 +111,34 @@ func nearestPoint(nodes []world.Vec2, p world.Vec2) world.Vec2 {
 // Every vehicle crosses its stop line on green, as the junction's signal
 // shows it: the lights everyone agrees on.
 func TestVehiclesCrossTheStopLineOnGreen(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	const dt = 0.25
-	crossings := 0
-	for tt := 0.0; tt < 3*SignalPeriod; tt += dt {
-		for _, v := range s.Vehicles(tt, p, 300, nil) {
-			if v.U > v.Stop || v.U <= v.Stop-v.Speed*dt {
-				continue
-			}
-			e, ok := w.Edge(v.Key.Edge)
-			require.True(t, ok)
-			end := e.B
-			if v.Key.Lane == 1 {
-				end = e.A
-			}
-			arms := len(w.Arms(end, nil))
-			// it crosses within dt after tt
-			light := SignalLight(w, world.JunctionID(end), arms, e.Dir, tt+dt/2)
-			assert.Equal(t, Green, light, "vehicle %+v at the stop line", v.Key)
-			if arms >= SignalArms {
-				crossings++
+	bothModels(t, func(t *testing.T, queues bool) {
+		w := world.New(testSeed)
+		_, p := busyJunction(t, w)
+		s := newSchedule(w, 17.5, queues)
+		const dt = 0.25
+		crossings := 0
+		for tt := 0.0; tt < 3*SignalPeriod; tt += dt {
+			for _, v := range s.Vehicles(tt, p, 300, nil) {
+				if v.U > v.Stop || v.U <= v.Stop-v.Speed*dt {
+					continue
+				}
+				e, ok := w.Edge(v.Key.Edge)
+				require.True(t, ok)
+				end := e.B
+				if v.Key.Lane == 1 {
+					end = e.A
+				}
+				arms := len(w.Arms(end, nil))
+				// it crosses within dt after tt
+				light := SignalLight(w, world.JunctionID(end), arms, e.Dir, tt+dt/2)
+				assert.Equal(t, Green, light, "vehicle %+v at the stop line", v.Key)
+				if arms >= SignalArms {
+					crossings++
+				}
 			}
 		}
-	}
-	assert.Greater(t, crossings, 20)
+		assert.Greater(t, crossings, 20)
+	})
 }
 
 func TestSignalsAlternateBetweenAxes(t *testing.T) {
@@ -153,25 +164,36 @@ func TestSignalsAlternateBetweenAxes(t *testing.T) {
 
 // A vehicle moves smoothly, along its lane and through its turn.
 func TestVehiclesMoveWithoutJumps(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	const dt = 0.05
-	prev := map[Key]Vehicle{}
-	moves := 0
-	for tt := 0.0; tt < 2*SignalPeriod; tt += dt {
-		next := map[Key]Vehicle{}
-		for _, v := range s.Vehicles(tt, p, 250, nil) {
-			if u, ok := prev[v.Key]; ok {
-				d := v.Pos.Sub(u.Pos).Len()
-				require.Less(t, d, 2*v.Speed*dt+0.05, "vehicle %+v jumped at U %.1f (stop %.1f)", v.Key, v.U, v.Stop)
-				moves++
+	bothModels(t, func(t *testing.T, queues bool) {
+		w := world.New(testSeed)
+		_, p := busyJunction(t, w)
+		s := newSchedule(w, 17.5, queues)
+		const dt = 0.05
+		prev := map[Key]Vehicle{}
+		moves, standing := 0, 0
+		for tt := 0.0; tt < 2*SignalPeriod; tt += dt {
+			next := map[Key]Vehicle{}
+			for _, v := range s.Vehicles(tt, p, 250, nil) {
+				if u, ok := prev[v.Key]; ok {
+					d := v.Pos.Sub(u.Pos).Len()
+					if u.Speed == 0 && v.Speed == 0 {
+						require.Zero(t, d, "vehicle %+v stands still in its queue", v.Key)
+						standing++
+					}
+					// the lane's offset line kinks at its nodes by up to ~15 cm
+					require.Less(t, d, 2*max(v.Speed, u.Speed)*dt+0.2, "vehicle %+v jumped at U %.1f (stop %.1f)", v.Key, v.U, v.Stop)
+					require.LessOrEqual(t, u.U, v.U, "vehicle %+v never backs up", v.Key)
+					moves++
+				}
+				next[v.Key] = v
 			}
-			next[v.Key] = v
+			prev = next
 		}
-		prev = next
-	}
-	assert.Greater(t, moves, 1000)
+		assert.Greater(t, moves, 1000)
+		if queues {
+			assert.Greater(t, standing, 100, "queues at the red")
+		}
+	})
 }
 
 func TestRushHourDowntownIsBusierThanNight(t *testing.T) {
@@ -243,5 +265,72 @@ func TestVehiclesStandOnTheRoad(t *testing.T) {
 	require.NotEmpty(t, vs)
 	for _, v := range vs {
 		assert.InDelta(t, w.Surface(v.Pos.X, v.Pos.Z).Y, v.Y, 0.15, "%+v", v.Key)
+	}
+}
+
+// Vehicles of one lane never run into each other: through the queue at
+// the red, its standing and its moving off, and from one cycle's platoon
+// to the next, each keeps a car's length and more from the one ahead.
+func TestVehiclesOfALaneKeepTheirDistance(t *testing.T) {
+	bothModels(t, func(t *testing.T, queues bool) {
+		w := world.New(412)
+		s := newSchedule(w, 17.5, queues)
+		type lane struct {
+			edge uint64
+			l    uint8
+		}
+		queued, checked := 0, 0
+		for tt := 1000.0; tt < 1000+3*SignalPeriod; tt += 0.1 {
+			byLane := map[lane][]float64{}
+			for _, v := range s.Vehicles(tt, downtown412, 300, nil) {
+				if v.U <= v.Stop+2 {
+					k := lane{v.Key.Edge, v.Key.Lane}
+					byLane[k] = append(byLane[k], v.U)
+				}
+				if v.Speed == 0 {
+					queued++
+				}
+			}
+			for k, us := range byLane {
+				slices.Sort(us)
+				for i := 1; i < len(us); i++ {
+					require.Greater(t, us[i]-us[i-1], VehicleLength+0.5, "lane %+v at %.1f: %v", k, tt, us)
+					checked++
+				}
+			}
+		}
+		assert.Greater(t, checked, 10000)
+		if queues {
+			assert.Greater(t, queued, 10000, "vehicles standing at the red")
+		}
+	})
+}
+
+// A queue holds what fits: room to brake after entering the lane, the
+// last across the stop line before the green ends; vehicles arrive in
+// order and stand before they move off.
+func TestQueuesFitTheirLane(t *testing.T) {
+	long := laneTiming{start: 10, stop: 200, speed: 10}
+	assert.Equal(t, 6, queueFits(&long), "the green lets six go from standing")
+	short := laneTiming{start: 10, stop: 40, speed: 10}
+	assert.Equal(t, 3, queueFits(&short), "three have room to brake")
+	tiny := laneTiming{start: 10, stop: 20, speed: 10}
+	assert.Zero(t, queueFits(&tiny))
+	s := NewSchedule(world.New(412), 17.5)
+	long.queued, long.most = true, queueFits(&long)
+	prevS, prevE := math.Inf(-1), math.Inf(-1)
+	for k := range long.most {
+		m := s.motion(&long, Key{Edge: 7, Cycle: 3, K: uint8(k)})
+		require.Less(t, m.tS, m.tE, "vehicle %d stands before it moves off", k)
+		require.Greater(t, m.tS, prevS)
+		require.Greater(t, m.tE, prevE)
+		prevS, prevE = m.tS, m.tE
+		assert.InDelta(t, m.q, uAt(&long, &m, (m.tS+m.tE)/2, 0), 1e-9)
+		assert.Zero(t, speedAt(&long, &m, (m.tS+m.tE)/2))
+		assert.InDelta(t, long.speed, speedAt(&long, &m, m.tE+accelTime+1), 1e-9)
+		// continuous where the phases meet
+		for _, at := range []float64{m.tS - decelTime, m.tS, m.tE, m.tE + accelTime} {
+			assert.InDelta(t, uAt(&long, &m, at-1e-7, 0), uAt(&long, &m, at+1e-7, 0), 1e-5, "vehicle %d at %v", k, at)
+		}
 	}
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// camera), measured on its own.
 	Traffic bool
 	Hour    float64
+	// NoTrafficPlan does without the traffic's planning goroutine: every
+	// frame searches the schedule on the main goroutine (for comparison).
+	NoTrafficPlan bool
 }
 
 // Report is what the bench prints; the JSON names are a public interface.
@@ -55,8 +58,14 @@ type Report struct {
 	// Traffic (Options.Traffic): main-goroutine traffic work per frame
 	// (update and instance fill, culling included), the vehicles simulated
 	// and in view, and allocations in the sampled frames.
-	TrafficUSP50          float64 `json:"traffic_us_p50"`
-	TrafficUSP99          float64 `json:"traffic_us_p99"`
+	TrafficUSP50 float64 `json:"traffic_us_p50"`
+	TrafficUSP99 float64 `json:"traffic_us_p99"`
+	// the same frames' CPU time on the main goroutine's thread: the work
+	// without the time other processes held the core
+	TrafficCPUUSP50 float64 `json:"traffic_cpu_us_p50"`
+	TrafficCPUUSP99 float64 `json:"traffic_cpu_us_p99"`
+	// share of frames whose vehicles came from the planning goroutine
+	TrafficPlanned        float64 `json:"traffic_planned_share"`
 	TrafficVehiclesMean   float64 `json:"traffic_vehicles_mean"`
 	TrafficVehiclesMax    int     `json:"traffic_vehicles_max"`
 	TrafficInViewMean     float64 `json:"traffic_in_view_mean"`
@@ -172,6 +181,7 @@ func Run(o Options) (Report, error) {
 	times := make([]float64, 0, frames)
 	var mallocs uint64
 	tw := newTrafficWork(o, w, frames)
+	defer tw.close()
 	driveStart := time.Now()
 	next := driveStart
 	for f := 0; f < frames; f++ {
@@ -305,8 +315,8 @@ func (r Report) WriteTable(w io.Writer) {
 		{"GC", fmt.Sprintf("%d cycles, pause p99 %.0f µs", r.GCCycles, r.GCPauseP99US)},
 	}
 	if r.TrafficVehiclesMax > 0 {
-		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame, %.3f allocations; %.0f vehicles (max %d), %.0f in view",
-			r.TrafficUSP50, r.TrafficUSP99, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficInViewMean)})
+		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f), %.3f allocations; %.0f vehicles (max %d), %.0f in view; %.0f %% of frames planned ahead",
+			r.TrafficUSP50, r.TrafficUSP99, r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficInViewMean, 100*r.TrafficPlanned)})
 	}
 	for _, row := range rows {
 		fmt.Fprintf(w, "%-30s %s\n", row.k, row.v)

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/threadcpu"
 	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/render"
 	"citydrive/render/frustum"
@@ -24,6 +25,8 @@ type trafficWork struct {
 	f       *trafficframe.Frame
 	w       world.World
 	us      []float64
+	cpu     []float64 // the thread's CPU time of the same frames (no preemption)
+	planned int
 	n, most int
 	sum     int
 	inView  int
@@ -42,7 +45,11 @@ func newTrafficWork(o Options, w world.World, frames int) *trafficWork {
 	if !o.Traffic {
 		return nil
 	}
-	return &trafficWork{f: trafficframe.New(w, o.Hour), w: w, us: make([]float64, 0, frames),
+	f := trafficframe.New(w, o.Hour)
+	if o.NoTrafficPlan {
+		f.Close() // it then computes every frame itself
+	}
+	return &trafficWork{f: f, w: w, us: make([]float64, 0, frames), cpu: make([]float64, 0, frames),
 		data: make([]float32, 0, render.MaxVehicles*scene.VehicleFloats)}
 }
 
@@ -53,8 +60,12 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 		return
 	}
 	var t0 time.Time
+	var c0 time.Duration
 	if timed {
+		runtime.LockOSThread() // the thread's CPU clock must be this goroutine's
+		defer runtime.UnlockOSThread()
 		t0 = time.Now()
+		c0, _ = threadcpu.Now()
 	} else {
 		runtime.ReadMemStats(&t.a)
 	}
@@ -69,16 +80,29 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 	t.data, _ = scene.AppendVehicles(t.data[:0], &t.counts, t.f.Draw(), eye, &fr, render.MaxVehicles)
 	if timed {
 		t.us = append(t.us, float64(time.Since(t0).Nanoseconds())/1000)
+		if c1, ok := threadcpu.Now(); ok {
+			t.cpu = append(t.cpu, float64((c1-c0).Nanoseconds())/1000)
+		}
 	} else {
 		runtime.ReadMemStats(&t.b)
 		t.allocs += t.b.Mallocs - t.a.Mallocs
 		t.sampled++
 	}
 	n := len(t.f.Vehicles())
+	if t.f.Planned() {
+		t.planned++
+	}
 	t.n++
 	t.sum += n
 	t.most = max(t.most, n)
 	t.inView += len(t.data) / scene.VehicleFloats
+}
+
+// close stops the traffic's planning goroutine.
+func (t *trafficWork) close() {
+	if t != nil {
+		t.f.Close()
+	}
 }
 
 func (t *trafficWork) report(r *Report) {
@@ -87,6 +111,9 @@ func (t *trafficWork) report(r *Report) {
 	}
 	slices.Sort(t.us)
 	r.TrafficUSP50, r.TrafficUSP99 = quantile(t.us, 0.5), quantile(t.us, 0.99)
+	slices.Sort(t.cpu)
+	r.TrafficCPUUSP50, r.TrafficCPUUSP99 = quantile(t.cpu, 0.5), quantile(t.cpu, 0.99)
+	r.TrafficPlanned = float64(t.planned) / float64(t.n)
 	r.TrafficVehiclesMean = float64(t.sum) / float64(t.n)
 	r.TrafficVehiclesMax = t.most
 	r.TrafficInViewMean = float64(t.inView) / float64(t.n)

@@ -243,6 +243,9 @@ func (s *Session) Close() {
 	if s.link != nil {
 		s.link.close()
 	}
+	if s.env != nil && s.env.traffic != nil {
+		s.env.traffic.Close()
+	}
 	s.ground3.Close()
 	s.stream.Close()
 	s.pngs.close()

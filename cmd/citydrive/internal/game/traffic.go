@@ -1,10 +1,12 @@
 package game
 
 import (
+	"runtime"
 	"slices"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/threadcpu"
 	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/roadgraph/traffic"
 	"citydrive/slots"
@@ -29,6 +31,8 @@ type trafficState struct {
 	most    int
 	lagging int       // most vehicles held up at once
 	us      []float64 // main-goroutine traffic work per frame, µs
+	cpu     []float64 // the same on the thread's CPU clock (without the time others held the core)
+	planned int       // frames whose vehicles the planning goroutine had found
 }
 
 // TrafficStats is what the traffic was like over the session.
@@ -37,6 +41,10 @@ type TrafficStats struct {
 	MaxVehicles  int
 	MaxLagging   int     // most vehicles held up by the car at once
 	USP50, USP99 float64 // main-goroutine traffic work per frame
+	// the same on the thread's CPU clock: the work alone, without the time
+	// other goroutines and processes held the core (0 where unavailable)
+	CPUUSP50, CPUUSP99 float64
+	Planned            float64 // share of frames whose vehicles were found ahead (trafficframe)
 }
 
 // worldTime is the world clock traffic runs on (worldtime.go) at game
@@ -49,7 +57,10 @@ func (s *Session) updateTraffic(game float64) {
 	if !s.opt.Traffic {
 		return
 	}
+	runtime.LockOSThread() // the thread's CPU clock must be this goroutine's
+	defer runtime.UnlockOSThread()
 	t0 := time.Now()
+	c0, _ := threadcpu.Now()
 	e := s.carEnv()
 	if e.traffic == nil {
 		e.traffic = &trafficState{Frame: trafficframe.New(s.opt.World, s.opt.TimeOfDay)}
@@ -65,7 +76,13 @@ func (s *Session) updateTraffic(game float64) {
 	tr.sum += len(tr.Vehicles())
 	tr.most = max(tr.most, len(tr.Vehicles()))
 	tr.lagging = max(tr.lagging, tr.Flow().Lagging())
+	if tr.Planned() {
+		tr.planned++
+	}
 	tr.us = append(tr.us, us(time.Since(t0)))
+	if c1, ok := threadcpu.Now(); ok {
+		tr.cpu = append(tr.cpu, us(c1-c0))
+	}
 }
 
 // TrafficStats returns the traffic figures so far.
@@ -76,8 +93,14 @@ func (s *Session) TrafficStats() TrafficStats {
 	}
 	v := slices.Clone(tr.us)
 	slices.Sort(v)
-	return TrafficStats{MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most, MaxLagging: tr.lagging,
-		USP50: v[len(v)/2], USP99: v[min(len(v)-1, int(0.99*float64(len(v))))]}
+	c := slices.Clone(tr.cpu)
+	slices.Sort(c)
+	var c50, c99 float64
+	if len(c) > 0 {
+		c50, c99 = c[len(c)/2], c[min(len(c)-1, int(0.99*float64(len(c))))]
+	}
+	return TrafficStats{CPUUSP50: c50, CPUUSP99: c99, MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most, MaxLagging: tr.lagging,
+		USP50: v[len(v)/2], USP99: v[min(len(v)-1, int(0.99*float64(len(v))))], Planned: float64(tr.planned) / float64(tr.frames)}
 }
 
 // appendTraffic appends the traffic vehicles within r of (x, z) as
