@@ -464,6 +464,15 @@ func (s *Session) SaveScreenshot(path string) error {
 	return writePNG(path, img)
 }
 
+// DrawStats is what the last drawn frame held (the renderer's figures;
+// zero for a display without them, as headless).
+func (s *Session) DrawStats() render.Stats {
+	if r, ok := s.r.(interface{ Stats() render.Stats }); ok {
+		return r.Stats()
+	}
+	return render.Stats{}
+}
+
 // SetHUD shows or hides the HUD.
 func (s *Session) SetHUD(on bool) { s.showHUD = on }
 
