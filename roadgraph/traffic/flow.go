@@ -332,9 +332,17 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	v := &f.out[i]
 	li := f.lagIndex(v.Key)
 	var leader *Vehicle
-	if lk, ok := f.leaderOf(v.Key); ok {
-		if j := f.lagIndex(lk); j >= 0 && f.lags[j].out >= 0 {
-			leader = &f.out[f.lags[j].out]
+	// The leader is of v's platoon, or of the one before (leaderOf):
+	// when no one there lags, neither does the leader, whoever it is.
+	lc := v.Key.Cycle
+	if v.Key.K == 0 {
+		lc--
+	}
+	if f.index.platoonMayLag(v.Key.Edge, v.Key.Lane, lc) {
+		if lk, ok := f.leaderOf(v.Key); ok {
+			if j := f.lagIndex(lk); j >= 0 && f.lags[j].out >= 0 {
+				leader = &f.out[f.lags[j].out]
+			}
 		}
 	}
 	nearCar := v.Pos.Dist2(car.Pos) < reactRadius*reactRadius
