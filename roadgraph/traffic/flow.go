@@ -46,6 +46,9 @@ type lagging struct {
 	// gone: it gave way, and stays off the road (held) for good
 	standoff float64
 	gone     bool
+	// out: its index in Flow.out at this Update (-1: not there), so a
+	// vehicle finds its late leader without a search
+	out int
 }
 
 // Flow is the traffic one client shows: the schedule around its car, with
@@ -53,6 +56,7 @@ type lagging struct {
 type Flow struct {
 	s     *Schedule
 	lags  []lagging
+	index lagTable // of lags
 	out   []Vehicle
 	sched []Vehicle
 	// carAt is where the car was at the last Update; placed is false
@@ -106,13 +110,20 @@ func (f *Flow) Ahead(k Key, t, s float64) (Vehicle, bool) {
 // Lagging is how many vehicles run behind their schedule.
 func (f *Flow) Lagging() int { return len(f.lags) }
 
-func (f *Flow) lagIndex(k Key) int {
-	for i := range f.lags {
-		if f.lags[i].key == k {
-			return i
-		}
+func (f *Flow) lagIndex(k Key) int { return f.index.find(f.lags, k) }
+
+// addLag appends l to the lagging vehicles.
+func (f *Flow) addLag(l lagging) {
+	f.lags = append(f.lags, l)
+	f.index.add(l.key, len(f.lags)-1)
+}
+
+// placeOut appends v to out; i is its lag's index (-1: it is on schedule).
+func (f *Flow) placeOut(v Vehicle, i int) {
+	if i >= 0 && f.lags[i].out < 0 {
+		f.lags[i].out = len(f.out)
 	}
-	return -1
+	f.out = append(f.out, v)
 }
 
 // Update computes the traffic within radius of centre at world time t, dt
@@ -129,6 +140,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 	f.carAt, f.placed = car.Pos, true
 	for i := range f.lags {
 		f.lags[i].seen = false
+		f.lags[i].out = -1
 	}
 	for _, v := range f.sched {
 		if i := f.lagIndex(v.Key); i >= 0 {
@@ -137,7 +149,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 				continue
 			}
 			if lv, ok := f.s.At(v.Key, t, f.lags[i].lag); ok {
-				f.out = append(f.out, lv)
+				f.placeOut(lv, i)
 			}
 			continue
 		}
@@ -147,7 +159,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 		if appeared && under(&v, car) && f.holdUnder(v) {
 			continue
 		}
-		f.out = append(f.out, v)
+		f.placeOut(v, -1)
 	}
 	// Late vehicles the schedule no longer places here (it has them past
 	// their turn already, or beyond the radius) are still on the road;
@@ -164,7 +176,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 			continue // placed above
 		}
 		if lv, ok := f.s.At(l.key, t, l.lag); ok {
-			f.out = append(f.out, lv)
+			f.placeOut(lv, i)
 		}
 	}
 	for i := range f.out {
@@ -172,6 +184,7 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 	}
 	// Forget the vehicles that have left the road, or are back on their
 	// schedule; a held one while its scheduled self is still on the road.
+	n := len(f.lags)
 	for i := 0; i < len(f.lags); {
 		l := &f.lags[i]
 		keep := false
@@ -187,6 +200,9 @@ func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Bloc
 		}
 		i++
 	}
+	if len(f.lags) != n {
+		f.index.rebuild(f.lags)
+	}
 	return f.out
 }
 
@@ -198,7 +214,7 @@ func (f *Flow) hold(v Vehicle, t float64, car Blocker) bool {
 	if !entryBlocked(&v, car) && !f.entryTaken(v.Key, t) || len(f.lags) == cap(f.lags) {
 		return false
 	}
-	f.lags = append(f.lags, lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true})
+	f.addLag(lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true, out: -1})
 	return true
 }
 
@@ -241,7 +257,7 @@ func (f *Flow) holdUnder(v Vehicle) bool {
 	if len(f.lags) == cap(f.lags) {
 		return false
 	}
-	f.lags = append(f.lags, lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true})
+	f.addLag(lagging{key: v.Key, lag: v.U - v.Start + 1e-3, seen: true, held: true, out: -1})
 	return true
 }
 
@@ -316,11 +332,16 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	v := &f.out[i]
 	li := f.lagIndex(v.Key)
 	var leader *Vehicle
-	if lk, ok := f.leaderOf(v.Key); ok && f.lagIndex(lk) >= 0 {
-		for j := range f.out {
-			if f.out[j].Key == lk {
-				leader = &f.out[j]
-				break
+	// The leader is of v's platoon, or of the one before (leaderOf):
+	// when no one there lags, neither does the leader, whoever it is.
+	lc := v.Key.Cycle
+	if v.Key.K == 0 {
+		lc--
+	}
+	if f.index.platoonMayLag(v.Key.Edge, v.Key.Lane, lc) {
+		if lk, ok := f.leaderOf(v.Key); ok {
+			if j := f.lagIndex(lk); j >= 0 && f.lags[j].out >= 0 {
+				leader = &f.out[f.lags[j].out]
 			}
 		}
 	}
@@ -369,7 +390,7 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		if len(f.lags) == cap(f.lags) {
 			return // too many held up: this one goes by on schedule
 		}
-		f.lags = append(f.lags, lagging{key: v.Key, seen: true})
+		f.addLag(lagging{key: v.Key, seen: true, out: i})
 		li = len(f.lags) - 1
 	}
 	f.lags[li].lag = next
@@ -450,25 +471,29 @@ func (f *Flow) conflict(v *Vehicle, lag, t float64, car Blocker) bool {
 	if c := car.Pos.Add(vel.Scale(yieldTime / 2)); c.Dist2(v.Pos) > (reach+vel.Len()*yieldTime/2+car.Length)*(reach+vel.Len()*yieldTime/2+car.Length) {
 		return false // nowhere near, even moving
 	}
+	pa, ok := f.s.pathOf(v.Key)
+	if !ok {
+		return false
+	}
 	for s := yieldStep; s <= reach; s += yieldStep {
 		tau := s / v.Speed
 		if tau > yieldTime {
 			break
 		}
-		p, ok := f.s.At(v.Key, t, lag-s)
+		pos, dir, u, ok := pa.at(t, lag-s)
 		if !ok {
 			break // left the junction
 		}
 		c := car.Pos.Add(vel.Scale(tau))
-		d := c.Sub(p.Pos)
-		cos := math.Abs(car.Dir.Dot(p.Dir))
-		sin := math.Abs(car.Dir.X*p.Dir.Z - car.Dir.Z*p.Dir.X)
+		d := c.Sub(pos)
+		cos := math.Abs(car.Dir.Dot(dir))
+		sin := math.Abs(car.Dir.X*dir.Z - car.Dir.Z*dir.X)
 		along := cos*car.Length/2 + sin*car.Width/2
 		across := sin*car.Length/2 + cos*car.Width/2
-		if math.Abs(d.Dot(p.Dir)) < VehicleLength/2+along+yieldAlong && math.Abs(d.Dot(right(p.Dir))) < VehicleWidth/2+across+yieldSide {
+		if math.Abs(d.Dot(dir)) < VehicleLength/2+along+yieldAlong && math.Abs(d.Dot(right(dir))) < VehicleWidth/2+across+yieldSide {
 			return true
 		}
-		if p.U > p.Stop+turnLook*2 {
+		if u > pa.lt.stop+turnLook*2 {
 			break
 		}
 	}
@@ -479,17 +504,21 @@ func (f *Flow) conflict(v *Vehicle, lag, t float64, car Blocker) bool {
 // schedule at t) can go before its box, grown by sideMargin, would meet
 // the car's, less stopGap; +Inf when it leaves the road first.
 func (f *Flow) pathGap(v *Vehicle, lag, t float64, car Blocker) float64 {
+	pa, ok := f.s.pathOf(v.Key)
+	if !ok {
+		return math.Inf(1)
+	}
 	for s := 0.0; s <= turnLook; s += turnStep {
-		p, ok := f.s.At(v.Key, t, lag-s)
+		pos, dir, _, ok := pa.at(t, lag-s)
 		if !ok {
 			return math.Inf(1)
 		}
-		d := car.Pos.Sub(p.Pos)
-		cos := math.Abs(car.Dir.Dot(p.Dir))
-		sin := math.Abs(car.Dir.X*p.Dir.Z - car.Dir.Z*p.Dir.X)
+		d := car.Pos.Sub(pos)
+		cos := math.Abs(car.Dir.Dot(dir))
+		sin := math.Abs(car.Dir.X*dir.Z - car.Dir.Z*dir.X)
 		along := cos*car.Length/2 + sin*car.Width/2
 		across := sin*car.Length/2 + cos*car.Width/2
-		if math.Abs(d.Dot(p.Dir)) < VehicleLength/2+along && math.Abs(d.Dot(right(p.Dir))) < VehicleWidth/2+across+sideMargin {
+		if math.Abs(d.Dot(dir)) < VehicleLength/2+along && math.Abs(d.Dot(right(dir))) < VehicleWidth/2+across+sideMargin {
 			return s - turnStep - stopGap
 		}
 	}

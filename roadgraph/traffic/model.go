@@ -607,3 +607,49 @@ func (s *Schedule) heightAt(g *edgeGeom, l uint8, i int) float64 {
 	g.hts[l][i] = y
 	return float64(y)
 }
+
+// path is one vehicle's lane, timing and motion looked up once, for the
+// reaction's many look-ups along its path: Schedule.At's position,
+// heading and U, to the bit, without the map look-up, the motion's and
+// turn's hashes or the road height each time.
+type path struct {
+	s  *Schedule
+	g  *edgeGeom
+	k  Key
+	lt laneTiming
+	m  motion
+	tr *turn // looked up on first use
+}
+
+// pathOf is vehicle k's path; false when its edge is unknown.
+func (s *Schedule) pathOf(k Key) (path, bool) {
+	g := s.geomByID(k.Edge)
+	if g == nil {
+		return path{}, false
+	}
+	p := path{s: s, g: g, k: k, lt: g.timing(k.Lane)}
+	p.m = s.motion(&p.lt, k)
+	return p, true
+}
+
+// at is Schedule.At(k, t, lag)'s Pos, Dir and U.
+func (p *path) at(t, lag float64) (pos, dir world.Vec2, u float64, ok bool) {
+	lt := &p.lt
+	u = uAt(lt, &p.m, t, lag)
+	if u < lt.start || lt.stop <= lt.start {
+		return pos, dir, u, false
+	}
+	if u <= lt.stop {
+		pos, dir = p.g.lanePoint(p.k.Lane, u)
+		return pos, dir, u, true
+	}
+	if p.tr == nil {
+		p.tr = p.s.turn(p.g, p.k, lt.stop)
+	}
+	f := (u - lt.stop) / p.tr.length
+	if f > 1 {
+		return pos, dir, u, false
+	}
+	pos, dir = turnAt(p.tr, f)
+	return pos, dir, u, true
+}

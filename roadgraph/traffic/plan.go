@@ -43,22 +43,25 @@ type planned struct {
 	nn, hn uint8
 	min    world.Vec2 // the edge's box
 	max    world.Vec2
-	lt     laneTiming
-	m      motion
-	uLo    float64 // lane part covered: [uLo, uHi] of [start, stop]
-	uHi    float64
-	key    Key
-	length float64 // the edge's
-	yStop  float64 // road height at the stop line (through the junction)
-	nBase  int32   // index of nodes[0] among the edge's nodes
-	nAll   int32   // the edge's nodes
-	hBase  int32
-	hAll   int32
-	nodes  [planNodes]world.Vec2
-	cum    [planNodes]float64
-	dirs   [planNodes - 1]world.Vec2 // of the segments between nodes
-	hts    [planHeights]float32
-	turn   turn
+	// a box holding every point at() answers itself (the lane part and
+	// the turn): Vehicles skips a record whose box is out of its radius
+	pmin, pmax world.Vec2
+	lt         laneTiming
+	m          motion
+	uLo        float64 // lane part covered: [uLo, uHi] of [start, stop]
+	uHi        float64
+	key        Key
+	length     float64 // the edge's
+	yStop      float64 // road height at the stop line (through the junction)
+	nBase      int32   // index of nodes[0] among the edge's nodes
+	nAll       int32   // the edge's nodes
+	hBase      int32
+	hAll       int32
+	nodes      [planNodes]world.Vec2
+	cum        [planNodes]float64
+	dirs       [planNodes - 1]world.Vec2 // of the segments between nodes
+	hts        [planHeights]float32
+	turn       turn
 }
 
 // NewPlan returns an empty plan (covering nothing) with room for a busy
@@ -147,6 +150,7 @@ func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64, centr
 	if r.uLo <= r.uHi && !s.fillLane(&r, g) {
 		r.uLo, r.uHi = 1, 0 // covers nothing: the frame's schedule places it
 	}
+	r.placesWithin()
 	// The nearest of its path at a few instants, less how far it can get
 	// between them: along the lane its travel, on the turn's Bézier up to
 	// four times that (its parameter's speed against the curve's estimated
@@ -169,6 +173,37 @@ func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64, centr
 		near = min(near, p.Sub(centre).Len())
 	}
 	return r, near - 2*step - planMargin, true
+}
+
+// placesWithin sets r's pmin and pmax: its lane points lie within
+// LaneOffset of the segments between its nodes, its turn's within the
+// triangle of the Bézier's points; boxMargin covers the rounding.
+func (r *planned) placesWithin() {
+	lo, hi := r.turn.p0, r.turn.p0
+	grow := func(p world.Vec2) {
+		lo = world.Vec2{X: min(lo.X, p.X), Z: min(lo.Z, p.Z)}
+		hi = world.Vec2{X: max(hi.X, p.X), Z: max(hi.Z, p.Z)}
+	}
+	grow(r.turn.c)
+	grow(r.turn.p1)
+	if r.uLo <= r.uHi {
+		for _, p := range r.nodes[:r.nn] {
+			grow(p)
+		}
+	}
+	m := LaneOffset + boxMargin
+	r.pmin, r.pmax = world.Vec2{X: lo.X - m, Z: lo.Z - m}, world.Vec2{X: hi.X + m, Z: hi.Z + m}
+}
+
+// boxMargin: metres a planned vehicle's box is grown for rounding.
+const boxMargin = 1.0
+
+// covers reports whether at(t) answers r's vehicle itself (not off the
+// lane part r holds).
+func (r *planned) covers(t float64) bool {
+	lt := &r.lt
+	u := uAt(lt, &r.m, t, 0)
+	return u < lt.start || lt.stop <= lt.start || u > lt.stop || u >= r.uLo && u <= r.uHi
 }
 
 // planSample is how often (world seconds) plan looks where a vehicle is.
@@ -244,6 +279,9 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 			if lo, hi := r.lt.cycles(t); r.key.Cycle < lo || r.key.Cycle > hi {
 				continue
 			}
+		}
+		if boxDist2(r.pmin, r.pmax, centre) > r2 && r.covers(t) {
+			continue // wherever at places it, it is out of radius
 		}
 		v, ok, covered := r.at(t)
 		if !covered {
