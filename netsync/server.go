@@ -14,6 +14,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"citydrive/netsync/threadcpu"
 	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
@@ -160,10 +161,10 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		case now := <-t.C:
 			start := time.Now()
-			cpu0, cpuOK := threadCPU()
+			cpu0, cpuOK := threadcpu.Now()
 			s.tick(now)
 			work := time.Since(start)
-			if cpu1, ok := threadCPU(); cpuOK && ok {
+			if cpu1, ok := threadcpu.Now(); cpuOK && ok {
 				s.metrics.observeTickCPU(cpu1 - cpu0)
 			}
 			s.metrics.observeTick(work)

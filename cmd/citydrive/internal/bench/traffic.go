@@ -8,8 +8,8 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"citydrive/cmd/citydrive/internal/car"
-	"citydrive/cmd/citydrive/internal/threadcpu"
 	"citydrive/cmd/citydrive/internal/trafficframe"
+	"citydrive/netsync/threadcpu"
 	"citydrive/render"
 	"citydrive/render/frustum"
 	"citydrive/render/scene"

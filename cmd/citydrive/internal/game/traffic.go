@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"citydrive/cmd/citydrive/internal/car"
-	"citydrive/cmd/citydrive/internal/threadcpu"
 	"citydrive/cmd/citydrive/internal/trafficframe"
+	"citydrive/netsync/threadcpu"
 	"citydrive/roadgraph/traffic"
 	"citydrive/slots"
 )

@@ -2,7 +2,8 @@
 // piece of main-goroutine work apart from the time other processes held
 // the core (on a shared machine those preemptions dominate wall-clock
 // percentiles). The caller keeps its goroutine on one thread across a
-// measurement (runtime.LockOSThread; the game's main goroutine is).
+// measurement (runtime.LockOSThread: the game's main goroutine and the
+// server's tick goroutine are).
 package threadcpu
 
 import "time"
