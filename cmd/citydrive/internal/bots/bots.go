@@ -31,7 +31,6 @@ import (
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
-	"citydrive/voxel/plan"
 )
 
 // Options configure a run.
@@ -143,7 +142,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.MetricsURL != "" {
 		go func() {
 			defer close(ratesDone)
-			rates = sampleRate(runCtx, o.MetricsURL, start)
+			t := time.NewTicker(rateSampleEvery)
+			defer t.Stop()
+			rates = sampleRate(runCtx, o.MetricsURL, start, t.C)
 		}()
 	} else {
 		close(ratesDone)
@@ -342,31 +343,10 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
-	// The area is the server's cylinder around centre (implicit: a
-	// membership test); have holds the delivered chunks in it, so what is
-	// missing is the cylinder's size less len(have). A move costs the
-	// chunks that left, as on the server: the bots share the machine.
-	have := map[voxel.ChunkPos]struct{}{}
-	areaSize := len(plan.Cylinder(voxel.ChunkPos{}, radius, nil))
-	missing := areaSize
-	var left []voxel.ChunkPos
-	subscribe := func(ch voxel.ChunkPos) {
-		_ = c.Subscribe(ch, uint32(radius))
-		left = plan.Outside(centre, radius, ch, radius, left[:0])
-		for _, p := range left { // the client evicts what left its area itself
-			delete(have, p)
-		}
-		centre = ch
-		missing = areaSize - len(have)
-	}
+	ar := newArea(centre, radius)
 	got := func(p voxel.ChunkPos) {
 		b.Chunks++
-		if plan.InCylinder(centre, radius, p) {
-			if _, dup := have[p]; !dup {
-				have[p] = struct{}{}
-				missing--
-			}
-		}
+		ar.got(p)
 	}
 
 	start := time.Now()
@@ -435,9 +415,8 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			b.Failovers++
 			b.FailedOverAt = time.Now()
 			o.Logger.Warn("bot failed over", "bot", id, "after", time.Since(now).Round(time.Millisecond), "server", c.Welcome().Player>>20)
-			clear(have) // the new server sends the area again
-			missing = areaSize
-			_ = c.Subscribe(centre, uint32(radius))
+			ar.forget() // the new server sends the area again
+			_ = c.Subscribe(ar.centre, uint32(radius))
 			if joined { // the steady window goes on over the new connection
 				steadyFrom, steadyAt = c.Traffic(), time.Now()
 			}
@@ -460,8 +439,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			p, dir := route.Pose()
 			ch, y := chunkAt(surf, p)
 			c.SendCar(snapshot(p, y, dir, o.Speed))
-			if ch != centre {
-				subscribe(ch)
+			if ch != ar.centre {
+				_ = c.Subscribe(ch, uint32(radius))
+				ar.move(ch)
 			}
 			msgs = c.Poll(msgs[:0], 1<<16)
 			for _, m := range msgs {
@@ -484,13 +464,14 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				}
 			}
 			clear(msgs)
-			if missing <= 0 {
+			if ar.complete() {
 				switch {
 				case !joined:
 					joined = true
 					t := c.Traffic()
 					b.JoinBytes, b.JoinSeconds = t.BytesIn, now.Sub(start).Seconds()
 					steadyFrom, steadyAt = t, now
+					o.Logger.Info("bot joined", "bot", id, "after", now.Sub(start).Round(time.Millisecond), "bytes", t.BytesIn)
 				case inTeleport:
 					inTeleport = false
 					t := c.Traffic()
@@ -505,7 +486,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				bz := math.Floor(p.Z + rng.Float64()*16 - 8)
 				by := math.Floor(y + rng.Float64()*4 - 3)
 				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
-				if _, ok := have[cp]; ok {
+				if ar.holds(cp) {
 					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
 					if seq, err := c.RequestEdit(cp, uint16(idx), blk); err == nil {
 						sent[seq] = now
@@ -577,17 +558,15 @@ type rateSample struct {
 	hz float64
 }
 
-// sampleRate reads the server's tick-rate gauge every rateSampleEvery
-// until ctx ends (failed reads are skipped).
-func sampleRate(ctx context.Context, url string, start time.Time) []rateSample {
+// sampleRate reads the server's tick-rate gauge at every tick until ctx
+// ends (failed reads are skipped).
+func sampleRate(ctx context.Context, url string, start time.Time, tick <-chan time.Time) []rateSample {
 	var out []rateSample
-	t := time.NewTicker(rateSampleEvery)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return out
-		case <-t.C:
+		case <-tick:
 		}
 		m, err := scrape(ctx, url)
 		if hz, ok := m[netsync.MetricTickRate]; err == nil && ok {
