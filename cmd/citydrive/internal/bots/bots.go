@@ -69,6 +69,7 @@ type Bot struct {
 	BytesOut        uint64  // whole run
 	SteadySeconds   float64 // the time InBps and OutBps are measured over
 	Chunks          int
+	Radius          int32 // the area's radius: Options.Radius (0: the server's maximum) clamped to the server's maximum
 	EditsAcked      int
 	AckLatency      []float64 // seconds from request to ack, per acked edit (measured at the bot's tick, so ±1 tick)
 	EditsRejected   int
@@ -340,6 +341,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	if o.Radius > 0 {
 		radius = min(radius, int32(o.Radius))
 	}
+	b.Radius = radius
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
@@ -481,13 +483,10 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 			if o.EditEvery > 0 && now.After(nextEdit) {
 				nextEdit = now.Add(jitter(rng, o.EditEvery))
-				// A block a few metres off the car, in a chunk we hold.
-				bx := math.Floor(p.X + rng.Float64()*16 - 8)
-				bz := math.Floor(p.Z + rng.Float64()*16 - 8)
-				by := math.Floor(y + rng.Float64()*4 - 3)
-				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
-				if ar.holds(cp) {
-					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
+				bx, by, bz := editNear(rng, p, y)
+				cp, idx := voxel.ChunkOf(bx, by, bz)
+				if ar.holds(cp) { // only in a chunk the bot holds
+					blk := editBlock(rng)
 					if seq, err := c.RequestEdit(cp, uint16(idx), blk); err == nil {
 						sent[seq] = now
 					}
@@ -503,6 +502,28 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 		}
 	}
+}
+
+// Where a bot edits: a block up to editAcross/2 metres along X and Z
+// from its car, from editDown metres below the road surface to editUp
+// above it (it digs and builds at the roadside).
+const (
+	editAcross = 16.0
+	editDown   = 3.0
+	editUp     = 1.0
+)
+
+// editNear picks the block a bot at p, on a surface at height y, edits.
+func editNear(rng *rand.Rand, p world.Vec2, y float64) (x, by, z int64) {
+	fx := math.Floor(p.X + rng.Float64()*editAcross - editAcross/2)
+	fz := math.Floor(p.Z + rng.Float64()*editAcross - editAcross/2)
+	fy := math.Floor(y + rng.Float64()*(editDown+editUp) - editDown)
+	return int64(fx), int64(fy), int64(fz)
+}
+
+// editBlock picks the block a bot places: any kind but air.
+func editBlock(rng *rand.Rand) voxel.Block {
+	return voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
 }
 
 // jitter is uniform in [d/2, 3d/2).
@@ -657,6 +678,7 @@ func (r Report) WriteTable(w io.Writer) {
 	var ackLat []float64
 	failovers := 0
 	var lastBack time.Time
+	var radii []int32
 	var lastReject string
 	for _, b := range r.Bots {
 		if b.Err != nil {
@@ -664,6 +686,7 @@ func (r Report) WriteTable(w io.Writer) {
 			continue
 		}
 		in, out = append(in, b.InBps), append(out, b.OutBps)
+		radii = append(radii, b.Radius)
 		if b.JoinSeconds > 0 {
 			join, joinS = append(join, float64(b.JoinBytes)), append(joinS, b.JoinSeconds)
 		}
@@ -687,6 +710,14 @@ func (r Report) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, "  bot %d failed: %v\n", b.ID, b.Err)
 			break
 		}
+	}
+	if len(radii) > 0 {
+		lo, hi := slices.Min(radii), slices.Max(radii)
+		fmt.Fprintf(w, "area radius served: %d", lo)
+		if hi != lo {
+			fmt.Fprintf(w, " to %d", hi)
+		}
+		fmt.Fprintln(w, " chunks")
 	}
 	row := func(name string, v []float64, unit string) {
 		if len(v) == 0 {

@@ -57,6 +57,7 @@ func closeWhenJoined(t *testing.T, h onMessage, s *netsync.Server) <-chan time.T
 // moves to the next, which sends it its area again, and the run goes on:
 // its steady window spans both connections and its byte counts hold both.
 func TestBotFailsOverToTheNextServer(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	a := startServer(t, func(*netsync.ServerConfig) {})
 	onB := make(chan struct{}, 8)
 	b := startServer(t, func(c *netsync.ServerConfig) {
@@ -110,6 +111,7 @@ func TestBotFailsOverToTheNextServer(t *testing.T) {
 
 // A bot with one server has nowhere to go: it reports the loss at once.
 func TestBotLosesItsOnlyServer(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	s := startServer(t, func(*netsync.ServerConfig) {})
 	h := newOnMessage("bot joined")
 	closeWhenJoined(t, h, s)
@@ -128,6 +130,7 @@ func TestBotLosesItsOnlyServer(t *testing.T) {
 // A bot whose next server refuses it (another world) stops with that
 // refusal rather than trying again.
 func TestBotFailoverRefused(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	a := startServer(t, func(*netsync.ServerConfig) {})
 	other := startServer(t, func(c *netsync.ServerConfig) { c.Seed = 43 })
 	h := newOnMessage("bot joined")
@@ -150,6 +153,7 @@ func TestBotFailoverRefused(t *testing.T) {
 // With LeaveHalfAfter the odd-numbered bots close their connection then,
 // without an error, and the others drive on to the end.
 func TestHalfTheBotsLeave(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	s := startServer(t, func(*netsync.ServerConfig) {})
 	const speed, leave, run = 20, 500 * time.Millisecond, 2 * time.Second
 	rep, err := Run(context.Background(), Options{

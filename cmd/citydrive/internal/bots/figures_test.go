@@ -44,6 +44,20 @@ func TestWriteTableFailoverAndLatency(t *testing.T) {
 	assert.NotContains(t, b.String(), "ack latency")
 }
 
+// The radius the bots were served: one figure, or the range when servers
+// of a cluster differ; failed bots have none.
+func TestWriteTableRadius(t *testing.T) {
+	var b bytes.Buffer
+	Report{Bots: []Bot{{Radius: 8}, {Radius: 8}, {Err: errors.New("x")}}}.WriteTable(&b)
+	assert.Contains(t, b.String(), "area radius served: 8 chunks\n")
+	b.Reset()
+	Report{Bots: []Bot{{Radius: 8}, {Radius: 3}, {Radius: 5}, {Err: errors.New("x"), Radius: 1}}}.WriteTable(&b)
+	assert.Contains(t, b.String(), "area radius served: 3 to 8 chunks\n")
+	b.Reset()
+	Report{Bots: []Bot{{Err: errors.New("x"), Radius: 1}}}.WriteTable(&b)
+	assert.NotContains(t, b.String(), "radius")
+}
+
 func TestWriteTableServerRates(t *testing.T) {
 	base := Report{Bots: []Bot{{}}, Scraped: true, TickCount: 10, TickCPUP50: 0.0005, TickCPUP99: 0.004,
 		RateBefore: 30, RateMin: 11, RateSamples: 40}

@@ -72,6 +72,7 @@ func TestSampleRate(t *testing.T) {
 // A run with a metrics endpoint samples the tick rate while it runs: the
 // rate before (the scrape ahead of the run) and the lowest during it.
 func TestRunSamplesTheTickRate(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	h := &scripted{answer: []float64{30, 7}}
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -144,6 +144,7 @@ func TestWriteTable(t *testing.T) {
 // their whole area (and, after the teleport, the new one), see each
 // other's car, edit, and the report carries the server's tick figures.
 func TestRunAgainstAServer(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	reg := prometheus.NewRegistry()
 	w := &editLog{MemoryWorld: netsync.NewMemoryWorld()}
 	s := startServer(t, func(c *netsync.ServerConfig) {
@@ -171,6 +172,7 @@ func TestRunAgainstAServer(t *testing.T) {
 	for i, b := range rep.Bots {
 		require.NoError(t, b.Err, "bot %d", i)
 		assert.Equal(t, i, b.ID)
+		assert.Equal(t, int32(1), b.Radius, "bot %d: the radius it asked for, under the server's maximum", i)
 		assert.Positive(t, b.JoinSeconds, "bot %d got its whole first area", i)
 		assert.Positive(t, b.JoinBytes)
 		assert.Positive(t, b.TeleportSeconds, "bot %d got its whole area after the teleport", i)
@@ -207,6 +209,7 @@ func TestRunAgainstAServer(t *testing.T) {
 // A lone bot that neither edits nor teleports: it joins and drives, and
 // reports no edits, no teleport and no other car.
 func TestRunAloneQuietly(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	s := startServer(t, func(c *netsync.ServerConfig) { c.MaxRadius = 1 })
 	rep, err := Run(context.Background(), Options{
 		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 1,
@@ -217,6 +220,7 @@ func TestRunAloneQuietly(t *testing.T) {
 	b := rep.Bots[0]
 	require.NoError(t, b.Err)
 	assert.Positive(t, b.JoinSeconds, "its whole area, at the server's maximum radius")
+	assert.Equal(t, int32(1), b.Radius, "radius 0 asks for the server's maximum")
 	assert.GreaterOrEqual(t, b.Chunks, len(plan.Cylinder(voxel.ChunkPos{}, 1, nil)))
 	assert.Zero(t, b.TeleportSeconds)
 	assert.Zero(t, b.TeleportBytes)
@@ -228,6 +232,7 @@ func TestRunAloneQuietly(t *testing.T) {
 // A bot whose area never arrives (the world never has a chunk ready)
 // reports no join and zero rates, not NaN.
 func TestRunWithoutItsArea(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	s := startServer(t, func(c *netsync.ServerConfig) { c.World = unready{} })
 	rep, err := Run(context.Background(), Options{
 		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 1,
