@@ -183,22 +183,38 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	return rep, nil
 }
 
-// startPose spreads bots on a square grid around the origin.
+// startPose spreads bots on a square grid around the origin, each on a
+// road near its grid point.
 func startPose(g *roadgraph.Graph, i, n int, spread float64, seed uint64) (*autopilot.Route, error) {
+	var r *autopilot.Route
+	err := searchNear(gridPoint(i, n, spread), func(q world.Vec2) (err error) {
+		r, err = routeNear(g, q, seed+uint64(i))
+		return err
+	})
+	return r, err
+}
+
+// gridPoint is bot i's of n on a square grid spread metres apart, centred
+// on the origin.
+func gridPoint(i, n int, spread float64) world.Vec2 {
 	side := int(math.Ceil(math.Sqrt(float64(n))))
-	p := world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
-	r, err := routeNear(g, p, seed+uint64(i))
-	// A grid point on the lake has no road near: look around it, farther
-	// out step by step, before giving up.
+	return world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
+}
+
+// searchNear tries p, then (a grid point on the lake has no road near)
+// the points around it, farther out ring by ring, until try succeeds;
+// after the last ring it gives up with try's last error.
+func searchNear(p world.Vec2, try func(world.Vec2) error) error {
+	err := try(p)
 	for k := 1; err != nil && k <= startSearchSteps; k++ {
 		d := float64(k) * startSearchStep
 		for _, o := range []world.Vec2{{X: d}, {X: -d}, {Z: d}, {Z: -d}} {
-			if r, err = routeNear(g, p.Add(o), seed+uint64(i)); err == nil {
+			if err = try(p.Add(o)); err == nil {
 				break
 			}
 		}
 	}
-	return r, err
+	return err
 }
 
 // How far startPose looks around a grid point without roads.

@@ -189,6 +189,13 @@ func TestRunAgainstAServer(t *testing.T) {
 		assert.Less(t, b.OutBps*b.SteadySeconds, float64(b.BytesOut), "bot %d: steady bytes out are some of them", i)
 		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
 		assert.Positive(t, b.EditsAcked, "bot %d edited", i)
+		// One latency per acked edit, each within the run (no ack comes
+		// before its request, none is counted twice).
+		assert.Len(t, b.AckLatency, b.EditsAcked, "bot %d", i)
+		for _, l := range b.AckLatency {
+			assert.Positive(t, l)
+			assert.Less(t, l, rep.Duration.Seconds())
+		}
 		assert.Zero(t, b.EditsRejected, "bot %d: every edit near its car, in a chunk it holds (last refusal: %q)", i, b.LastReject)
 		// It drives from its join to the end of the run, at its speed.
 		assert.Positive(t, b.DistanceM)
