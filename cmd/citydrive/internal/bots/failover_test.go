@@ -122,7 +122,10 @@ func TestBotLosesItsOnlyServer(t *testing.T) {
 	})
 	require.NoError(t, err)
 	bot := rep.Bots[0]
+	// The server's own word (not a failed redial): it shut down.
 	require.Error(t, bot.Err)
+	assert.Contains(t, bot.Err.Error(), "server shutting down")
+	assert.NotContains(t, bot.Err.Error(), "failing over")
 	assert.Zero(t, bot.Failovers)
 	assert.Less(t, rep.Duration, run, "it stops when the server is gone, not at the end of the run")
 }
