@@ -23,7 +23,7 @@ func TestSearchNearTriesTheNearestRingFirst(t *testing.T) {
 		var tried []world.Vec2
 		err := searchNear(p, func(q world.Vec2) error {
 			tried = append(tried, q)
-			if q == road {
+			if q == road || len(tried) > 100 {
 				return nil
 			}
 			return noRoad
@@ -36,7 +36,9 @@ func TestSearchNearTriesTheNearestRingFirst(t *testing.T) {
 	// No road within 8 rings (3.2 km): the last error after 1 + 8·4 tries.
 	n := 0
 	err := searchNear(p, func(q world.Vec2) error {
-		n++
+		if n++; n > 100 { // a broken search loops: end it here, not at the test's timeout
+			return nil
+		}
 		return noRoad
 	})
 	assert.ErrorIs(t, err, noRoad)
