@@ -181,5 +181,19 @@ func TestSummariseRates(t *testing.T) {
 	r = Report{RateBefore: 30}
 	r.summariseRates(rates, 0)
 	assert.Zero(t, r.RateAtLeave, "nobody left")
+	assert.Negative(t, r.RecoveredAfterLeaving, "nobody left: nothing to recover from")
 	assert.Equal(t, 8, r.RateSamples)
+
+	// A sample at the very moment the half leaves is after it: back at
+	// once.
+	r = Report{RateBefore: 30}
+	r.summariseRates(rates, 7*time.Second)
+	assert.Equal(t, 29.0, r.RateAtLeave)
+	assert.Zero(t, r.RecoveredAfterLeaving)
+
+	// No rate before the run (the gauge was missing): no recovery figure.
+	r = Report{}
+	r.summariseRates(rates, 4500*time.Millisecond)
+	assert.Equal(t, 10.0, r.RateAtLeave)
+	assert.Negative(t, r.RecoveredAfterLeaving)
 }
