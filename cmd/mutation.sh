@@ -25,6 +25,12 @@ if [ ! -x "$gremlins" ]; then
 	GOBIN=$bindir go install "github.com/go-gremlins/gremlins/cmd/gremlins@$version"
 fi
 
+# A cached coverage run (the tree unchanged since the last one) takes under
+# a second, gremlins derives every mutant's timeout from it, and every mutant
+# then reads TIMED OUT: never take test results from the cache.
+GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
+export GOFLAGS
+
 workers=${MUTATION_WORKERS:-1}
 coef=${MUTATION_TIMEOUT_COEFFICIENT:-10}
 

@@ -117,4 +117,10 @@ func TestTickWorkSpreadsABurst(t *testing.T) {
 	w.start(1)
 	w.spend(424_000) // one radius-64 cylinder
 	assert.False(t, w.open())
+	// Work used up to the unit closes the tick: the next piece waits.
+	w.start(4096)
+	w.spend(4095)
+	assert.True(t, w.open(), "one unit left")
+	w.spend(1)
+	assert.False(t, w.open(), "the allowance exactly used up")
 }

@@ -68,7 +68,8 @@ func TestUnionReportsChangesOnce(t *testing.T) {
 }
 
 // Random refs and unrefs against a plain count map: every flush reports
-// exactly the membership changes since the previous one.
+// exactly the membership changes since the previous one, and the union
+// holds no brick nobody wants.
 func TestUnionMatchesCountModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		u := newUnion()
@@ -106,8 +107,56 @@ func TestUnionMatchesCountModel(t *testing.T) {
 				}
 			}
 			require.Equal(t, members, u.len())
+			// Memory follows the union: after a flush every brick held has
+			// a chunk some client wants (live counts them), and an emptied
+			// brick is kept only as a spare, all zero, for the next one.
+			for k, b := range u.bricks {
+				n := 0
+				for _, c := range b.n {
+					if c > 0 {
+						n++
+					}
+				}
+				require.Positive(t, n, "brick %v is empty but held", k)
+				require.Equal(t, n, b.live, "brick %v", k)
+			}
+			for _, b := range u.spare {
+				require.Equal(t, unionBrick{}, *b, "a spare brick is all zero")
+			}
 			require.ElementsMatch(t, wantAdded, added)
 			require.ElementsMatch(t, wantRemoved, removed)
 		}
 	})
+}
+
+// A server whose players move on for days must not keep the bricks of
+// every place they passed: the union frees what nobody wants and reuses
+// it for the next area.
+func TestUnionFreesWhatNobodyWants(t *testing.T) {
+	u := newUnion()
+	region := func(x0 int32, f func(voxel.ChunkPos)) {
+		for x := x0; x < x0+8; x++ {
+			for y := int32(-4); y < 4; y++ {
+				for z := int32(0); z < 8; z++ {
+					f(voxel.ChunkPos{X: x, Y: y, Z: z})
+				}
+			}
+		}
+	}
+	region(0, u.ref)
+	region(0, u.ref) // two clients
+	u.flush(func(_, _ []voxel.ChunkPos) {})
+	require.Len(t, u.bricks, 8)
+	region(0, u.unref)
+	u.flush(func(_, _ []voxel.ChunkPos) {})
+	assert.Len(t, u.bricks, 8, "still wanted by one client")
+	region(0, u.unref)
+	u.flush(func(_, _ []voxel.ChunkPos) {})
+	assert.Empty(t, u.bricks, "nobody wants them")
+	assert.Len(t, u.spare, 8)
+	region(100, u.ref)
+	u.flush(func(_, _ []voxel.ChunkPos) {})
+	assert.Len(t, u.bricks, 8)
+	assert.Empty(t, u.spare, "the next area reuses them")
+	assert.Equal(t, 8*8*8, u.len())
 }

@@ -31,7 +31,6 @@ import (
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
-	"citydrive/voxel/plan"
 )
 
 // Options configure a run.
@@ -70,6 +69,7 @@ type Bot struct {
 	BytesOut        uint64  // whole run
 	SteadySeconds   float64 // the time InBps and OutBps are measured over
 	Chunks          int
+	Radius          int32 // the area's radius: Options.Radius (0: the server's maximum) clamped to the server's maximum
 	EditsAcked      int
 	AckLatency      []float64 // seconds from request to ack, per acked edit (measured at the bot's tick, so ±1 tick)
 	EditsRejected   int
@@ -143,7 +143,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.MetricsURL != "" {
 		go func() {
 			defer close(ratesDone)
-			rates = sampleRate(runCtx, o.MetricsURL, start)
+			t := time.NewTicker(rateSampleEvery)
+			defer t.Stop()
+			rates = sampleRate(runCtx, o.MetricsURL, start, t.C)
 		}()
 	} else {
 		close(ratesDone)
@@ -181,22 +183,38 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	return rep, nil
 }
 
-// startPose spreads bots on a square grid around the origin.
+// startPose spreads bots on a square grid around the origin, each on a
+// road near its grid point.
 func startPose(g *roadgraph.Graph, i, n int, spread float64, seed uint64) (*autopilot.Route, error) {
+	var r *autopilot.Route
+	err := searchNear(gridPoint(i, n, spread), func(q world.Vec2) (err error) {
+		r, err = routeNear(g, q, seed+uint64(i))
+		return err
+	})
+	return r, err
+}
+
+// gridPoint is bot i's of n on a square grid spread metres apart, centred
+// on the origin.
+func gridPoint(i, n int, spread float64) world.Vec2 {
 	side := int(math.Ceil(math.Sqrt(float64(n))))
-	p := world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
-	r, err := routeNear(g, p, seed+uint64(i))
-	// A grid point on the lake has no road near: look around it, farther
-	// out step by step, before giving up.
+	return world.Vec2{X: (float64(i%side) - float64(side-1)/2) * spread, Z: (float64(i/side) - float64(side-1)/2) * spread}
+}
+
+// searchNear tries p, then (a grid point on the lake has no road near)
+// the points around it, farther out ring by ring, until try succeeds;
+// after the last ring it gives up with try's last error.
+func searchNear(p world.Vec2, try func(world.Vec2) error) error {
+	err := try(p)
 	for k := 1; err != nil && k <= startSearchSteps; k++ {
 		d := float64(k) * startSearchStep
 		for _, o := range []world.Vec2{{X: d}, {X: -d}, {Z: d}, {Z: -d}} {
-			if r, err = routeNear(g, p.Add(o), seed+uint64(i)); err == nil {
+			if err = try(p.Add(o)); err == nil {
 				break
 			}
 		}
 	}
-	return r, err
+	return err
 }
 
 // How far startPose looks around a grid point without roads.
@@ -339,34 +357,14 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	if o.Radius > 0 {
 		radius = min(radius, int32(o.Radius))
 	}
+	b.Radius = radius
 	hz := max(1, int(c.Welcome().TickHz))
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(id)))
 
-	// The area is the server's cylinder around centre (implicit: a
-	// membership test); have holds the delivered chunks in it, so what is
-	// missing is the cylinder's size less len(have). A move costs the
-	// chunks that left, as on the server: the bots share the machine.
-	have := map[voxel.ChunkPos]struct{}{}
-	areaSize := len(plan.Cylinder(voxel.ChunkPos{}, radius, nil))
-	missing := areaSize
-	var left []voxel.ChunkPos
-	subscribe := func(ch voxel.ChunkPos) {
-		_ = c.Subscribe(ch, uint32(radius))
-		left = plan.Outside(centre, radius, ch, radius, left[:0])
-		for _, p := range left { // the client evicts what left its area itself
-			delete(have, p)
-		}
-		centre = ch
-		missing = areaSize - len(have)
-	}
+	ar := newArea(centre, radius)
 	got := func(p voxel.ChunkPos) {
 		b.Chunks++
-		if plan.InCylinder(centre, radius, p) {
-			if _, dup := have[p]; !dup {
-				have[p] = struct{}{}
-				missing--
-			}
-		}
+		ar.got(p)
 	}
 
 	start := time.Now()
@@ -435,9 +433,8 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			b.Failovers++
 			b.FailedOverAt = time.Now()
 			o.Logger.Warn("bot failed over", "bot", id, "after", time.Since(now).Round(time.Millisecond), "server", c.Welcome().Player>>20)
-			clear(have) // the new server sends the area again
-			missing = areaSize
-			_ = c.Subscribe(centre, uint32(radius))
+			ar.forget() // the new server sends the area again
+			_ = c.Subscribe(ar.centre, uint32(radius))
 			if joined { // the steady window goes on over the new connection
 				steadyFrom, steadyAt = c.Traffic(), time.Now()
 			}
@@ -460,8 +457,9 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			p, dir := route.Pose()
 			ch, y := chunkAt(surf, p)
 			c.SendCar(snapshot(p, y, dir, o.Speed))
-			if ch != centre {
-				subscribe(ch)
+			if ch != ar.centre {
+				_ = c.Subscribe(ch, uint32(radius))
+				ar.move(ch)
 			}
 			msgs = c.Poll(msgs[:0], 1<<16)
 			for _, m := range msgs {
@@ -484,13 +482,14 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 				}
 			}
 			clear(msgs)
-			if missing <= 0 {
+			if ar.complete() {
 				switch {
 				case !joined:
 					joined = true
 					t := c.Traffic()
 					b.JoinBytes, b.JoinSeconds = t.BytesIn, now.Sub(start).Seconds()
 					steadyFrom, steadyAt = t, now
+					o.Logger.Info("bot joined", "bot", id, "after", now.Sub(start).Round(time.Millisecond), "bytes", t.BytesIn)
 				case inTeleport:
 					inTeleport = false
 					t := c.Traffic()
@@ -500,13 +499,10 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 			if o.EditEvery > 0 && now.After(nextEdit) {
 				nextEdit = now.Add(jitter(rng, o.EditEvery))
-				// A block a few metres off the car, in a chunk we hold.
-				bx := math.Floor(p.X + rng.Float64()*16 - 8)
-				bz := math.Floor(p.Z + rng.Float64()*16 - 8)
-				by := math.Floor(y + rng.Float64()*4 - 3)
-				cp, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
-				if _, ok := have[cp]; ok {
-					blk := voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
+				bx, by, bz := editNear(rng, p, y)
+				cp, idx := voxel.ChunkOf(bx, by, bz)
+				if ar.holds(cp) { // only in a chunk the bot holds
+					blk := editBlock(rng)
 					if seq, err := c.RequestEdit(cp, uint16(idx), blk); err == nil {
 						sent[seq] = now
 					}
@@ -522,6 +518,28 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 			}
 		}
 	}
+}
+
+// Where a bot edits: a block up to editAcross/2 metres along X and Z
+// from its car, from editDown metres below the road surface to editUp
+// above it (it digs and builds at the roadside).
+const (
+	editAcross = 16.0
+	editDown   = 3.0
+	editUp     = 1.0
+)
+
+// editNear picks the block a bot at p, on a surface at height y, edits.
+func editNear(rng *rand.Rand, p world.Vec2, y float64) (x, by, z int64) {
+	fx := math.Floor(p.X + rng.Float64()*editAcross - editAcross/2)
+	fz := math.Floor(p.Z + rng.Float64()*editAcross - editAcross/2)
+	fy := math.Floor(y + rng.Float64()*(editDown+editUp) - editDown)
+	return int64(fx), int64(fy), int64(fz)
+}
+
+// editBlock picks the block a bot places: any kind but air.
+func editBlock(rng *rand.Rand) voxel.Block {
+	return voxel.Block(1 + rng.IntN(int(voxel.NumBlocks-1)))
 }
 
 // jitter is uniform in [d/2, 3d/2).
@@ -577,17 +595,15 @@ type rateSample struct {
 	hz float64
 }
 
-// sampleRate reads the server's tick-rate gauge every rateSampleEvery
-// until ctx ends (failed reads are skipped).
-func sampleRate(ctx context.Context, url string, start time.Time) []rateSample {
+// sampleRate reads the server's tick-rate gauge at every tick until ctx
+// ends (failed reads are skipped).
+func sampleRate(ctx context.Context, url string, start time.Time, tick <-chan time.Time) []rateSample {
 	var out []rateSample
-	t := time.NewTicker(rateSampleEvery)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return out
-		case <-t.C:
+		case <-tick:
 		}
 		m, err := scrape(ctx, url)
 		if hz, ok := m[netsync.MetricTickRate]; err == nil && ok {
@@ -678,6 +694,7 @@ func (r Report) WriteTable(w io.Writer) {
 	var ackLat []float64
 	failovers := 0
 	var lastBack time.Time
+	var radii []int32
 	var lastReject string
 	for _, b := range r.Bots {
 		if b.Err != nil {
@@ -685,6 +702,7 @@ func (r Report) WriteTable(w io.Writer) {
 			continue
 		}
 		in, out = append(in, b.InBps), append(out, b.OutBps)
+		radii = append(radii, b.Radius)
 		if b.JoinSeconds > 0 {
 			join, joinS = append(join, float64(b.JoinBytes)), append(joinS, b.JoinSeconds)
 		}
@@ -708,6 +726,14 @@ func (r Report) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, "  bot %d failed: %v\n", b.ID, b.Err)
 			break
 		}
+	}
+	if len(radii) > 0 {
+		lo, hi := slices.Min(radii), slices.Max(radii)
+		fmt.Fprintf(w, "area radius served: %d", lo)
+		if hi != lo {
+			fmt.Fprintf(w, " to %d", hi)
+		}
+		fmt.Fprintln(w, " chunks")
 	}
 	row := func(name string, v []float64, unit string) {
 		if len(v) == 0 {

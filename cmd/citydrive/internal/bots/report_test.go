@@ -103,7 +103,7 @@ func TestWriteTable(t *testing.T) {
 			{ID: 2, InBps: 300, OutBps: 30, JoinBytes: 3000, JoinSeconds: 3, EditsAcked: 2},
 			{ID: 3, Err: errors.New("second failure, not shown")},
 		},
-		Scraped: true, TickP99Hist: 0.0123, TickP99Summary: 0.002, TickCount: 250,
+		Scraped: true, TickP50Hist: 0.0045, TickP99Hist: 0.0123, TickP99Summary: 0.002, TickCount: 250,
 	}
 	var b bytes.Buffer
 	rep.WriteTable(&b)
@@ -117,7 +117,7 @@ func TestWriteTable(t *testing.T) {
 		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "first area: seconds", 2.0, 3.0, 3.0, "s", 2),
 		fmt.Sprintf("%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", "teleport burst: bytes in", 500.0, 500.0, 500.0, "B", 1),
 		"edits: 5 acknowledged, 1 rejected (last reason: too far)\n",
-		"server tick p50 0.00 ms, p99 12.30 ms over this run (histogram, 250 ticks); p99 2.00 ms (server's 1-minute summary)\n",
+		"server tick p50 4.50 ms, p99 12.30 ms over this run (histogram, 250 ticks); p99 2.00 ms (server's 1-minute summary)\n",
 	} {
 		assert.Contains(t, out, want)
 	}
@@ -144,6 +144,7 @@ func TestWriteTable(t *testing.T) {
 // their whole area (and, after the teleport, the new one), see each
 // other's car, edit, and the report carries the server's tick figures.
 func TestRunAgainstAServer(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	reg := prometheus.NewRegistry()
 	w := &editLog{MemoryWorld: netsync.NewMemoryWorld()}
 	s := startServer(t, func(c *netsync.ServerConfig) {
@@ -171,6 +172,7 @@ func TestRunAgainstAServer(t *testing.T) {
 	for i, b := range rep.Bots {
 		require.NoError(t, b.Err, "bot %d", i)
 		assert.Equal(t, i, b.ID)
+		assert.Equal(t, int32(1), b.Radius, "bot %d: the radius it asked for, under the server's maximum", i)
 		assert.Positive(t, b.JoinSeconds, "bot %d got its whole first area", i)
 		assert.Positive(t, b.JoinBytes)
 		assert.Positive(t, b.TeleportSeconds, "bot %d got its whole area after the teleport", i)
@@ -187,6 +189,13 @@ func TestRunAgainstAServer(t *testing.T) {
 		assert.Less(t, b.OutBps*b.SteadySeconds, float64(b.BytesOut), "bot %d: steady bytes out are some of them", i)
 		assert.Equal(t, 1, b.CarsSeen, "bot %d saw the other bot's car", i)
 		assert.Positive(t, b.EditsAcked, "bot %d edited", i)
+		// One latency per acked edit, each within the run (no ack comes
+		// before its request, none is counted twice).
+		assert.Len(t, b.AckLatency, b.EditsAcked, "bot %d", i)
+		for _, l := range b.AckLatency {
+			assert.Positive(t, l)
+			assert.Less(t, l, rep.Duration.Seconds())
+		}
 		assert.Zero(t, b.EditsRejected, "bot %d: every edit near its car, in a chunk it holds (last refusal: %q)", i, b.LastReject)
 		// It drives from its join to the end of the run, at its speed.
 		assert.Positive(t, b.DistanceM)
@@ -207,6 +216,7 @@ func TestRunAgainstAServer(t *testing.T) {
 // A lone bot that neither edits nor teleports: it joins and drives, and
 // reports no edits, no teleport and no other car.
 func TestRunAloneQuietly(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	s := startServer(t, func(c *netsync.ServerConfig) { c.MaxRadius = 1 })
 	rep, err := Run(context.Background(), Options{
 		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 1,
@@ -217,6 +227,7 @@ func TestRunAloneQuietly(t *testing.T) {
 	b := rep.Bots[0]
 	require.NoError(t, b.Err)
 	assert.Positive(t, b.JoinSeconds, "its whole area, at the server's maximum radius")
+	assert.Equal(t, int32(1), b.Radius, "radius 0 asks for the server's maximum")
 	assert.GreaterOrEqual(t, b.Chunks, len(plan.Cylinder(voxel.ChunkPos{}, 1, nil)))
 	assert.Zero(t, b.TeleportSeconds)
 	assert.Zero(t, b.TeleportBytes)
@@ -228,6 +239,7 @@ func TestRunAloneQuietly(t *testing.T) {
 // A bot whose area never arrives (the world never has a chunk ready)
 // reports no join and zero rates, not NaN.
 func TestRunWithoutItsArea(t *testing.T) {
+	t.Parallel() // waits out its run; the waits overlap
 	s := startServer(t, func(c *netsync.ServerConfig) { c.World = unready{} })
 	rep, err := Run(context.Background(), Options{
 		Addr: s.Addr().String(), Fingerprint: s.Fingerprint(), Seed: 42, N: 1,
