@@ -287,8 +287,9 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	st := s.Streamer().Stats()
+	drawn, _ := s.DrawStats()
 	fmt.Fprintf(stdout, "wrote %s (%s view, seed %d, %v of autopilot): %d slots, %d builds, %d traffic vehicles drawn\n",
-		*out, *view, *sf.seed, *after, st.Used, st.Builds, s.DrawStats().Vehicles)
+		*out, *view, *sf.seed, *after, st.Used, st.Builds, drawn.Vehicles)
 	// GPU time of the same view, from timer queries: a few more frames so
 	// the shadow map and caches are as in play, then the last frame's.
 	if g, err := s.MeasureGPU(8); err == nil {

@@ -464,13 +464,13 @@ func (s *Session) SaveScreenshot(path string) error {
 	return writePNG(path, img)
 }
 
-// DrawStats is what the last drawn frame held (the renderer's figures;
-// zero for a display without them, as headless).
-func (s *Session) DrawStats() render.Stats {
+// DrawStats is what the last drawn frame held (the renderer's figures),
+// and false for a display without them (headless).
+func (s *Session) DrawStats() (render.Stats, bool) {
 	if r, ok := s.r.(interface{ Stats() render.Stats }); ok {
-		return r.Stats()
+		return r.Stats(), true
 	}
-	return render.Stats{}
+	return render.Stats{}, false
 }
 
 // SetHUD shows or hides the HUD.

@@ -51,8 +51,7 @@ func (s *Session) sampleGPU() {
 	p.main = append(p.main, ms(g.Main))
 	p.terrain = append(p.terrain, ms(g.Terrain))
 	p.hud = append(p.hud, ms(g.HUD))
-	if st, ok := s.r.(interface{ Stats() render.Stats }); ok {
-		rs := st.Stats()
+	if rs, ok := s.DrawStats(); ok {
 		w := &p.work
 		w.frames++
 		w.depthVerts += rs.Depth.Vertices + rs.FarDepth.Vertices

@@ -34,21 +34,9 @@ func TestClusterHostUsesNATSNotTheDataDirectory(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	assert.Greater(t, c.Player(), uint32(1)<<20, "the player id carries the server's slot")
-	// A loaded server may announce its tick rate first; the first
-	// message about the world must be the area's chunks.
-	for first := true; first; {
-		select {
-		case m := <-c.Messages():
-			if _, rate := m.(*wire.TickRate); rate {
-				continue
-			}
-			first = false
-			_, ok := m.(*wire.ChunkDefaults)
-			assert.True(t, ok, "the area arrives once the region's watch is in: %T", m)
-		case <-ctx.Done():
-			t.Fatal("no chunks")
-		}
-	}
+	m := next(t, c) // tick-rate notices passed over
+	_, ok := m.(*wire.ChunkDefaults)
+	assert.True(t, ok, "the area arrives once the region's watch is in: %T", m)
 
 	resp, err := http.Get("http://" + h.MetricsAddr().String() + "/metrics")
 	require.NoError(t, err)
