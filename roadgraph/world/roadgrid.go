@@ -93,18 +93,6 @@ func span(lo, hi, o float64, a, b int) (int, int) {
 	return i0, i1
 }
 
-// outside is how far v lies outside [lo, hi] (plain comparisons: no NaN
-// here, and math.Max is a call).
-func outside(v, lo, hi float64) float64 {
-	if v < lo {
-		return lo - v
-	}
-	if v > hi {
-		return v - hi
-	}
-	return 0
-}
-
 // lowerBoundSlack (m²) covers the rounding of a squared distance to a
 // segment, ~1e-13 m² here, many times over.
 const lowerBoundSlack = 1e-6

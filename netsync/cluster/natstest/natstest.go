@@ -126,9 +126,6 @@ func (c *Cluster) Restart(i int) {
 	c.nodes[i] = s
 }
 
-// Node is node i's server (nil while stopped).
-func (c *Cluster) Node(i int) *server.Server { return c.nodes[i] }
-
 // LastSeq is the last sequence of stream in node i's own copy (false while
 // the node is stopped or holds no copy): a restarted node has caught up
 // when it matches the others'.
