@@ -54,7 +54,9 @@ netsync_policies='admission area budget config dilation pacing plausible refusal
 # is not one of its policies.
 excludes() {
 	case $1 in
-	roadgraph) echo '^world/' ;;               # pure geometry/noise of the world function
+	# world: pure geometry/noise of the world function; traffic: measured
+	# as its own package (sh cmd/mutation.sh roadgraph/traffic)
+	roadgraph) echo '^(world|traffic)/' ;;
 	buildworkers) echo '^citygen/' ;;          # geometry builder
 	netsync)
 		others=
