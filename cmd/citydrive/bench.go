@@ -22,6 +22,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object as the last line of stdout")
 	realtime := fs.Bool("realtime", true, "pace frames at 60 Hz of wall time, as the game does (false: back to back)")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bench to this `file`")
 	withTraffic := fs.Bool("traffic", true, "measure the traffic work per frame too (-traffic=false: streaming only)")
 	plan := fs.Bool("traffic-plan", true, "find the traffic's vehicles ahead on a goroutine (false: every frame on the main goroutine, the old way, for comparison)")
 	hour := fs.Float64("hour", 17.5, "time of day (0–24) of the traffic: busiest at 8 and 17.5")
@@ -53,6 +54,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}()
 	}
+	stop, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	defer stop()
 	rep, err := bench.Run(bench.Options{
 		Seed: *sf.seed, Duration: *duration, Speed: *speed, Streaming: cfg,
 		Realtime: *realtime, Start: start.p, Traffic: *withTraffic, Hour: *hour, NoTrafficPlan: !*plan,

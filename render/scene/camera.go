@@ -12,6 +12,9 @@ const (
 	DefaultFovY = 60 * math.Pi / 180
 	DefaultNear = 0.3
 	DefaultFar  = 600
+	// FarTierPlane is the far clip distance with the far tier on (the
+	// fog follows it: from 35% to 97% of it).
+	FarTierPlane = 3000
 )
 
 // Camera is a world-space camera with a float64 position. The view matrix

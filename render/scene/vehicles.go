@@ -1,6 +1,8 @@
 package scene
 
 import (
+	"math"
+
 	"github.com/go-gl/mathgl/mgl64"
 
 	"citydrive/render/frustum"
@@ -67,21 +69,34 @@ func AppendVehicles(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, c
 // filter is set.
 func appendVisible(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, cam mgl64.Vec3, f *frustum.Frustum, maxInstances int, only uint8, filter bool) ([]float32, int) {
 	dropped := 0
+	// the planes as plain numbers, the sphere's centre a metre up folded
+	// into D: a few hundred vehicles a frame go through them
+	var pl [6][4]float64
+	for i := range pl {
+		if f == nil {
+			pl[i] = [4]float64{0, 0, 0, math.Inf(1)}
+			continue
+		}
+		p := &f.Planes[i]
+		pl[i] = [4]float64{p.N[0], p.N[1], p.N[2], p.D + p.N[1] + VehicleRadius}
+	}
 	for i := range vs {
 		v := &vs[i]
 		m := v.Model % VehicleModels
 		if filter && m != only {
 			continue
 		}
-		rel := mgl64.Vec3{v.X - cam[0], v.Y - cam[1], v.Z - cam[2]}
-		if f != nil && !f.IntersectsSphere(mgl64.Vec3{rel[0], rel[1] + 1, rel[2]}, VehicleRadius) {
-			continue
+		x, y, z := v.X-cam[0], v.Y-cam[1], v.Z-cam[2]
+		if pl[0][0]*x+pl[0][1]*y+pl[0][2]*z+pl[0][3] < 0 || pl[1][0]*x+pl[1][1]*y+pl[1][2]*z+pl[1][3] < 0 ||
+			pl[2][0]*x+pl[2][1]*y+pl[2][2]*z+pl[2][3] < 0 || pl[3][0]*x+pl[3][1]*y+pl[3][2]*z+pl[3][3] < 0 ||
+			pl[4][0]*x+pl[4][1]*y+pl[4][2]*z+pl[4][3] < 0 || pl[5][0]*x+pl[5][1]*y+pl[5][2]*z+pl[5][3] < 0 {
+			continue // the bounding sphere is outside a plane
 		}
 		if len(dst)/VehicleFloats >= maxInstances {
 			dropped++
 			continue
 		}
-		dst = append(dst, float32(rel[0]), float32(rel[1]), float32(rel[2]), v.Dir[0], v.Dir[1],
+		dst = append(dst, float32(x), float32(y), float32(z), v.Dir[0], v.Dir[1],
 			v.Colour[0], v.Colour[1], v.Colour[2])
 		counts[m]++
 	}

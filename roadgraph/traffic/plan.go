@@ -22,6 +22,22 @@ type Plan struct {
 	slack  float64
 	ok     bool // planned and complete (no overflow)
 	recs   []planned
+	// near: Vehicles for a radius up to it reads only nearIdx, the
+	// records that may come that near
+	near    float64
+	nearIdx []int32
+	// far samples (far.go): ns instants from j0*FarStep on, binned by
+	// cell (cellStart) and within that a row per instant; keys and recOf
+	// are their records' keys and indices
+	j0        float64
+	ns        int
+	cellSize  float64
+	cellStart [farCells*farCells + 1]int32
+	keys      []Key
+	recOf     []int32
+	samples   []farSample
+	scratch   []farSample // sample's, in record order
+	recCell   []int32     // sample's: each record's cell (-1: none)
 }
 
 // Plan sizes: a record covers its vehicle's window with at most planNodes
@@ -32,7 +48,7 @@ const (
 	MaxPlanSpan  = 1.5 // seconds of world time a plan may cover
 	planNodes    = 9
 	planHeights  = 9
-	planCapacity = 2048 // vehicles; a busy downtown at rush hour plans about 500
+	planCapacity = 4096 // vehicles; a busy downtown at rush hour plans about 1,700 within a kilometre
 )
 
 // planned is one vehicle of a Plan: what Plan.Vehicles reads for every
@@ -66,7 +82,11 @@ type planned struct {
 
 // NewPlan returns an empty plan (covering nothing) with room for a busy
 // district.
-func NewPlan() *Plan { return &Plan{recs: make([]planned, 0, planCapacity)} }
+func NewPlan() *Plan {
+	return &Plan{recs: make([]planned, 0, planCapacity), nearIdx: make([]int32, 0, planCapacity),
+		keys: make([]Key, 0, planCapacity), recOf: make([]int32, 0, planCapacity), recCell: make([]int32, 0, planCapacity),
+		samples: make([]farSample, 0, planCapacity*farSamples), scratch: make([]farSample, 0, planCapacity*farSamples)}
+}
 
 // Window is the world times the plan covers.
 func (p *Plan) Window() (t0, t1 float64) { return p.t0, p.t1 }
@@ -88,11 +108,13 @@ func (p *Plan) Covers(t float64, centre world.Vec2, radius float64) bool {
 const planMargin = 5.0
 
 // PlanInto fills p with every vehicle that may be within radius of any
-// centre within slack of centre at any world time in [t0, t1]. It
-// allocates nothing once s's caches are warm.
-func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, slack float64) {
-	p.t0, p.t1, p.centre, p.radius, p.slack = t0, t1, centre, radius, slack
-	p.recs, p.ok = p.recs[:0], false
+// centre within slack of centre at any world time in [t0, t1], and their
+// far samples (far.go); Vehicles for a radius up to near (at most radius)
+// then reads only the records that may come that near. It allocates
+// nothing once s's caches are warm.
+func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, near, slack float64) {
+	p.t0, p.t1, p.centre, p.radius, p.slack, p.near = t0, t1, centre, radius, slack, min(near, radius)
+	p.recs, p.nearIdx, p.ok = p.recs[:0], p.nearIdx[:0], false
 	reach := radius + slack + 2*avenueSpeedMax*planSample + planMargin
 	s.resetIfFull()
 	// the cells a frame's Vehicles reads, for any centre within slack
@@ -125,11 +147,15 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 						return // overflow: not ok, the frame computes it all
 					}
 					r.cycles = c >= lo1 && c <= hi0
+					if near <= p.near+slack {
+						p.nearIdx = append(p.nearIdx, int32(len(p.recs)))
+					}
 					p.recs = append(p.recs, r)
 				}
 			}
 		}
 	}
+	s.sample(p)
 	p.ok = true
 }
 
@@ -265,33 +291,51 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 	// Vehicles' edges: those starting in the cells around centre's (nearby)
 	c := world.CellAt(centre.X, centre.Z)
 	cr := int32(math.Ceil(radius/world.CellSize)) + 1
-	iLo, iHi := c.I-cr-world.MaxSpanCells, c.I+cr
-	jLo, jHi := c.J-cr-1, c.J+cr
-	r2 := radius * radius
-	box2 := (radius + LaneOffset) * (radius + LaneOffset)
+	q := vehiclesQuery{t: t, centre: centre, iLo: c.I - cr - world.MaxSpanCells, iHi: c.I + cr, jLo: c.J - cr - 1, jHi: c.J + cr,
+		r2: radius * radius, box2: (radius + LaneOffset) * (radius + LaneOffset)}
+	if radius <= p.near {
+		for _, i := range p.nearIdx {
+			dst = p.recs[i].appendAt(s, &q, dst)
+		}
+		return dst, true
+	}
 	for i := range p.recs {
-		r := &p.recs[i]
-		if r.cell.I < iLo || r.cell.I > iHi || r.cell.J < jLo || r.cell.J > jHi ||
-			boxDist2(r.min, r.max, centre) > box2 {
-			continue
-		}
-		if !r.cycles {
-			if lo, hi := r.lt.cycles(t); r.key.Cycle < lo || r.key.Cycle > hi {
-				continue
-			}
-		}
-		if boxDist2(r.pmin, r.pmax, centre) > r2 && r.covers(t) {
-			continue // wherever at places it, it is out of radius
-		}
-		v, ok, covered := r.at(t)
-		if !covered {
-			v, ok = s.At(r.key, t, 0)
-		}
-		if ok && v.Pos.Dist2(centre) <= r2 {
-			dst = append(dst, v)
-		}
+		dst = p.recs[i].appendAt(s, &q, dst)
 	}
 	return dst, true
+}
+
+// vehiclesQuery is one Plan.Vehicles: its time, centre, the cells whose
+// edges it reads and its radius (and the edge boxes') squared.
+type vehiclesQuery struct {
+	t                  float64
+	centre             world.Vec2
+	iLo, iHi, jLo, jHi int32
+	r2, box2           float64
+}
+
+// appendAt appends r's vehicle to dst when it is one of q's.
+func (r *planned) appendAt(s *Schedule, q *vehiclesQuery, dst []Vehicle) []Vehicle {
+	if r.cell.I < q.iLo || r.cell.I > q.iHi || r.cell.J < q.jLo || r.cell.J > q.jHi ||
+		boxDist2(r.min, r.max, q.centre) > q.box2 {
+		return dst
+	}
+	if !r.cycles {
+		if lo, hi := r.lt.cycles(q.t); r.key.Cycle < lo || r.key.Cycle > hi {
+			return dst
+		}
+	}
+	if boxDist2(r.pmin, r.pmax, q.centre) > q.r2 && r.covers(q.t) {
+		return dst // wherever at places it, it is out of radius
+	}
+	v, ok, covered := r.at(q.t)
+	if !covered {
+		v, ok = s.At(r.key, q.t, 0)
+	}
+	if ok && v.Pos.Dist2(q.centre) <= q.r2 {
+		dst = append(dst, v)
+	}
+	return dst
 }
 
 // at is Schedule.at for r's vehicle on its schedule; covered is false

@@ -22,7 +22,7 @@ func TestPlanAnswersAsTheScheduleDoes(t *testing.T) {
 		frame.Vehicles(50, world.Vec2{X: -3000, Z: 700}, 400, nil) // other places in its caches
 		p := NewPlan()
 		const t0, span, radius, slack = 100000.0, 0.5, 400.0, 30.0
-		planner.PlanInto(p, t0, t0+span, downtown412, radius, slack)
+		planner.PlanInto(p, t0, t0+span, downtown412, radius, radius, slack)
 		require.True(t, p.ok)
 		seen, fromPlan, frames := 0, 0, 0
 		for _, d := range []world.Vec2{{}, {X: 29}, {X: -20, Z: 20}, {Z: -29.9}} {
@@ -66,7 +66,7 @@ func TestFlowWithAPlanShowsTheSame(t *testing.T) {
 		a, b := NewFlow(newSchedule(w, 17.5, queues)), NewFlow(newSchedule(w, 17.5, queues))
 		p := NewPlan()
 		const t0 = 5000.0
-		planner.PlanInto(p, t0, t0+1, downtown412, 400, 40)
+		planner.PlanInto(p, t0, t0+1, downtown412, 400, 400, 40)
 		b.UsePlan(p)
 		car := Blocker{Pos: downtown412, Dir: world.Vec2{X: 1}, Length: VehicleLength, Width: VehicleWidth}
 		for f := range 60 {
@@ -85,12 +85,12 @@ func TestPlanningDoesNotAllocateOnceWarm(t *testing.T) {
 	p := NewPlan()
 	dst := make([]Vehicle, 0, 1024)
 	tt := 100.0
-	s.PlanInto(p, tt, tt+1, downtown412, 400, 40)
+	s.PlanInto(p, tt, tt+1, downtown412, 400, 400, 40)
 	dst, _ = p.Vehicles(frame, tt, downtown412, 400, dst[:0])
 	allocs := testing.AllocsPerRun(50, func() {
 		tt += 0.5
 		c := downtown412.Add(world.Vec2{X: tt - 100})
-		s.PlanInto(p, tt, tt+1, c, 400, 40)
+		s.PlanInto(p, tt, tt+1, c, 400, 400, 40)
 		dst, _ = p.Vehicles(frame, tt+0.3, c, 400, dst[:0])
 	})
 	assert.Zero(t, allocs)
@@ -100,7 +100,7 @@ func BenchmarkPlanVehicles(b *testing.B) {
 	w := world.New(412)
 	s, frame := NewSchedule(w, 17.5), NewSchedule(w, 17.5)
 	p := NewPlan()
-	s.PlanInto(p, 100, 101, downtown412, 400, 40)
+	s.PlanInto(p, 100, 101, downtown412, 400, 400, 40)
 	dst := make([]Vehicle, 0, 1024)
 	dst, _ = p.Vehicles(frame, 100.5, downtown412, 400, dst[:0])
 	b.ReportAllocs()
@@ -129,11 +129,11 @@ func BenchmarkPlanInto(b *testing.B) {
 	w := world.New(412)
 	s := NewSchedule(w, 17.5)
 	p := NewPlan()
-	s.PlanInto(p, 100, 101, downtown412, 400, 40)
+	s.PlanInto(p, 100, 101, downtown412, 400, 400, 40)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		s.PlanInto(p, 100+float64(i%60)/2, 101+float64(i%60)/2, downtown412, 400, 40)
+		s.PlanInto(p, 100+float64(i%60)/2, 101.5+float64(i%60)/2, downtown412, 1000, 150, 40)
 	}
 	b.ReportMetric(float64(p.Len()), "planned")
 }
@@ -145,7 +145,7 @@ func TestLongPlansHoldTheirGeometry(t *testing.T) {
 		s := newSchedule(w, 17.5, queues)
 		p := NewPlan()
 		const t0, span = 7000.0, MaxPlanSpan
-		s.PlanInto(p, t0, t0+span, downtown412, 400, 30)
+		s.PlanInto(p, t0, t0+span, downtown412, 400, 400, 30)
 		require.Greater(t, p.Len(), 250)
 		for i := range p.recs {
 			for f := range 16 {

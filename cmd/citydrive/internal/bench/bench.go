@@ -69,6 +69,7 @@ type Report struct {
 	TrafficVehiclesMean   float64 `json:"traffic_vehicles_mean"`
 	TrafficVehiclesMax    int     `json:"traffic_vehicles_max"`
 	TrafficInViewMean     float64 `json:"traffic_in_view_mean"`
+	TrafficFarMean        float64 `json:"traffic_far_mean"` // far vehicles drawn per frame (beyond the simulated ones, in view)
 	TrafficAllocsPerFrame float64 `json:"traffic_allocs_per_frame"`
 	Builds                int     `json:"builds"`
 	BuildsPerS            float64 `json:"builds_per_s"`
@@ -315,8 +316,8 @@ func (r Report) WriteTable(w io.Writer) {
 		{"GC", fmt.Sprintf("%d cycles, pause p99 %.0f µs", r.GCCycles, r.GCPauseP99US)},
 	}
 	if r.TrafficVehiclesMax > 0 {
-		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f), %.3f allocations; %.0f vehicles (max %d), %.0f in view; %.0f %% of frames planned ahead",
-			r.TrafficUSP50, r.TrafficUSP99, r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficInViewMean, 100*r.TrafficPlanned)})
+		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f), %.3f allocations; %.0f vehicles simulated (max %d) and %.0f far ones drawn, %.0f in view; %.0f %% of frames planned ahead",
+			r.TrafficUSP50, r.TrafficUSP99, r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficFarMean, r.TrafficInViewMean, 100*r.TrafficPlanned)})
 	}
 	for _, row := range rows {
 		fmt.Fprintf(w, "%-30s %s\n", row.k, row.v)

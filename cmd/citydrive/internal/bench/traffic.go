@@ -29,7 +29,12 @@ type trafficWork struct {
 	planned int
 	n, most int
 	sum     int
+	far     int // far vehicles drawn, summed
 	inView  int
+	farOn   bool         // the far tier is on: the camera sees out to its far plane
+	cam     scene.Camera // the last frame's chase camera (valid once hasCam)
+	target  mgl64.Vec3
+	hasCam  bool
 	allocs  uint64
 	sampled int
 	data    []float32
@@ -49,7 +54,7 @@ func newTrafficWork(o Options, w world.World, frames int) *trafficWork {
 	if o.NoTrafficPlan {
 		f.Close() // it then computes every frame itself
 	}
-	return &trafficWork{f: f, w: w, us: make([]float64, 0, frames), cpu: make([]float64, 0, frames),
+	return &trafficWork{f: f, w: w, farOn: o.Streaming.Far.Slots > 0, us: make([]float64, 0, frames), cpu: make([]float64, 0, frames),
 		data: make([]float32, 0, render.MaxVehicles*scene.VehicleFloats)}
 }
 
@@ -70,13 +75,20 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 		runtime.ReadMemStats(&t.a)
 	}
 	dt := 1.0 / FrameRate
+	if t.hasCam {
+		t.f.SetCamera(t.cam) // as the game: the far traffic the last frame's camera saw
+	}
 	t.f.Update(trafficStart+float64(f)*dt, dt, traffic.Blocker{Pos: pos, Dir: fwd, Length: car.Length, Width: car.Width})
 	// the game's chase camera
 	y := t.w.Height(pos.X, pos.Z)
 	eye := mgl64.Vec3{pos.X - fwd.X*9, y + 3.6, pos.Z - fwd.Z*9}
-	target := mgl64.Vec3{pos.X + fwd.X*6, y + 1, pos.Z + fwd.Z*6}
-	cam := scene.Camera{Position: eye, Target: &target}
-	fr := frustum.FromViewProj(cam.ViewProj(16.0 / 9))
+	t.target = mgl64.Vec3{pos.X + fwd.X*6, y + 1, pos.Z + fwd.Z*6}
+	t.cam = scene.Camera{Position: eye, Target: &t.target}
+	if t.farOn {
+		t.cam.Far = scene.FarTierPlane
+	}
+	t.hasCam = true
+	fr := frustum.FromViewProj(t.cam.ViewProj(16.0 / 9))
 	t.data, _ = scene.AppendVehicles(t.data[:0], &t.counts, t.f.Draw(), eye, &fr, render.MaxVehicles)
 	if timed {
 		t.us = append(t.us, float64(time.Since(t0).Nanoseconds())/1000)
@@ -94,6 +106,7 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 	}
 	t.n++
 	t.sum += n
+	t.far += t.f.Far()
 	t.most = max(t.most, n)
 	t.inView += len(t.data) / scene.VehicleFloats
 }
@@ -117,6 +130,7 @@ func (t *trafficWork) report(r *Report) {
 	r.TrafficVehiclesMean = float64(t.sum) / float64(t.n)
 	r.TrafficVehiclesMax = t.most
 	r.TrafficInViewMean = float64(t.inView) / float64(t.n)
+	r.TrafficFarMean = float64(t.far) / float64(t.n)
 	if t.sampled > 0 {
 		r.TrafficAllocsPerFrame = float64(t.allocs) / float64(t.sampled)
 	}

@@ -19,9 +19,6 @@ const (
 	maskCell   = 4.0 // metres per near-mask cell
 	maskN      = 256 // cells per side: ±512 m around the car
 	maskRecent = 128 // metres the car may move before the mask re-centres
-	// FarPlane is the camera's far clip distance with the far tier on (the
-	// fog follows it: from 35% to 97% of it).
-	FarPlane = 3000.0
 )
 
 type farView struct {

@@ -26,6 +26,7 @@ import (
 	"citydrive/netsync"
 	"citydrive/render"
 	"citydrive/render/hud"
+	"citydrive/render/scene"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/voxel/ground"
@@ -556,7 +557,7 @@ func (s *Session) setCamera() {
 	s.target = mgl64.Vec3(target)
 	cam.Far, cam.Near = 0, 0
 	if s.far.on {
-		cam.Far = FarPlane
+		cam.Far = scene.FarTierPlane
 	}
 }
 

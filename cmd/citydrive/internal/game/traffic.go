@@ -13,7 +13,8 @@ import (
 )
 
 // Traffic: the scheduled city traffic within trafficframe.Radius of the
-// car, at the world clock (trafficframe). It is computed once a frame,
+// car, at the world clock, and the far traffic in view out to
+// trafficframe.DrawRadius (trafficframe). It is computed once a frame,
 // before the physics steps; the car and the autopilot meet it as obstacles
 // through carEnv.AppendObstacles, the autopilot yields to it
 // (autopilot.Traffic) and the renderer draws it instanced.
@@ -29,6 +30,7 @@ type trafficState struct {
 	frames  int
 	sum     int
 	most    int
+	far     int       // far vehicles drawn, summed over the frames
 	lagging int       // most vehicles held up at once
 	us      []float64 // main-goroutine traffic work per frame, µs
 	cpu     []float64 // the same on the thread's CPU clock (without the time others held the core)
@@ -39,6 +41,7 @@ type trafficState struct {
 type TrafficStats struct {
 	MeanVehicles float64 // simulated within trafficframe.Radius per frame
 	MaxVehicles  int
+	MeanFar      float64 // far vehicles drawn per frame (in view, out to trafficframe.DrawRadius)
 	MaxLagging   int     // most vehicles held up by the car at once
 	USP50, USP99 float64 // main-goroutine traffic work per frame
 	// the same on the thread's CPU clock: the work alone, without the time
@@ -68,6 +71,9 @@ func (s *Session) updateTraffic(game float64) {
 		s.driver.Traffic = e.traffic
 	}
 	tr := e.traffic
+	if s.frame.Camera.Target != nil {
+		tr.SetCamera(s.frame.Camera) // the last frame's: the far traffic it sees
+	}
 	c := s.car
 	tr.Update(s.worldTime(s.clock+game), game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
 	s.frame.Vehicles = tr.Draw()
@@ -75,6 +81,7 @@ func (s *Session) updateTraffic(game float64) {
 	tr.frames++
 	tr.sum += len(tr.Vehicles())
 	tr.most = max(tr.most, len(tr.Vehicles()))
+	tr.far += tr.Far()
 	tr.lagging = max(tr.lagging, tr.Flow().Lagging())
 	if tr.Planned() {
 		tr.planned++
@@ -99,7 +106,8 @@ func (s *Session) TrafficStats() TrafficStats {
 	if len(c) > 0 {
 		c50, c99 = c[len(c)/2], c[min(len(c)-1, int(0.99*float64(len(c))))]
 	}
-	return TrafficStats{CPUUSP50: c50, CPUUSP99: c99, MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most, MaxLagging: tr.lagging,
+	return TrafficStats{CPUUSP50: c50, CPUUSP99: c99, MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most,
+		MeanFar: float64(tr.far) / float64(tr.frames), MaxLagging: tr.lagging,
 		USP50: v[len(v)/2], USP99: v[min(len(v)-1, int(0.99*float64(len(v))))], Planned: float64(tr.planned) / float64(tr.frames)}
 }
 

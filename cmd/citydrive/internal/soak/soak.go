@@ -53,6 +53,7 @@ type Report struct {
 	TrafficContacts int     `json:"traffic_contacts"`
 	TrafficMean     float64 `json:"traffic_vehicles_mean"`
 	TrafficMax      int     `json:"traffic_vehicles_max"`
+	TrafficFarMean  float64 `json:"traffic_far_drawn_mean"` // far vehicles drawn per frame (in view, beyond the simulated ones)
 	TrafficLagging  int     `json:"traffic_held_up_max"`
 	TrafficUSP50    float64 `json:"traffic_us_p50"`
 	TrafficUSP99    float64 `json:"traffic_us_p99"`
@@ -126,7 +127,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		KM: d.Distance / 1000, AverageKMH: d.AverageSpeed() * 3.6,
 		StuckEpisodes: d.StuckEpisodes, LongestStuckS: d.LongestStuck,
 		Contacts: d.Contacts, CarContacts: d.CarContacts, MinHeightM: d.MinHeight,
-		TrafficContacts: d.TrafficContacts, TrafficMean: ts.MeanVehicles, TrafficMax: ts.MaxVehicles, TrafficLagging: ts.MaxLagging, TrafficUSP50: ts.USP50, TrafficUSP99: ts.USP99,
+		TrafficContacts: d.TrafficContacts, TrafficMean: ts.MeanVehicles, TrafficMax: ts.MaxVehicles, TrafficFarMean: ts.MeanFar, TrafficLagging: ts.MaxLagging, TrafficUSP50: ts.USP50, TrafficUSP99: ts.USP99,
 		Recoveries: s.Recoveries(), Frames: sum.Frames,
 		TrafficCPUUSP50: ts.CPUUSP50, TrafficCPUUSP99: ts.CPUUSP99,
 		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
@@ -140,14 +141,14 @@ func (r Report) String() string {
   driven:    %.2f km, average %.1f km/h
   stuck:     %d episodes (speed < 1 m/s for over 2 s), longest %.1f s; autopilot recoveries %d
   contacts:  %d with obstacles, %d with parked cars, %d with traffic
-  traffic:   %.0f vehicles simulated per frame on average, %d at most; at most %d held up by the car at once; main-goroutine traffic work p50 %.0f µs, p99 %.0f µs
+  traffic:   %.0f vehicles simulated per frame on average, %d at most, and %.0f far ones in view drawn; at most %d held up by the car at once; main-goroutine traffic work p50 %.0f µs, p99 %.0f µs
   height:    lowest %.3f m above the road surface
   frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs (road streaming p99 %.0f µs, voxel + network p99 %.0f µs)
   streaming: %d builds, %d stale dropped, fallback %q
   traffic work on the thread's CPU clock (others' time left out): p50 %.0f µs, p99 %.0f µs
 `, r.Seed, r.GameSeconds, r.WallSeconds, r.GameSeconds/max(r.WallSeconds, 1e-9),
 		r.KM, r.AverageKMH, r.StuckEpisodes, r.LongestStuckS, r.Recoveries,
-		r.Contacts, r.CarContacts, r.TrafficContacts, r.TrafficMean, r.TrafficMax, r.TrafficLagging, r.TrafficUSP50, r.TrafficUSP99, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
+		r.Contacts, r.CarContacts, r.TrafficContacts, r.TrafficMean, r.TrafficMax, r.TrafficFarMean, r.TrafficLagging, r.TrafficUSP50, r.TrafficUSP99, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
 		r.Builds, r.StaleDropped, r.Fallback,
 		r.TrafficCPUUSP50, r.TrafficCPUUSP99)
 }

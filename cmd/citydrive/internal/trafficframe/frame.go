@@ -1,28 +1,46 @@
 // Package trafficframe is one frame of the client's traffic on the main
 // goroutine: the flow (roadgraph/traffic) within Radius of the car at the
 // world time, the vehicles near the car reacting to it, the road height
-// under each vehicle and the instances the renderer draws
-// (render.Frame.Vehicles), plus the signal clock the drawn traffic lights
-// read. The game runs it once a frame; the bench measures it. A goroutine
-// finds the vehicles ahead of the frames (planner.go).
+// under each vehicle, the far traffic the camera sees out to DrawRadius,
+// and the instances the renderer draws (render.Frame.Vehicles), plus the
+// signal clock the drawn traffic lights read. The game runs it once a
+// frame; the bench measures it. A goroutine finds the vehicles ahead of
+// the frames (planner.go).
 package trafficframe
 
 import (
 	"math"
 
+	"citydrive/render/frustum"
 	"citydrive/render/scene"
 	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 )
 
-// Radius is how far from the car traffic is simulated and drawn (metres).
-const Radius = 400.0
+const (
+	// Radius is how far from the car traffic is simulated (metres): every
+	// vehicle there is placed exactly, reacts to the car and is met as an
+	// obstacle. It holds the reaction's radius and the autopilot's look
+	// ahead with room to spare.
+	Radius = 150.0
+	// DrawRadius is how far traffic is drawn: beyond Radius only the
+	// vehicles in the camera's view, interpolated (traffic.AppendFar).
+	DrawRadius = 1000.0
+	// viewHeight bounds the road's height relative to the camera within
+	// DrawRadius (metres, either way) for culling far traffic from above.
+	viewHeight = 150.0
+	// viewAspect is the widest screen (21:9) the far traffic is culled for.
+	viewAspect = 21.0 / 9
+)
 
 // Frame is the traffic of one client. Not safe for concurrent use.
 type Frame struct {
 	flow     *traffic.Flow
 	plans    *planner // nil once closed
 	vehicles []traffic.Vehicle
+	far      []traffic.FarVehicle
+	view     traffic.View
+	hasView  bool
 	draw     []scene.Vehicle
 	hashes   []uint64 // scratch of Update: each vehicle's vehicleHash
 	now      float64
@@ -36,7 +54,21 @@ func New(w world.World, hour float64) *Frame { return newFrame(w, hour, false) }
 // newFrame is New; sync plans on the caller's goroutine instead (tests).
 func newFrame(w world.World, hour float64, sync bool) *Frame {
 	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)), plans: newPlanner(w, hour, sync),
+		far:  make([]traffic.FarVehicle, 0, scene.MaxVehicles),
 		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), hashes: make([]uint64, 0, scene.MaxVehicles)}
+}
+
+// SetCamera is the camera the far traffic is culled for: the game passes
+// the last frame's. Its view is taken as wide as the widest screens
+// (viewAspect); the renderer culls again for the screen it has. Without a
+// camera every far vehicle is drawn.
+func (f *Frame) SetCamera(cam scene.Camera) {
+	fr := frustum.FromViewProj(cam.ViewProj(viewAspect))
+	f.view = traffic.View{Eye: world.Vec2{X: cam.Position[0], Z: cam.Position[2]}}
+	for _, p := range fr.Planes {
+		f.view.AddPlane(p.N[0], p.N[1], p.N[2], p.D, -viewHeight, viewHeight)
+	}
+	f.hasView = true
 }
 
 // Close stops the planning goroutine and waits for it; Update then
@@ -59,13 +91,26 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 		f.planned = f.plans.cur != nil && f.plans.cur.Covers(t, car.Pos, Radius)
 	}
 	f.vehicles = f.flow.Update(t, dt, car.Pos, Radius, car)
+	var view *traffic.View
+	if f.hasView {
+		view = &f.view
+	}
+	f.far = f.flow.AppendFar(t, car.Pos, Radius, DrawRadius, view, f.far[:0])
 	// The instances grouped by model, each group in the order of the
-	// vehicles, so the renderer culls and packs them in one pass.
-	n := min(len(f.vehicles), cap(f.draw))
+	// vehicles (the simulated ones, then the far), so the renderer culls
+	// and packs them in one pass.
+	near := min(len(f.vehicles), cap(f.draw))
+	n := min(near+len(f.far), cap(f.draw))
 	f.hashes = f.hashes[:0]
 	var start [scene.VehicleModels]int
 	for i := range n {
-		h := vehicleHash(f.vehicles[i].Key)
+		var k traffic.Key
+		if i < near {
+			k = f.vehicles[i].Key
+		} else {
+			k = f.far[i-near].Key
+		}
+		h := vehicleHash(k)
 		f.hashes = append(f.hashes, h)
 		for j := int(h%scene.VehicleModels) + 1; j < scene.VehicleModels; j++ {
 			start[j]++
@@ -73,14 +118,26 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 	}
 	f.draw = f.draw[:n]
 	for i := range n {
-		v := &f.vehicles[i]
+		var pos, dir world.Vec2
+		var y float64
+		if i < near {
+			v := &f.vehicles[i]
+			pos, y, dir = v.Pos, v.Y, v.Dir
+		} else {
+			v := &f.far[i-near]
+			pos, y, dir = v.Pos, v.Y, v.Dir
+		}
 		h := f.hashes[i]
 		m := uint8(h % scene.VehicleModels)
-		f.draw[start[m]] = scene.Vehicle{X: v.Pos.X, Y: v.Y, Z: v.Pos.Z,
-			Dir: [2]float32{float32(v.Dir.X), float32(v.Dir.Z)}, Model: m, Colour: colours[(h>>8)%uint64(len(colours))]}
+		f.draw[start[m]] = scene.Vehicle{X: pos.X, Y: y, Z: pos.Z,
+			Dir: [2]float32{float32(dir.X), float32(dir.Z)}, Model: m, Colour: colours[(h>>8)%uint64(len(colours))]}
 		start[m]++
 	}
 }
+
+// Far is how many far vehicles the last Update drew (beyond Radius, in
+// the view).
+func (f *Frame) Far() int { return len(f.far) }
 
 // vehicleHash mixes a vehicle's key into its model and colour: a function
 // of the key, so every player sees the same car.
@@ -102,8 +159,9 @@ var colours = [...][3]float32{
 // Vehicles is the last Update's traffic. Do not modify.
 func (f *Frame) Vehicles() []traffic.Vehicle { return f.vehicles }
 
-// Draw is the last Update's instances (the renderer culls them): grouped
-// by model, each group in the order of Vehicles. Do not modify.
+// Draw is the last Update's instances (the renderer culls them), of
+// Vehicles and the far traffic: grouped by model, each group in that
+// order. Do not modify.
 func (f *Frame) Draw() []scene.Vehicle { return f.draw }
 
 // Planned reports whether the last Update found its vehicles in a plan

@@ -70,7 +70,7 @@ func (p *planner) run() {
 	defer close(p.done)
 	for r := range p.req {
 		pl := <-p.free
-		p.sched.PlanInto(pl, r.t0, r.t1, r.centre, Radius, planSlack)
+		p.sched.PlanInto(pl, r.t0, r.t1, r.centre, DrawRadius, Radius, planSlack)
 		p.ready <- pl
 	}
 }
@@ -93,7 +93,7 @@ func (p *planner) step(t, dt float64, pos world.Vec2, flow *traffic.Flow) {
 	}
 	if p.cur != nil {
 		t0, t1 := p.cur.Window()
-		if t < min(t0+planRenew, t1) && p.cur.Covers(t, pos, Radius) {
+		if t < min(t0+planRenew, t1) && p.cur.Covers(t, pos, DrawRadius) {
 			return
 		}
 	}
@@ -105,7 +105,7 @@ func (p *planner) step(t, dt float64, pos world.Vec2, flow *traffic.Flow) {
 	// soak's are many.
 	if p.sync || p.plans == 0 {
 		pl := <-p.free
-		p.sched.PlanInto(pl, r.t0, r.t1, r.centre, Radius, planSlack)
+		p.sched.PlanInto(pl, r.t0, r.t1, r.centre, DrawRadius, Radius, planSlack)
 		p.ready <- pl
 		p.receive(flow)
 		return

@@ -7,14 +7,17 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"citydrive/render/scene"
 	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 )
 
 // drive runs frames of a car crossing downtown at 30 m/s, jumping a
 // kilometre half way (a respawn), on planned and on reference (which
-// computes every frame itself), and requires the two to show the same
-// traffic every frame. between runs after each frame's Update.
+// computes every frame itself), and requires the two to simulate the same
+// traffic every frame, and planned to draw it too (beside its far
+// traffic: reference, without plans, has none). between runs after each
+// frame's Update.
 func drive(t *testing.T, planned, reference *Frame, frames int, between func()) {
 	t.Helper()
 	car := traffic.Blocker{Pos: downtown, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
@@ -28,7 +31,16 @@ func drive(t *testing.T, planned, reference *Frame, frames int, between func()) 
 		planned.Update(tt, 1.0/60, car)
 		reference.Update(tt, 1.0/60, car)
 		require.Equal(t, reference.Vehicles(), planned.Vehicles(), "frame %d", i)
-		require.Equal(t, reference.Draw(), planned.Draw(), "frame %d", i)
+		require.Zero(t, reference.Far(), "frame %d", i)
+		require.Len(t, planned.Draw(), len(planned.Vehicles())+planned.Far(), "frame %d", i)
+		drawn := map[scene.Vehicle]int{}
+		for _, d := range planned.Draw() {
+			drawn[d]++
+		}
+		for _, d := range reference.Draw() {
+			require.Positive(t, drawn[d], "frame %d: %+v drawn", i, d)
+			drawn[d]--
+		}
 		between()
 	}
 }
@@ -79,7 +91,8 @@ func TestTheFirstFramePlansAtOnce(t *testing.T) {
 	car := traffic.Blocker{Pos: downtown, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
 	f.Update(100000, 1.0/60, car)
 	assert.True(t, f.Planned())
-	assert.Greater(t, len(f.Vehicles()), 150)
+	assert.Greater(t, len(f.Vehicles()), 20, "simulated within Radius")
+	assert.Greater(t, f.Far(), 800, "drawn out to DrawRadius (no view: all of them)")
 	car.Pos.X += 1000
 	f.Update(100000+1.0/60, 1.0/60, car)
 	assert.False(t, f.Planned())
