@@ -95,15 +95,16 @@ func (v *View) Sees(p world.Vec2, r float64) bool {
 	return true
 }
 
-// Far samples are binned by where their vehicle first is in the window,
-// in farCells×farCells square cells over the plan's reach, so a frame
-// reads the samples of the cells its view and radius reach alone.
+// Far samples are binned by where their vehicle is in the middle of the
+// window (or as near to it as it is on the road), in farCells×farCells
+// square cells over the plan's reach, so a frame reads the samples of the
+// cells its view and radius reach alone.
 const (
-	farCells = 24
-	// farTravel bounds how far a vehicle gets from its first sample in a
-	// window (the fastest lane for MaxPlanSpan), with the lane offset's
-	// jumps at nodes.
-	farTravel = avenueSpeedMax*MaxPlanSpan + planMargin
+	farCells = 32
+	// farTravel bounds how far a vehicle gets from its middle sample in
+	// the window (the fastest lane for half of MaxPlanSpan), with the lane
+	// offset's jumps at nodes.
+	farTravel = avenueSpeedMax*MaxPlanSpan/2 + planMargin
 )
 
 // sample fills p's far samples from its records, placing each at every
@@ -118,14 +119,14 @@ func (s *Schedule) sample(p *Plan) {
 	p.cellSize = 2 * (p.radius + p.slack + farTravel) / farCells
 	ns := p.ns
 	// every record's samples in record order first (scratch), and the
-	// cell of its first one on the road
+	// cell of the one on the road nearest the middle
 	p.scratch = p.scratch[:len(p.recs)*ns]
 	p.recCell = p.recCell[:len(p.recs)]
 	var count [farCells*farCells + 1]int32
 	nan := float32(math.NaN())
 	for i := range p.recs {
 		r := &p.recs[i]
-		cell := int32(-1)
+		cell, from := int32(-1), ns // from: how far from the middle the cell's sample is
 		for j := 0; j < ns; j++ {
 			t := (p.j0 + float64(j)) * FarStep
 			v, ok, covered := r.at(t)
@@ -139,8 +140,8 @@ func (s *Schedule) sample(p *Plan) {
 			}
 			*sm = farSample{x: float32(v.Pos.X - p.centre.X), z: float32(v.Pos.Z - p.centre.Z),
 				y: float32(v.Y), dx: float32(v.Dir.X), dz: float32(v.Dir.Z)}
-			if cell < 0 {
-				cell = p.cellOf(v.Pos)
+			if d := abs(2*j - (ns - 1)); d < from {
+				cell, from = p.cellOf(v.Pos), d
 			}
 		}
 		p.recCell[i] = cell
@@ -168,6 +169,8 @@ func (s *Schedule) sample(p *Plan) {
 		}
 	}
 }
+
+func abs(x int) int { return max(x, -x) }
 
 // cellOf is the far cell holding world point q (clamped to the grid).
 func (p *Plan) cellOf(q world.Vec2) int32 {
@@ -199,6 +202,11 @@ func (f *Flow) AppendFar(t float64, centre world.Vec2, near, far float64, view *
 	// a cell's vehicles are within reach of its centre all window long
 	reach := p.cellSize*math.Sqrt2/2 + farTravel + bodyRadius
 	innerCell := near - farSlack - reach
+	var rv *relView
+	if view != nil {
+		v := view.relativeTo(p.centre, bodyRadius)
+		rv = &v
+	}
 	for c := 0; c < farCells*farCells; c++ {
 		lo, hi := p.cellStart[c], p.cellStart[c+1]
 		if lo == hi {
@@ -206,21 +214,50 @@ func (f *Flow) AppendFar(t float64, centre world.Vec2, near, far float64, view *
 		}
 		cc := world.Vec2{X: p.centre.X + (float64(c%farCells)+0.5-farCells/2)*p.cellSize,
 			Z: p.centre.Z + (float64(c/farCells)+0.5-farCells/2)*p.cellSize}
-		d := cc.Sub(centre).Len()
-		if d-reach > far || d < innerCell {
+		d2 := cc.Dist2(centre)
+		if d2 > (far+reach)*(far+reach) || innerCell > 0 && d2 < innerCell*innerCell {
 			continue // all beyond far, or all the flow's
 		}
 		if view != nil && !view.Sees(cc, reach) {
 			continue
 		}
-		dst = f.appendFarCell(t, centre, near, far, view, p, row0[lo:hi], row1[lo:hi], int(lo), a, dst)
+		dst = f.appendFarCell(t, centre, near, far, rv, p, row0[lo:hi], row1[lo:hi], int(lo), a, dst)
 	}
 	return dst
 }
 
+// relView is a View's half-planes relative to a plan's centre, in float32
+// as the samples are (a vehicle's body radius folded in).
+type relView struct {
+	planes [maxViewPlanes][3]float32
+	n      int
+}
+
+func (v *View) relativeTo(origin world.Vec2, r float64) relView {
+	var rv relView
+	rv.n = v.n
+	ox, oz := origin.X-v.Eye.X, origin.Z-v.Eye.Z
+	for i := 0; i < v.n; i++ {
+		pl := &v.planes[i]
+		rv.planes[i] = [3]float32{float32(pl.nx), float32(pl.nz), float32(pl.nx*ox + pl.nz*oz + pl.d + r)}
+	}
+	return rv
+}
+
+// sees is View.Sees for a point relative to the origin rv was made for.
+func (rv *relView) sees(x, z float32) bool {
+	for i := 0; i < rv.n; i++ {
+		pl := &rv.planes[i]
+		if pl[0]*x+pl[1]*z+pl[2] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // appendFarCell is AppendFar over the vehicles from index base whose
 // samples around t are row0 and row1, a of the way from one to the other.
-func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, view *View, p *Plan, row0, row1 []farSample, base int, a float32, dst []FarVehicle) []FarVehicle {
+func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, view *relView, p *Plan, row0, row1 []farSample, base int, a float32, dst []FarVehicle) []FarVehicle {
 	// the centre relative to the plan's, as the samples are
 	cx, cz := float32(centre.X-p.centre.X), float32(centre.Z-p.centre.Z)
 	far2 := float32(far * far)
@@ -238,13 +275,16 @@ func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, vi
 		if d2 > far2 || d2 < inner2 {
 			continue
 		}
-		pos := world.Vec2{X: p.centre.X + float64(x), Z: p.centre.Z + float64(z)}
-		if view != nil && !view.Sees(pos, bodyRadius) {
+		if view != nil && !view.sees(x, z) {
 			continue
 		}
+		pos := world.Vec2{X: p.centre.X + float64(x), Z: p.centre.Z + float64(z)}
 		k := p.keys[base+i]
 		y := float64(s0.y + a*(s1.y-s0.y))
-		dir := world.Vec2{X: float64(s0.dx + a*(s1.dx-s0.dx)), Z: float64(s0.dz + a*(s1.dz-s0.dz))}
+		// a unit heading (through a tight turn the two samples' differ)
+		ddx, ddz := s0.dx+a*(s1.dx-s0.dx), s0.dz+a*(s1.dz-s0.dz)
+		l := float32(math.Sqrt(float64(ddx*ddx + ddz*ddz)))
+		dir := world.Vec2{X: float64(ddx / l), Z: float64(ddz / l)}
 		if d2 <= outer2 {
 			// near the near radius: the flow has it when its scheduled
 			// self is within near

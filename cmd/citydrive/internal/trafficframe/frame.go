@@ -20,9 +20,9 @@ import (
 const (
 	// Radius is how far from the car traffic is simulated (metres): every
 	// vehicle there is placed exactly, reacts to the car and is met as an
-	// obstacle. It holds the reaction's radius and the autopilot's look
-	// ahead with room to spare.
-	Radius = 150.0
+	// obstacle. It holds the reaction's radius (80 m) and the autopilot's
+	// look ahead (90 m along its line) with room to spare.
+	Radius = 120.0
 	// DrawRadius is how far traffic is drawn: beyond Radius only the
 	// vehicles in the camera's view, interpolated (traffic.AppendFar).
 	DrawRadius = 1000.0
