@@ -77,7 +77,7 @@ func TestSoakAtRushHour(t *testing.T) {
 	assert.Zero(t, r.CarContacts, "contacts with parked cars")
 	assert.Zero(t, r.TrafficContacts, "contacts with traffic")
 	assert.Zero(t, r.Contacts, "contacts with anything")
-	assert.Greater(t, r.TrafficMax, 25, "busy traffic around the car")
+	assert.Greater(t, r.TrafficMax, 15, "busy traffic around the car")
 	assert.Greater(t, r.TrafficFarMean, 100.0, "and down the streets it looks along")
 	assert.GreaterOrEqual(t, r.KM, 0.5*12.0/5, "12 km per 10 simulated minutes, halved by red signals and slower traffic")
 }
