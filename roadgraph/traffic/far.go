@@ -33,12 +33,13 @@ const (
 // bodyRadius bounds a vehicle around its centre, for the view.
 const bodyRadius = 3.5
 
-// A FarVehicle is a far vehicle as drawn: where it stands and its heading.
+// A FarVehicle is a far vehicle as drawn: where it stands and its unit
+// heading (float32: it is only drawn).
 type FarVehicle struct {
 	Key Key
 	Pos world.Vec2
-	Y   float64
-	Dir world.Vec2
+	Y   float32
+	Dir [2]float32
 }
 
 // farSample is one vehicle at one sample instant, relative to the plan's
@@ -270,8 +271,8 @@ func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, vi
 			continue
 		}
 		x, z := s0.x+a*(s1.x-s0.x), s0.z+a*(s1.z-s0.z)
-		dx, dz := x-cx, z-cz
-		d2 := dx*dx + dz*dz
+		rx, rz := x-cx, z-cz
+		d2 := rx*rx + rz*rz
 		if d2 > far2 || d2 < inner2 {
 			continue
 		}
@@ -280,11 +281,11 @@ func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, vi
 		}
 		pos := world.Vec2{X: p.centre.X + float64(x), Z: p.centre.Z + float64(z)}
 		k := p.keys[base+i]
-		y := float64(s0.y + a*(s1.y-s0.y))
+		y := s0.y + a*(s1.y-s0.y)
 		// a unit heading (through a tight turn the two samples' differ)
-		ddx, ddz := s0.dx+a*(s1.dx-s0.dx), s0.dz+a*(s1.dz-s0.dz)
-		l := float32(math.Sqrt(float64(ddx*ddx + ddz*ddz)))
-		dir := world.Vec2{X: float64(ddx / l), Z: float64(ddz / l)}
+		dx, dz := s0.dx+a*(s1.dx-s0.dx), s0.dz+a*(s1.dz-s0.dz)
+		inv := 1 / float32(math.Sqrt(float64(dx*dx+dz*dz)))
+		dx, dz = dx*inv, dz*inv
 		if d2 <= outer2 {
 			// near the near radius: the flow has it when its scheduled
 			// self is within near
@@ -295,12 +296,14 @@ func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, vi
 			if !ok || v.Pos.Dist2(centre) <= near*near {
 				continue
 			}
-			pos, y, dir = v.Pos, v.Y, v.Dir
+			pos, y, dx, dz = v.Pos, float32(v.Y), float32(v.Dir.X), float32(v.Dir.Z)
 		}
 		if f.index.platoonMayLag(k.Edge, k.Lane, k.Cycle) && f.lagIndex(k) >= 0 {
 			continue // held up: the flow places it
 		}
-		dst = append(dst, FarVehicle{Key: k, Pos: pos, Y: y, Dir: dir})
+		dst = append(dst, FarVehicle{})
+		o := &dst[len(dst)-1]
+		o.Key, o.Pos, o.Y, o.Dir = k, pos, y, [2]float32{dx, dz}
 	}
 	return dst
 }

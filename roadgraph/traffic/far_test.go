@@ -66,10 +66,11 @@ func TestFarTrafficIsTheScheduleBeyondTheFlow(t *testing.T) {
 					require.InDelta(t, s.Pos.X, v.Pos.X, farTolerance, "%+v", v.Key)
 					require.InDelta(t, s.Pos.Z, v.Pos.Z, farTolerance, "%+v", v.Key)
 					// a junction's surface is level: the height steps where a lane meets it
-					require.InDelta(t, s.Y, v.Y, 0.5, "%+v", v.Key)
-					require.InDelta(t, 1, v.Dir.Len(), 0.01)
+					require.InDelta(t, s.Y, float64(v.Y), 0.5, "%+v", v.Key)
+					dir := world.Vec2{X: float64(v.Dir[0]), Z: float64(v.Dir[1])}
+					require.InDelta(t, 1, dir.Len(), 0.01)
 					// within 25°: a U-turn at a dead end swings 60° in a step
-					require.Greater(t, s.Dir.Dot(v.Dir), 0.9, "%+v heads its way", v.Key)
+					require.Greater(t, s.Dir.Dot(dir), 0.9, "%+v heads its way", v.Key)
 					dist := s.Pos.Sub(c).Len()
 					require.Greater(t, dist, farTestNear, "%+v beyond near", v.Key)
 					require.LessOrEqual(t, dist, farTestFar+farTolerance, "%+v within far", v.Key)
@@ -216,4 +217,27 @@ func TestFarTrafficNeedsACoveringPlan(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 	assert.NotEmpty(t, dst)
+}
+
+// BenchmarkAppendFar is the far traffic of downtown at rush hour for a
+// chase camera looking along +X (a view like the game's: half-planes
+// ±46° about the heading).
+func BenchmarkAppendFar(b *testing.B) {
+	w := world.New(412)
+	const t0 = 100000.0
+	p := NewPlan()
+	NewSchedule(w, 17.5).PlanInto(p, t0, t0+MaxPlanSpan, downtown412, farTestFar, farTestNear, farSlackM)
+	f := NewFlow(NewSchedule(w, 17.5))
+	f.UsePlan(p)
+	v := View{Eye: downtown412.Add(world.Vec2{X: -9})}
+	v.AddPlane(0.7, 0, 0.7, 0, 0, 0)  // left side
+	v.AddPlane(0.7, 0, -0.7, 0, 0, 0) // right side
+	dst := make([]FarVehicle, 0, 4096)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		dst = f.AppendFar(t0+float64(i%80)/60, downtown412, farTestNear, farTestFar, &v, dst[:0])
+	}
+	b.ReportMetric(float64(len(dst)), "drawn")
+	b.ReportMetric(float64(len(p.keys)), "sampled")
 }

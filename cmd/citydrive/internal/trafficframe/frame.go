@@ -118,20 +118,18 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 	}
 	f.draw = f.draw[:n]
 	for i := range n {
-		var pos, dir world.Vec2
-		var y float64
-		if i < near {
-			v := &f.vehicles[i]
-			pos, y, dir = v.Pos, v.Y, v.Dir
-		} else {
-			v := &f.far[i-near]
-			pos, y, dir = v.Pos, v.Y, v.Dir
-		}
 		h := f.hashes[i]
 		m := uint8(h % scene.VehicleModels)
-		f.draw[start[m]] = scene.Vehicle{X: pos.X, Y: y, Z: pos.Z,
-			Dir: [2]float32{float32(dir.X), float32(dir.Z)}, Model: m, Colour: colours[(h>>8)%uint64(len(colours))]}
+		d := &f.draw[start[m]]
 		start[m]++
+		if i < near {
+			v := &f.vehicles[i]
+			*d = scene.Vehicle{X: v.Pos.X, Y: v.Y, Z: v.Pos.Z, Dir: [2]float32{float32(v.Dir.X), float32(v.Dir.Z)}}
+		} else {
+			v := &f.far[i-near]
+			*d = scene.Vehicle{X: v.Pos.X, Y: float64(v.Y), Z: v.Pos.Z, Dir: v.Dir}
+		}
+		d.Model, d.Colour = m, colours[(h>>8)%uint64(len(colours))]
 	}
 }
 
