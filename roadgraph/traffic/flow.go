@@ -66,7 +66,12 @@ type Flow struct {
 	placed bool
 	carVel world.Vec2 // the car's velocity over the last Update
 	plan   *Plan      // where the scheduled vehicles come from when it covers them (plan.go)
+	others []Blocker  // other players' cars (SetOthers)
 }
+
+// maxOthers bounds the other players' cars the traffic brakes for: the
+// nearest few are all a vehicle near this car can meet.
+const maxOthers = 16
 
 // flowCapacity sizes the vehicle lists for a busy neighbourhood.
 const flowCapacity = 1024
@@ -74,13 +79,22 @@ const flowCapacity = 1024
 // NewFlow returns the flow of schedule s.
 func NewFlow(s *Schedule) *Flow {
 	return &Flow{
-		s: s, lags: make([]lagging, 0, maxLagging),
+		s: s, lags: make([]lagging, 0, maxLagging), others: make([]Blocker, 0, maxOthers),
 		out: make([]Vehicle, 0, flowCapacity), sched: make([]Vehicle, 0, flowCapacity),
 	}
 }
 
 // Schedule is the flow's schedule.
 func (f *Flow) Schedule() *Schedule { return f.s }
+
+// SetOthers is the other players' cars near this one (up to maxOthers
+// are kept, the rest ignored) for the next Updates: vehicles near one
+// brake for it as for the car, and rejoin their schedule once it is out
+// of their way. Only the car itself holds vehicles at their lane's entry
+// or stands them off (its own client does that for each other player).
+func (f *Flow) SetOthers(bs []Blocker) {
+	f.others = append(f.others[:0], bs[:min(len(bs), maxOthers)]...)
+}
 
 // Vehicles is the last Update's result. Do not modify.
 func (f *Flow) Vehicles() []Vehicle { return f.out }
@@ -346,7 +360,13 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		}
 	}
 	nearCar := v.Pos.Dist2(car.Pos) < reactRadius*reactRadius
-	if li < 0 && leader == nil && !nearCar {
+	otherGap := math.Inf(1)
+	for j := range f.others {
+		if o := &f.others[j]; v.Pos.Dist2(o.Pos) < reactRadius*reactRadius {
+			otherGap = math.Min(otherGap, gapTo(v, *o))
+		}
+	}
+	if li < 0 && leader == nil && !nearCar && math.IsInf(otherGap, 1) {
 		return
 	}
 	sched := v.Speed
@@ -370,7 +390,7 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 			carGap = math.Max(0, g)
 		}
 	}
-	gap = carGap
+	gap = math.Min(carGap, otherGap)
 	if leader != nil {
 		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
 	}

@@ -238,3 +238,49 @@ func TestTurningVehiclesLookAlongTheirCurve(t *testing.T) {
 	off.Pos = ahead.Pos.Add(right(ahead.Dir).Scale(6))
 	assert.True(t, math.IsInf(f.pathGap(&v, 0, tt, off), 1), "a car beside the curve")
 }
+
+// Vehicles brake for another player's car standing in their lane, as for
+// the car (which is far off), without ever driving into it, and rejoin
+// their schedule once it is gone; without it they keep their schedule.
+func TestVehiclesStopForAnotherPlayersCar(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	other, first := carInLane(t, s, p)
+	car := Blocker{Pos: other.Pos.Add(world.Vec2{X: 200}), Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	f, alone := NewFlow(NewSchedule(w, 17.5)), NewFlow(NewSchedule(w, 17.5))
+	f.SetOthers([]Blocker{other})
+	const dt = 1.0 / 60
+	t0 := 0.0
+	for tt := 0.0; tt < SignalPeriod; tt += 0.5 {
+		if _, ok := s.At(first, tt, 0); ok {
+			t0 = tt - 1
+			break
+		}
+	}
+	stopped := false
+	tt := t0
+	for ; tt < t0+30; tt += dt {
+		for _, v := range f.Update(tt, dt, other.Pos, 250, car) {
+			require.False(t, overlap(box(v), other), "vehicle %+v drove into the other car at %.2f", v.Key, tt)
+			if v.Key == first && v.Speed == 0 {
+				stopped = true
+			}
+			assert.False(t, f.WaitsForCar(v.Key), "it waits for the other car, not this one")
+		}
+		for _, v := range alone.Update(tt, dt, other.Pos, 250, car) {
+			require.Zero(t, alone.Lag(v.Key), "no other car: on schedule")
+		}
+	}
+	require.True(t, stopped, "the vehicle stopped behind the other car")
+	require.Positive(t, f.Lag(first))
+	f.SetOthers(nil)
+	for end := tt + 60; tt < end; tt += dt {
+		f.Update(tt, dt, other.Pos, 250, car)
+	}
+	assert.Zero(t, f.Lagging(), "back on schedule once it left")
+	// more than maxOthers: the rest are ignored, nothing breaks
+	many := make([]Blocker, 3*maxOthers)
+	f.SetOthers(many)
+	assert.Len(t, f.others, maxOthers)
+}

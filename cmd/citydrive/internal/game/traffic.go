@@ -1,6 +1,7 @@
 package game
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/netsync/threadcpu"
 	"citydrive/roadgraph/traffic"
+	"citydrive/roadgraph/world"
 	"citydrive/slots"
 )
 
@@ -35,7 +37,31 @@ type trafficState struct {
 	us      []float64 // main-goroutine traffic work per frame, µs
 	cpu     []float64 // the same on the thread's CPU clock (without the time others held the core)
 	planned int       // frames whose vehicles the planning goroutine had found
+	others  []traffic.Blocker
 }
+
+// otherCars appends the other players' cars within the simulated traffic
+// (and a reaction's reach beyond it) to dst, as the traffic brakes for
+// them.
+func (s *Session) otherCars(dst []traffic.Blocker) []traffic.Blocker {
+	if s.link == nil {
+		return dst
+	}
+	reach := trafficframe.Radius + otherReach
+	for _, p := range s.link.cars.Poses(s.clock) {
+		d := world.Vec2{X: p.X - s.car.Pos.X, Z: p.Z - s.car.Pos.Z}
+		if d.Dot(d) > reach*reach {
+			continue
+		}
+		dst = append(dst, traffic.Blocker{Pos: world.Vec2{X: p.X, Z: p.Z},
+			Dir: world.Vec2{X: math.Cos(p.Heading), Z: -math.Sin(p.Heading)}, Length: car.Length, Width: car.Width})
+	}
+	return dst
+}
+
+// otherReach: metres beyond the simulated traffic an other player's car
+// still matters (a vehicle at its edge brakes for one just outside).
+const otherReach = 20.0
 
 // TrafficStats is what the traffic was like over the session.
 type TrafficStats struct {
@@ -75,6 +101,8 @@ func (s *Session) updateTraffic(game float64) {
 		tr.SetCamera(s.frame.Camera) // the last frame's: the far traffic it sees
 	}
 	c := s.car
+	tr.others = s.otherCars(tr.others[:0])
+	tr.SetOthers(tr.others)
 	tr.Update(s.worldTime(s.clock+game), game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
 	s.frame.Vehicles = tr.Draw()
 	s.frame.Signals = tr.Signals()

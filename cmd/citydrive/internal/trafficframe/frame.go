@@ -154,6 +154,11 @@ var colours = [...][3]float32{
 	{0.45, 0.46, 0.48}, {0.9, 0.62, 0.08}, {0.1, 0.32, 0.18}, {0.55, 0.33, 0.18},
 }
 
+// SetOthers is the other players' cars near this one for the next
+// Updates: the vehicles near them brake for them too
+// (traffic.Flow.SetOthers).
+func (f *Frame) SetOthers(bs []traffic.Blocker) { f.flow.SetOthers(bs) }
+
 // Vehicles is the last Update's traffic. Do not modify.
 func (f *Frame) Vehicles() []traffic.Vehicle { return f.vehicles }
 
