@@ -42,7 +42,7 @@ type Frame struct {
 	view     traffic.View
 	hasView  bool
 	draw     []scene.Vehicle
-	hashes   []uint64 // scratch of Update: each vehicle's vehicleHash
+	looks    []uint8 // scratch of Update: each vehicle's model and colour (look)
 	now      float64
 	planned  bool // the last Update's vehicles came from a plan
 }
@@ -55,7 +55,7 @@ func New(w world.World, hour float64) *Frame { return newFrame(w, hour, false) }
 func newFrame(w world.World, hour float64, sync bool) *Frame {
 	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)), plans: newPlanner(w, hour, sync),
 		far:  make([]traffic.FarVehicle, 0, scene.MaxVehicles),
-		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), hashes: make([]uint64, 0, scene.MaxVehicles)}
+		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), looks: make([]uint8, 0, scene.MaxVehicles)}
 }
 
 // SetCamera is the camera the far traffic is culled for: the game passes
@@ -101,7 +101,7 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 	// and packs them in one pass.
 	near := min(len(f.vehicles), cap(f.draw))
 	n := min(near+len(f.far), cap(f.draw))
-	f.hashes = f.hashes[:0]
+	f.looks = f.looks[:0]
 	var start [scene.VehicleModels]int
 	for i := range n {
 		var k traffic.Key
@@ -110,16 +110,16 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 		} else {
 			k = f.far[i-near].Key
 		}
-		h := vehicleHash(k)
-		f.hashes = append(f.hashes, h)
-		for j := int(h%scene.VehicleModels) + 1; j < scene.VehicleModels; j++ {
+		l := look(k)
+		f.looks = append(f.looks, l)
+		for j := int(l%scene.VehicleModels) + 1; j < scene.VehicleModels; j++ {
 			start[j]++
 		}
 	}
 	f.draw = f.draw[:n]
 	for i := range n {
-		h := f.hashes[i]
-		m := uint8(h % scene.VehicleModels)
+		l := f.looks[i]
+		m := l % scene.VehicleModels
 		d := &f.draw[start[m]]
 		start[m]++
 		if i < near {
@@ -129,8 +129,15 @@ func (f *Frame) Update(t, dt float64, car traffic.Blocker) {
 			v := &f.far[i-near]
 			*d = scene.Vehicle{X: v.Pos.X, Y: float64(v.Y), Z: v.Pos.Z, Dir: v.Dir}
 		}
-		d.Model, d.Colour = m, colours[(h>>8)%uint64(len(colours))]
+		d.Model, d.Colour = m, colours[l/scene.VehicleModels]
 	}
+}
+
+// look is vehicle k's model (look % VehicleModels) and colour (look /
+// VehicleModels, an index into colours), from its vehicleHash.
+func look(k traffic.Key) uint8 {
+	h := vehicleHash(k)
+	return uint8(h%scene.VehicleModels) + scene.VehicleModels*uint8((h>>8)%uint64(len(colours)))
 }
 
 // Far is how many far vehicles the last Update drew (beyond Radius, in
