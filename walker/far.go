@@ -114,8 +114,9 @@ func (w *FarWalker) weight(a, b, heading world.Vec2) float64 {
 	return w.p.SideWeight
 }
 
-// Walk returns the far items around the car, cheapest first (ties by key),
-// at most MaxItems, none past Cost. The slice is reused by the next walk.
+// Walk returns the far items around the car, cheapest first, at most
+// MaxItems, none past Cost; equal costs (a junction's roads) in the walk's
+// own fixed order, not by key. The slice is reused by the next walk.
 func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 	if l := heading.Len(); l > 0 {
 		heading = heading.Scale(1 / l)
