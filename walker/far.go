@@ -13,6 +13,10 @@ import (
 // the edge id, in the far tier's own key space.
 const Far Kind = 2
 
+// roadCurve is road metres per metre of chord between two junctions:
+// curving streets are ~5% longer than the straight line.
+const roadCurve = 1.05
+
 // FarParams are the far walk's weights and limits. Costs are metres of
 // road times the weight of the direction the road takes from the car.
 type FarParams struct {
@@ -61,15 +65,14 @@ type farState struct {
 // edge once, cheapest first, when the walk first reaches one of its ends.
 // It reuses its buffers: in steady state a walk allocates nothing.
 type FarWalker struct {
-	p       FarParams
-	src     *world.Cache
-	heap    []farState
-	best    map[world.Cell]float64
-	seen    map[uint64]struct{}
-	items   []Item
-	arms    []world.EdgeSpec
-	reach   FarReach
-	visited int
+	p     FarParams
+	src   *world.Cache
+	heap  []farState
+	best  map[world.Cell]float64
+	seen  map[uint64]struct{}
+	items []Item
+	arms  []world.EdgeSpec
+	reach FarReach
 }
 
 // NewFar returns a far walker over w.
@@ -111,8 +114,9 @@ func (w *FarWalker) weight(a, b, heading world.Vec2) float64 {
 	return w.p.SideWeight
 }
 
-// Walk returns the far items around the car, cheapest first (ties by key),
-// at most MaxItems, none past Cost. The slice is reused by the next walk.
+// Walk returns the far items around the car, cheapest first, at most
+// MaxItems, none past Cost; equal costs (a junction's roads) in the walk's
+// own fixed order, not by key. The slice is reused by the next walk.
 func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 	if l := heading.Len(); l > 0 {
 		heading = heading.Scale(1 / l)
@@ -124,7 +128,6 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 	clear(w.best)
 	clear(w.seen)
 	w.reach = FarReach{}
-	w.visited = 0
 	// Seeds: the junctions of the 5×5 cells around the car, at their
 	// straight-line cost from it.
 	c0 := world.CellAt(car.X, car.Z)
@@ -146,7 +149,6 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 			}
 			continue
 		}
-		w.visited++
 		pa, _ := w.src.Junction(s.cell)
 		w.arms = w.src.Arms(s.cell, w.arms[:0])
 		for _, e := range w.arms {
@@ -163,8 +165,7 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 				w.items = append(w.items, Item{Key: int64(e.ID), Kind: Far, Cost: float32(s.cost), Edge: e.ID})
 				w.extend(pa.Lerp(pb, 0.5), car, heading)
 			}
-			// Curving streets are ~5% longer than the chord.
-			w.relax(other, s.cost+1.05*pb.Sub(pa).Len()*w.weight(pa, pb, heading))
+			w.relax(other, s.cost+roadCurve*pb.Sub(pa).Len()*w.weight(pa, pb, heading))
 		}
 	}
 	return w.items
