@@ -46,6 +46,17 @@ func carInLane(t *testing.T, s *Schedule, p world.Vec2) (Blocker, Key) {
 	return Blocker{}, Key{}
 }
 
+// beforeEntry is a second before vehicle k is first on the road in a
+// signal cycle from time 0 (0 if it is not).
+func beforeEntry(s *Schedule, k Key) float64 {
+	for tt := 0.0; tt < SignalPeriod; tt += 0.5 {
+		if _, ok := s.At(k, tt, 0); ok {
+			return tt - 1
+		}
+	}
+	return 0
+}
+
 func TestVehiclesStopForTheCarThenRejoinTheirSchedule(t *testing.T) {
 	w := world.New(testSeed)
 	_, p := busyJunction(t, w)
@@ -55,13 +66,7 @@ func TestVehiclesStopForTheCarThenRejoinTheirSchedule(t *testing.T) {
 	const dt = 1.0 / 60
 	far := Blocker{Pos: world.Vec2{X: 1e6, Z: 1e6}, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
 	// Start the flow a little before the vehicle enters its lane.
-	t0 := 0.0
-	for tt := 0.0; tt < SignalPeriod; tt += 0.5 {
-		if _, ok := s.At(first, tt, 0); ok {
-			t0 = tt - 1
-			break
-		}
-	}
+	t0 := beforeEntry(s, first)
 	stopped := false
 	maxLag := 0.0
 	tt := t0
@@ -251,13 +256,7 @@ func TestVehiclesStopForAnotherPlayersCar(t *testing.T) {
 	f, alone := NewFlow(NewSchedule(w, 17.5)), NewFlow(NewSchedule(w, 17.5))
 	f.SetOthers([]Blocker{other})
 	const dt = 1.0 / 60
-	t0 := 0.0
-	for tt := 0.0; tt < SignalPeriod; tt += 0.5 {
-		if _, ok := s.At(first, tt, 0); ok {
-			t0 = tt - 1
-			break
-		}
-	}
+	t0 := beforeEntry(s, first)
 	stopped := false
 	tt := t0
 	for ; tt < t0+30; tt += dt {
