@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,4 +155,31 @@ func TestLongPlansHoldTheirGeometry(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A plan made out to a kilometre answers Vehicles within its near radius
+// to the bit from the records that may come that near, for every centre
+// within its slack.
+func TestAFarPlanAnswersWithinItsNearRadius(t *testing.T) {
+	w := world.New(412)
+	planner, frame, ref := NewSchedule(w, 17.5), NewSchedule(w, 17.5), NewSchedule(w, 17.5)
+	p := NewPlan()
+	const t0, near, slack = 100000.0, 120.0, 30.0
+	planner.PlanInto(p, t0, t0+MaxPlanSpan, downtown412, 1000, near, slack)
+	require.True(t, p.ok)
+	require.Less(t, len(p.nearIdx), p.Len()/10, "few records come that near")
+	for a := range 9 {
+		// the plan's centre, then eight at the edge of its slack
+		c := downtown412
+		if a > 0 {
+			ang := float64(a) * math.Pi / 4
+			c = c.Add(world.Vec2{X: math.Cos(ang), Z: math.Sin(ang)}.Scale(slack - 0.1))
+		}
+		for f := range 6 {
+			tt := t0 + MaxPlanSpan*float64(f)/5
+			got, ok := p.Vehicles(frame, tt, c, near, nil)
+			require.True(t, ok)
+			require.Equal(t, ref.Vehicles(tt, c, near, nil), got, "centre %+v t %v", c, tt)
+		}
+	}
 }
