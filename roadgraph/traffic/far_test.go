@@ -13,10 +13,9 @@ const (
 	farTestNear = 120.0
 	farTestFar  = 1000.0
 	farSlackM   = 30.0
-	// interpolation error allowed against the schedule: a lane's point
-	// steps at its nodes (the lane offset turns with the segment, by up to
-	// ~15 cm), and a turn bends by centimetres within FarStep
-	farTolerance = 0.25
+	// interpolation error allowed against the schedule: a tight turn
+	// (or a U-turn) bends by up to ~13 cm from the chord in FarStep
+	farTolerance = 0.15
 )
 
 // farPlan plans the far traffic of downtown at rush hour from t0 on.

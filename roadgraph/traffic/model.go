@@ -40,6 +40,7 @@ type edgeGeom struct {
 	nodes  []world.Vec2
 	cum    []float64    // arc length at each node
 	dirs   []world.Vec2 // unit direction of each segment (pointAt's: no square root a query)
+	offs   []world.Vec2 // lane 0's offset direction at each node (laneOffsets)
 	length float64
 	r      [2]float64 // junction radius at A, at B
 	arms   [2]int     // lattice arms at A, at B
@@ -153,7 +154,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 	if n := len(s.free); n > 0 {
 		g = s.free[n-1]
 		s.free = s.free[:n-1]
-		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0], dirs: g.dirs[:0]}
+		*g = edgeGeom{nodes: g.nodes[:0], cum: g.cum[:0], dirs: g.dirs[:0], offs: g.offs[:0]}
 	} else {
 		g = newEdgeGeom()
 	}
@@ -174,6 +175,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		g.max = world.Vec2{X: math.Max(g.max.X, p.X), Z: math.Max(g.max.Z, p.Z)}
 	}
 	g.length = total
+	g.offs = laneOffsets(g.dirs, g.offs)
 	g.nh = min(int(total/heightStep)+2, maxHeights)
 	nan := float32(math.NaN())
 	for l := range g.hts {
@@ -213,8 +215,40 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 
 func newEdgeGeom() *edgeGeom {
 	return &edgeGeom{nodes: make([]world.Vec2, 0, world.MaxSegments), cum: make([]float64, 0, world.MaxSegments),
-		dirs: make([]world.Vec2, 0, world.MaxSegments)}
+		dirs: make([]world.Vec2, 0, world.MaxSegments), offs: make([]world.Vec2, 0, world.MaxSegments+1)}
 }
+
+// laneOffsets appends to dst, for each node of a polyline whose segments
+// run along dirs, the direction and length (in units of LaneOffset) by
+// which lane 0 lies right of it: at a bend the bisector, lengthened so the
+// lane stays LaneOffset from both segments (a mitre, at most maxMitre).
+// Between two nodes the lane is the straight line between their offset
+// points: it bends with the road instead of stepping sideways at each node
+// by the turn of the segments' normals.
+func laneOffsets(dirs, dst []world.Vec2) []world.Vec2 {
+	if len(dirs) == 0 {
+		return dst
+	}
+	dst = append(dst, right(dirs[0]))
+	for i := 1; i < len(dirs); i++ {
+		b := dirs[i-1].Add(dirs[i])
+		l := b.Len()
+		if l < 1e-9 {
+			dst = append(dst, right(dirs[i])) // a reversal: no bisector
+			continue
+		}
+		b = b.Scale(1 / l)
+		dst = append(dst, right(b).Scale(1/math.Max(b.Dot(dirs[i]), 1/maxMitre)))
+	}
+	return append(dst, right(dirs[len(dirs)-1]))
+}
+
+// maxMitre bounds a bend's lane offset relative to LaneOffset (a bend of
+// about 96°; the lattice's edges bend far less).
+const maxMitre = 1.5
+
+// laneReach bounds how far a lane's points lie from its edge's nodes.
+const laneReach = LaneOffset * maxMitre
 
 // geomByID is geom for an edge known only by id (nil if the lattice has
 // none). The last one is kept at hand: the reaction asks for one
@@ -284,7 +318,7 @@ func (s *Schedule) platoon(g *edgeGeom, l uint8, c int64) int {
 // lanePoint is the point of lane l at u metres from its start junction,
 // and the travel direction there.
 func (g *edgeGeom) lanePoint(l uint8, u float64) (world.Vec2, world.Vec2) {
-	return pointAt(g.nodes, g.cum, g.dirs, 0, len(g.nodes), laneS(g.length, l, u), l)
+	return pointAt(g.nodes, g.cum, g.dirs, g.offs, 0, len(g.nodes), laneS(g.length, l, u), l)
 }
 
 // laneS is where, in metres along its edge, lane l is u metres from its
@@ -298,12 +332,12 @@ func laneS(length float64, l uint8, u float64) float64 {
 }
 
 // pointAt is lane l's point at s metres along an edge of n nodes, given
-// the edge's nodes from index base on (and their arc lengths cum): the
-// schedule passes them all, a Plan the few its window reaches. Both get
-// the same float arithmetic, so both place a vehicle alike to the bit.
-// dirs, when not nil, holds each segment's unit direction computed as
-// here (it saves a square root a query).
-func pointAt(nodes []world.Vec2, cum []float64, dirs []world.Vec2, base, n int, s float64, l uint8) (world.Vec2, world.Vec2) {
+// the edge's nodes from index base on (their arc lengths cum and lane
+// offsets offs, laneOffsets'): the schedule passes them all, a Plan the few
+// its window reaches. Both get the same float arithmetic, so both place a
+// vehicle alike to the bit. dirs holds each segment's unit direction, the
+// vehicle's heading there.
+func pointAt(nodes []world.Vec2, cum []float64, dirs, offs []world.Vec2, base, n int, s float64, l uint8) (world.Vec2, world.Vec2) {
 	// the segment holding s: a plain binary search (sort.Search's
 	// closure is a measurable share of a frame's traffic)
 	lo, hi := 0, len(cum)
@@ -316,23 +350,19 @@ func pointAt(nodes []world.Vec2, cum []float64, dirs []world.Vec2, base, n int, 
 		}
 	}
 	i := max(0, min(n-2, base+lo-1)) - base
-	a, b := nodes[i], nodes[i+1]
 	segLen := cum[i+1] - cum[i]
 	f := 0.0
 	if segLen > 0 {
 		f = (s - cum[i]) / segLen
 	}
-	c := a.Lerp(b, f)
-	var d world.Vec2
-	if dirs != nil {
-		d = dirs[i]
-	} else {
-		d = b.Sub(a).Norm()
-	}
+	side := LaneOffset
+	d := dirs[i]
 	if l == 1 {
-		d = d.Scale(-1)
+		side, d = -LaneOffset, d.Scale(-1)
 	}
-	return c.Add(right(d).Scale(LaneOffset)), d
+	a := nodes[i].Add(offs[i].Scale(side))
+	b := nodes[i+1].Add(offs[i+1].Scale(side))
+	return a.Lerp(b, f), d
 }
 
 // right is the right-hand side of travel direction d (Z is south: the
@@ -454,7 +484,7 @@ func (s *Schedule) Vehicles(t float64, centre world.Vec2, radius float64, dst []
 	s.nearby(centre, radius)
 	r2 := radius * radius
 	for _, g := range s.near {
-		if boxDist2(g.min, g.max, centre) > (radius+LaneOffset)*(radius+LaneOffset) {
+		if boxDist2(g.min, g.max, centre) > (radius+laneReach)*(radius+laneReach) {
 			continue
 		}
 		for l := uint8(0); l < 2; l++ {

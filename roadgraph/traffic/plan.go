@@ -76,6 +76,7 @@ type planned struct {
 	nodes      [planNodes]world.Vec2
 	cum        [planNodes]float64
 	dirs       [planNodes - 1]world.Vec2 // of the segments between nodes
+	offs       [planNodes]world.Vec2     // the lane offsets at the nodes
 	hts        [planHeights]float32
 	turn       turn
 }
@@ -121,7 +122,7 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 	// (less than a cell) of this one: a cell more each way
 	s.nearby(centre, max(reach, radius+world.CellSize))
 	for _, g := range s.near {
-		if boxDist2(g.min, g.max, centre) > (reach+LaneOffset)*(reach+LaneOffset) {
+		if boxDist2(g.min, g.max, centre) > (reach+laneReach)*(reach+laneReach) {
 			continue
 		}
 		for l := uint8(0); l < 2; l++ {
@@ -202,8 +203,9 @@ func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64, centr
 }
 
 // placesWithin sets r's pmin and pmax: its lane points lie within
-// LaneOffset of the segments between its nodes, its turn's within the
-// triangle of the Bézier's points; boxMargin covers the rounding.
+// laneReach of the segments between its nodes, its turn's
+// within the triangle of the Bézier's points; boxMargin covers the
+// rounding.
 func (r *planned) placesWithin() {
 	lo, hi := r.turn.p0, r.turn.p0
 	grow := func(p world.Vec2) {
@@ -217,7 +219,7 @@ func (r *planned) placesWithin() {
 			grow(p)
 		}
 	}
-	m := LaneOffset + boxMargin
+	m := laneReach + boxMargin
 	r.pmin, r.pmax = world.Vec2{X: lo.X - m, Z: lo.Z - m}, world.Vec2{X: hi.X + m, Z: hi.Z + m}
 }
 
@@ -254,6 +256,7 @@ func (s *Schedule) fillLane(r *planned, g *edgeGeom) bool {
 	copy(r.nodes[:], g.nodes[j0:j1+1])
 	copy(r.cum[:], g.cum[j0:j1+1])
 	copy(r.dirs[:], g.dirs[j0:j1])
+	copy(r.offs[:], g.offs[j0:j1+1])
 	h0, h1 := heightIndex(g.nh, r.uLo), heightIndex(g.nh, r.uHi)+1
 	if h1-h0+1 > planHeights {
 		return false
@@ -292,7 +295,7 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 	c := world.CellAt(centre.X, centre.Z)
 	cr := int32(math.Ceil(radius/world.CellSize)) + 1
 	q := vehiclesQuery{t: t, centre: centre, iLo: c.I - cr - world.MaxSpanCells, iHi: c.I + cr, jLo: c.J - cr - 1, jHi: c.J + cr,
-		r2: radius * radius, box2: (radius + LaneOffset) * (radius + LaneOffset)}
+		r2: radius * radius, box2: (radius + laneReach) * (radius + laneReach)}
 	if radius <= p.near {
 		for _, i := range p.nearIdx {
 			dst = p.recs[i].appendAt(s, &q, dst)
@@ -351,7 +354,7 @@ func (r *planned) at(t float64) (v Vehicle, ok, covered bool) {
 		if u < r.uLo || u > r.uHi {
 			return Vehicle{}, false, false
 		}
-		v.Pos, v.Dir = pointAt(r.nodes[:r.nn], r.cum[:r.nn], r.dirs[:max(r.nn, 1)-1], int(r.nBase), int(r.nAll), laneS(r.length, r.key.Lane, u), r.key.Lane)
+		v.Pos, v.Dir = pointAt(r.nodes[:r.nn], r.cum[:r.nn], r.dirs[:max(r.nn, 1)-1], r.offs[:r.nn], int(r.nBase), int(r.nAll), laneS(r.length, r.key.Lane, u), r.key.Lane)
 		v.Y = heightOf(r.hts[:r.hn], int(r.hBase), int(r.hAll), u)
 		return v, true, true
 	}
