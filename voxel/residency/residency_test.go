@@ -155,3 +155,30 @@ func TestQueueFullDefersDispatchWithoutBlocking(t *testing.T) {
 		assert.Equal(t, d.Len(), r.Resident())
 	})
 }
+
+// Progress is the resident share of the wanted chunks: one of two loaded
+// (the other held in its loader) is half way.
+func TestProgressIsTheResidentShare(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		slow := voxel.ChunkPos{X: 2}
+		gate := make(chan struct{})
+		r := New(func(p voxel.ChunkPos) (*voxel.Chunk, error) {
+			if p == slow {
+				<-gate
+			}
+			return fakeLoad(p)
+		}, 2)
+		defer r.Close()
+		want := plan.Of(voxel.ChunkPos{X: 1}, slow)
+		r.Reconcile(want)
+		synctest.Wait() // the fast one is back, the slow one still loading
+		r.Reconcile(want)
+		require.Equal(t, 1, r.Resident())
+		require.Equal(t, 1, r.InFlight())
+		assert.Equal(t, 0.5, r.Progress())
+		close(gate)
+		synctest.Wait()
+		r.Reconcile(want)
+		assert.Equal(t, 1.0, r.Progress())
+	})
+}
