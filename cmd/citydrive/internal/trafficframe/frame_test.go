@@ -193,3 +193,21 @@ func benchDriving(b *testing.B, cold bool) {
 	b.ReportMetric(us[len(us)/2], "p50-µs")
 	b.ReportMetric(us[min(len(us)-1, len(us)*99/100)], "p99-µs")
 }
+
+// Culling the far traffic for the camera (SetCamera) drops only what the
+// renderer's frustum would drop: the chase camera sees the same vehicles
+// as when every far vehicle is drawn, and fewer are drawn.
+func TestTheViewKeepsEveryVehicleTheCameraSees(t *testing.T) {
+	culled := newFrameWork(t, true)
+	all := newFrame(world.New(412), rushHour, true)
+	defer all.Close()
+	var data []float32
+	var counts [scene.VehicleModels]int32
+	for i := range 30 {
+		seen := culled.step()
+		all.Update(culled.t, 1.0/60, culled.car)
+		data, _ = scene.AppendVehicles(data[:0], &counts, all.Draw(), culled.cam, &culled.fr, 4096)
+		require.Equal(t, len(data)/scene.VehicleFloats, seen, "frame %d", i)
+		require.Less(t, culled.f.Far(), all.Far()/2, "frame %d: the view halves the far vehicles at least", i)
+	}
+}
