@@ -3,6 +3,7 @@ package buildworkers
 import (
 	"log/slog"
 	"math"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -296,5 +297,38 @@ func TestFarOverflowIsLoggedAndLeftEmpty(t *testing.T) {
 		assert.Equal(t, testFarSlots-overflowing, st.Builds)
 		assert.Equal(t, testFarSlots-overflowing, st.Built)
 		assert.True(t, h.s.FarReady())
+	})
+}
+
+// When the workers fail with far builds in flight, those far items go back
+// to pending and wait (the main goroutine builds near items only); the
+// near world stays ready and the far tier reports itself unfinished.
+func TestFarBuildsWaitWhenWorkersFail(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var farBuilds atomic.Int32
+		h, _ := farHarness(t, 1, func(b *fakeBuilder) {
+			b.count = func(it walker.Item) int {
+				if it.Kind == walker.Far && farBuilds.Add(1) == 5 {
+					panic("far build 5 exploded")
+				}
+				return 36
+			}
+		}, nil)
+		h.runUntilReady(t, 200)
+		for f := 0; f < 400 && h.s.Stats().Fallback == ""; f++ {
+			h.frame()
+		}
+		require.Contains(t, h.s.Stats().Fallback, "far build 5 exploded")
+		for range 120 {
+			h.frame()
+		}
+		assert.True(t, h.s.Ready(), "the near world stays ready")
+		assert.Zero(t, h.s.Stats().InFlight)
+		st := h.s.FarStats()
+		assert.Equal(t, 4, st.Builds, "the far builds answered before the failure")
+		assert.Equal(t, st.Builds, st.Built)
+		assert.Equal(t, st.Used-st.Built, st.Pending, "every unbuilt far item waits, the ones handed back too")
+		assert.False(t, h.s.FarReady())
+		assert.Equal(t, int32(5), farBuilds.Load(), "no far item is built on the main goroutine")
 	})
 }
