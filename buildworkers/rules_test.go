@@ -57,6 +57,10 @@ func TestConfigLimits(t *testing.T) {
 		mutate(&c)
 		assert.Error(t, c.Validate(), name)
 	}
+	// The eviction radius's error names the reach it must exceed.
+	c := ok
+	c.Walk.ForwardWeight, c.EvictKeep = 0.5, 1200
+	assert.ErrorContains(t, c.Validate(), "eviction radius 1200 m must exceed the walk's reach 1520 m")
 	pc := PoolConfig{Workers: 256, MaxInFlight: 64, NewBuilder: ok.NewBuilder}
 	assert.NoError(t, pc.validate())
 	pc.Workers, pc.MaxInFlight = 1, 1
@@ -282,7 +286,8 @@ func TestRebaseSnapsAndMeasuresFromTheCurrentOrigin(t *testing.T) {
 		walkAt(world.Vec2{X: 3072 + 2000, Z: -2048})
 		walkAt(world.Vec2{X: 3072, Z: -2048 - 2000})
 		walkAt(world.Vec2{X: 3072 - 1400, Z: -2048 + 1400})
-		assert.Equal(t, 1, h.s.Stats().Rebases, "within 2048 m of the new origin")
+		walkAt(world.Vec2{X: 3072, Z: -2048 + 2048})
+		assert.Equal(t, 1, h.s.Stats().Rebases, "within 2048 m of the new origin, or exactly 2048 m")
 		walkAt(world.Vec2{X: 3072, Z: -2048 + 2100})
 		assert.Equal(t, 2, h.s.Stats().Rebases, "2100 m along z")
 		assert.Equal(t, [3]float64{3072, 0, 0}, h.s.Origin())

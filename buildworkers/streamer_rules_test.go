@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -185,5 +186,51 @@ func TestOverflowingItemLeavesItsSlotEmptyAndWorldReady(t *testing.T) {
 			h.frame()
 		}
 		check()
+	})
+}
+
+// The near walk (every 250 ms) and the graph eviction (every 2 s) run on
+// the frame their clock falls due, not one later: with 1/8 s frames the
+// near walk runs every second frame and the eviction every sixteenth.
+func TestNearClocksFireOnTheDueFrame(t *testing.T) {
+	const dt = 0.125 // exact in binary: the clocks reach exactly zero
+	synctest.Test(t, func(t *testing.T) {
+		// A near walk is seen by the re-base it makes after a jump of 3 km.
+		h := newHarness(t, 1, nil, nil)
+		step := func() {
+			h.now = h.now.Add(time.Second / 8)
+			h.s.Update(dt, h.car, h.head, h.now)
+			synctest.Wait()
+		}
+		step() // the first walk
+		require.Zero(t, h.s.Stats().Rebases)
+		for jump := 1; jump <= 3; jump++ {
+			h.car = h.car.Add(world.Vec2{X: 3000})
+			step()
+			assert.Equal(t, jump-1, h.s.Stats().Rebases, "jump %d: 125 ms after a walk", jump)
+			step()
+			assert.Equal(t, jump, h.s.Stats().Rebases, "jump %d: 250 ms after a walk", jump)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 1, nil, nil)
+		step := func() {
+			h.now = h.now.Add(time.Second / 8)
+			h.s.Update(dt, h.car, h.head, h.now)
+			synctest.Wait()
+		}
+		step() // evicts at once, then every 2 s
+		g := h.s.Graph()
+		j := g.JunctionNear(world.Vec2{X: 6000, Z: 6000})
+		require.NotNil(t, j)
+		g.EnsureJunctionArms(j)
+		require.NotEmpty(t, j.Arms)
+		id := j.Arms[0].ID
+		for f := 2; f <= 16; f++ {
+			step()
+			require.NotNil(t, g.Edge(id), "frame %d, %.3f s after the eviction", f, float64(f-1)*dt)
+		}
+		step()
+		assert.Nil(t, g.Edge(id), "evicted on the frame 2 s after the last eviction")
 	})
 }
