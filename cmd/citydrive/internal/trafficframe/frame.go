@@ -26,8 +26,9 @@ const (
 	// DrawRadius is how far traffic is drawn: beyond Radius only the
 	// vehicles in the camera's view, interpolated (traffic.AppendFar).
 	DrawRadius = 1000.0
-	// viewHeight bounds the road's height relative to the camera within
-	// DrawRadius (metres, either way) for culling far traffic from above.
+	// viewHeight bounds the road's height within DrawRadius relative to
+	// the camera's target (metres, either way) for culling far traffic
+	// from above.
 	viewHeight = 150.0
 	// viewAspect is the widest screen (21:9) the far traffic is culled for.
 	viewAspect = 21.0 / 9
@@ -65,8 +66,14 @@ func newFrame(w world.World, hour float64, sync bool) *Frame {
 func (f *Frame) SetCamera(cam scene.Camera) {
 	fr := frustum.FromViewProj(cam.ViewProj(viewAspect))
 	f.view = traffic.View{Eye: world.Vec2{X: cam.Position[0], Z: cam.Position[2]}}
+	// the road's height relative to the eye: about the target's (the car,
+	// for the chase and the top view), within viewHeight either way
+	ground := 0.0
+	if cam.Target != nil {
+		ground = cam.Target[1] - cam.Position[1]
+	}
 	for _, p := range fr.Planes {
-		f.view.AddPlane(p.N[0], p.N[1], p.N[2], p.D, -viewHeight, viewHeight)
+		f.view.AddPlane(p.N[0], p.N[1], p.N[2], p.D, ground-viewHeight, ground+viewHeight)
 	}
 	f.hasView = true
 }

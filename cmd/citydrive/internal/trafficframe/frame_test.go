@@ -195,19 +195,43 @@ func benchDriving(b *testing.B, cold bool) {
 }
 
 // Culling the far traffic for the camera (SetCamera) drops only what the
-// renderer's frustum would drop: the chase camera sees the same vehicles
-// as when every far vehicle is drawn, and fewer are drawn.
+// renderer's frustum would drop: the chase camera, and the top view 470 m
+// up, see the same vehicles as when every far vehicle is drawn, and fewer
+// are drawn.
 func TestTheViewKeepsEveryVehicleTheCameraSees(t *testing.T) {
-	culled := newFrameWork(t, true)
-	all := newFrame(world.New(412), rushHour, true)
-	defer all.Close()
-	var data []float32
-	var counts [scene.VehicleModels]int32
-	for i := range 30 {
-		seen := culled.step()
-		all.Update(culled.t, 1.0/60, culled.car)
-		data, _ = scene.AppendVehicles(data[:0], &counts, all.Draw(), culled.cam, &culled.fr, 4096)
-		require.Equal(t, len(data)/scene.VehicleFloats, seen, "frame %d", i)
-		require.Less(t, culled.f.Far(), all.Far()/2, "frame %d: the view halves the far vehicles at least", i)
+	w := world.New(412)
+	y := w.Height(downtown.X, downtown.Z)
+	chase := mgl64.Vec3{downtown.X - 9, y + 3.6, downtown.Z}
+	top := mgl64.Vec3{downtown.X - 1, y + 470, downtown.Z}
+	for _, c := range []struct {
+		name        string
+		eye, target mgl64.Vec3
+		far         float64
+	}{
+		{"chase", chase, chase.Add(mgl64.Vec3{9, -1, 0}), 3000},
+		{"top", top, mgl64.Vec3{downtown.X, y, downtown.Z}, 1200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			culled, all := newFrame(w, rushHour, true), newFrame(w, rushHour, true)
+			defer culled.Close()
+			defer all.Close()
+			cam := scene.Camera{Position: c.eye, Target: &c.target, Far: c.far}
+			fr := frustum.FromViewProj(cam.ViewProj(16.0 / 9))
+			car := traffic.Blocker{Pos: downtown, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+			var seen, want []float32
+			var counts [scene.VehicleModels]int32
+			tt := 100000.0
+			for i := range 20 {
+				tt += 1.0 / 60
+				culled.SetCamera(cam)
+				culled.Update(tt, 1.0/60, car)
+				all.Update(tt, 1.0/60, car)
+				seen, _ = scene.AppendVehicles(seen[:0], &counts, culled.Draw(), c.eye, &fr, 4096)
+				want, _ = scene.AppendVehicles(want[:0], &counts, all.Draw(), c.eye, &fr, 4096)
+				require.Equal(t, len(want), len(seen), "frame %d", i)
+				require.Less(t, culled.Far(), all.Far(), "frame %d: fewer drawn", i)
+			}
+			t.Logf("%s: %d in view, %d far drawn of %d", c.name, len(seen)/scene.VehicleFloats, culled.Far(), all.Far())
+		})
 	}
 }
