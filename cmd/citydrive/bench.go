@@ -24,7 +24,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this file")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bench to this `file`")
 	withTraffic := fs.Bool("traffic", true, "measure the traffic work per frame too (-traffic=false: streaming only)")
-	plan := fs.Bool("traffic-plan", true, "find the traffic's vehicles ahead on a goroutine (false: every frame on the main goroutine, the old way, for comparison)")
+	plan := fs.Bool("traffic-plan", true, "find the traffic's vehicles ahead on a goroutine (false: every frame searches the schedule on the main goroutine, the old way, for comparison, and no far traffic is drawn: it comes from the plans)")
 	hour := fs.Float64("hour", 17.5, "time of day (0–24) of the traffic: busiest at 8 and 17.5")
 	var start pointFlag
 	fs.Var(&start, "start", "start near `x,z` metres")
