@@ -220,9 +220,13 @@ func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
 		name   string
 		dir    world.Vec2
 		leaves bool
+		// each frame is followed by one with no time passed (a display
+		// faster than the physics steps)
+		twice bool
 	}{
-		{"face to face", dir.Scale(-1), true},
-		{"queued behind", dir, false},
+		{"face to face", dir.Scale(-1), true, false},
+		{"face to face, frames with no step between", dir.Scale(-1), true, true},
+		{"queued behind", dir, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			car := Blocker{Pos: pos, Dir: tc.dir, Length: 4.2, Width: 1.8}
@@ -232,6 +236,9 @@ func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
 			stoodFor := 0.0 // seconds v stood still in front of or behind the car
 			gone := false
 			for tt := t0 - 1; tt < t0+20; tt += dt {
+				if tc.twice {
+					f.Update(tt-dt, 0, car.Pos, 250, car)
+				}
 				vs := f.Update(tt, dt, car.Pos, 250, car)
 				c.check(vs, car, tt, dt)
 				on := false
