@@ -44,3 +44,48 @@ func TestTheFirstHeldUpVehicleReportsItsLag(t *testing.T) {
 	assert.Zero(t, f.Lag(other))
 	assert.False(t, f.WaitsForCar(other))
 }
+
+// A vehicle that has caught up with its schedule is forgotten at once,
+// even while it is still on the road: were it kept, vehicles back on time
+// would fill the maxLagging places, and the next ones the car holds up
+// would drive through it on schedule.
+func TestVehiclesBackOnScheduleAreForgotten(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	car, first := carInLane(t, s, p)
+	f := NewFlow(NewSchedule(w, 17.5))
+	const dt = 1.0 / 60
+	t0 := beforeEntry(s, first)
+	tt := t0
+	for ; tt < t0+20; tt += dt {
+		f.Update(tt, dt, car.Pos, 250, car)
+	}
+	require.Positive(t, f.Lagging(), "vehicles held up")
+	// The car drives off at 15 m/s; the queue follows and catches up.
+	caughtUp := 0
+	for end := tt + 60; tt < end; tt += dt {
+		car.Pos = car.Pos.Add(car.Dir.Scale(15 * dt))
+		before := map[Key]bool{}
+		for _, l := range f.lags {
+			before[l.key] = true
+		}
+		f.Update(tt, dt, car.Pos, 250, car)
+		late := 0
+		for _, v := range f.Vehicles() {
+			if f.Lag(v.Key) > 0 {
+				late++
+			} else if before[v.Key] && f.lagIndex(v.Key) < 0 {
+				caughtUp++
+			}
+		}
+		held := 0
+		for _, l := range f.lags {
+			if l.held {
+				held++
+			}
+		}
+		require.LessOrEqual(t, f.Lagging(), late+held, "at %.2f: a vehicle on schedule counted as late", tt)
+	}
+	assert.Positive(t, caughtUp, "vehicles caught up while on the road")
+}
