@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,4 +89,49 @@ func TestVehiclesBackOnScheduleAreForgotten(t *testing.T) {
 		require.LessOrEqual(t, f.Lagging(), late+held, "at %.2f: a vehicle on schedule counted as late", tt)
 	}
 	assert.Positive(t, caughtUp, "vehicles caught up while on the road")
+}
+
+// The vehicle at the front of the queue keeps its schedule until the car
+// is within its braking distance (brakeDecel), then stops short of it:
+// it neither crawls up from far off nor brakes too late.
+func TestTheFrontVehicleBrakesWithinItsBrakingDistance(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	car, first := carInLane(t, s, p)
+	f := NewFlow(NewSchedule(w, 17.5))
+	const dt = 1.0 / 60
+	t0 := beforeEntry(s, first)
+	far, near := 0, 0
+	for tt := t0; tt < t0+20; tt += dt {
+		vs := f.Update(tt, dt, car.Pos, 250, car)
+		// the front of the queue: of the vehicles with the car in their
+		// way, the one nearest it
+		front, gap := -1, math.Inf(1)
+		for i := range vs {
+			if g := gapTo(&vs[i], car); g < gap {
+				front, gap = i, g
+			}
+		}
+		if front < 0 {
+			continue
+		}
+		v := vs[front]
+		sched, ok := s.At(v.Key, tt, f.Lag(v.Key)) // its schedule where it is
+		require.True(t, ok)
+		brake := sched.Speed * sched.Speed / (2 * brakeDecel)
+		switch {
+		case gap > brake+1 && f.Lag(v.Key) == 0:
+			far++
+			assert.Equal(t, sched.Speed, v.Speed, "at %.2f, %.1f m short of the car", tt, gap)
+		case gap > brake+1:
+			t.Fatalf("vehicle %+v slowed %.1f m short of the car (braking distance %.1f m) at %.2f", v.Key, gap, brake, tt)
+		case gap < brake-1 && gap > 0:
+			near++
+			assert.Less(t, v.Speed, sched.Speed, "at %.2f, %.1f m short of the car", tt, gap)
+		}
+		assert.GreaterOrEqual(t, gap, -0.01, "it stops short of the car")
+	}
+	assert.Positive(t, far, "it drove up at its schedule speed")
+	assert.Positive(t, near, "it braked")
 }
