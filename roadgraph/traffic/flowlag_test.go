@@ -135,3 +135,88 @@ func TestTheFrontVehicleBrakesWithinItsBrakingDistance(t *testing.T) {
 	assert.Positive(t, far, "it drove up at its schedule speed")
 	assert.Positive(t, near, "it braked")
 }
+
+// A vehicle in its turn stops for a car on its curve that is not
+// straight ahead of it (looking straight on, it would drive into it).
+func TestATurningVehicleStopsForACarOnItsCurve(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	var v, on Vehicle
+	tt := 0.0
+	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.25 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if c.U < c.Stop || c.U > c.Stop+3 {
+				continue
+			}
+			a, ok := s.At(c.Key, tt, -12)
+			if !ok || a.U < a.Stop {
+				continue
+			}
+			if side := math.Abs(a.Pos.Sub(c.Pos).Dot(right(c.Dir))); side > 4 {
+				v, on = c, a
+				break
+			}
+		}
+	}
+	require.Positive(t, v.Speed, "a vehicle starting a sharp turn")
+	tt -= 0.25
+	car := Blocker{Pos: on.Pos, Dir: on.Dir, Length: 4.2, Width: 1.8}
+	vv := v
+	require.True(t, math.IsInf(gapTo(&vv, car), 1), "the car is not straight ahead of it")
+	f := NewFlow(s)
+	const dt = 1.0 / 60
+	stopped := false
+	for t1 := tt; t1 < tt+6; t1 += dt {
+		for _, o := range f.Update(t1, dt, car.Pos, 250, car) {
+			if o.Key != v.Key {
+				continue
+			}
+			require.False(t, overlap(box(o), car), "it drove into the car at %.2f", t1)
+			if o.Speed == 0 {
+				stopped = true
+			}
+		}
+	}
+	assert.True(t, stopped, "it stopped short of the car")
+}
+
+// A vehicle starting its turn does not stop for a car straight ahead of
+// it that its curve passes by (it would hold up the junction for nothing).
+func TestATurningVehicleDrivesPastACarOffItsCurve(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	f := NewFlow(s)
+	var v Vehicle
+	var car Blocker
+	tt := 0.0
+	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.25 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if c.U < c.Stop || c.U > c.Stop+3 {
+				continue
+			}
+			b := Blocker{Pos: c.Pos.Add(c.Dir.Scale(12)), Dir: c.Dir, Length: 4.2, Width: 1.8}
+			if math.IsInf(f.pathGap(&c, 0, tt, b), 1) {
+				v, car = c, b
+				break
+			}
+		}
+	}
+	require.Positive(t, v.Speed, "a vehicle starting its turn")
+	tt -= 0.25
+	vv := v
+	require.False(t, math.IsInf(gapTo(&vv, car), 1), "the car is straight ahead of it")
+	const dt = 1.0 / 60
+	seen := false
+	for t1 := tt; t1 < tt+2; t1 += dt {
+		for _, o := range f.Update(t1, dt, car.Pos, 250, car) {
+			if o.Key == v.Key {
+				seen = true
+				require.False(t, overlap(box(o), car), "it drove into the car at %.2f", t1)
+				require.Less(t, f.Lag(v.Key), 0.5, "it held back for a car off its curve at %.2f", t1)
+			}
+		}
+	}
+	assert.True(t, seen)
+}
