@@ -220,3 +220,69 @@ func TestATurningVehicleDrivesPastACarOffItsCurve(t *testing.T) {
 	}
 	assert.True(t, seen)
 }
+
+// conflict: a vehicle coming up to its stop line meets the car if the car,
+// moving on at its velocity, is where the vehicle would be at that moment,
+// within yieldTime; a car beside its path, or there only later, is no
+// conflict.
+func TestAVehicleForeseesMeetingTheCarInItsJunction(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	var v Vehicle
+	tt := 0.0
+	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.1 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if d := c.Stop - c.U; d > 19 && d < 21 && c.Speed > 5 {
+				v = c
+				break
+			}
+		}
+	}
+	require.Positive(t, v.Speed, "a vehicle coming up to its stop line")
+	tt -= 0.1
+	// the car square across the vehicle's path, x metres on along it,
+	// side metres beside it
+	across := func(x, side float64) Blocker {
+		a, ok := s.At(v.Key, tt, -x)
+		require.True(t, ok)
+		return Blocker{Pos: a.Pos.Add(right(a.Dir).Scale(side)), Dir: right(a.Dir), Length: 4.2, Width: 1.8}
+	}
+	const carSpeed = 10.0
+	for _, tc := range []struct {
+		name    string
+		car     Blocker
+		vel     float64 // the car's speed along its heading
+		arrives float64 // seconds from now the car reaches the path point (moving)
+		want    bool
+	}{
+		{"standing in its path 10 m on", across(10, 0), 0, 0, true},
+		{"standing in its path just before the stop line", across(v.Stop-v.U-1, 0), 0, 0, true},
+		{"standing beside its path, within the margin", across(10, 3.5), 0, 0, true},
+		{"standing beside its path, clear", across(10, 4.1), 0, 0, false},
+		{"standing beside its path on the other side, clear", across(10, -4.1), 0, 0, false},
+		{"crossing its path as it gets there", across(10, 0), carSpeed, 10 / v.Speed, true},
+		{"crossing its path long before it gets there", across(10, 0), carSpeed, -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFlow(s)
+			car := tc.car
+			f.carVel = car.Dir.Scale(tc.vel)
+			car.Pos = car.Pos.Sub(f.carVel.Scale(tc.arrives))
+			vv := v
+			assert.Equal(t, tc.want, f.conflict(&vv, 0, tt, car))
+		})
+	}
+	t.Run("a vehicle standing still goes nowhere", func(t *testing.T) {
+		vv := v
+		vv.Speed = 0
+		assert.False(t, NewFlow(s).conflict(&vv, 0, tt, across(10, 0)))
+	})
+	// at 2 m/s it covers 8 m within yieldTime: a car 18 m on is later
+	t.Run("a crawling vehicle gets there after yieldTime", func(t *testing.T) {
+		vv := v
+		assert.True(t, NewFlow(s).conflict(&vv, 0, tt, across(18, 0)), "at its speed")
+		vv.Speed = 2
+		assert.False(t, NewFlow(s).conflict(&vv, 0, tt, across(18, 0)), "crawling")
+	})
+}
