@@ -74,6 +74,13 @@ func TestVehiclesBackOnScheduleAreForgotten(t *testing.T) {
 		f.Update(tt, dt, car.Pos, 250, car)
 		late := 0
 		for _, v := range f.Vehicles() {
+			if f.WaitsForCar(v.Key) {
+				// it says so only while the car holds it below its
+				// rejoining speed
+				sched, ok := s.At(v.Key, tt, f.Lag(v.Key))
+				require.True(t, ok)
+				require.Less(t, v.Speed, sched.Speed*(1+rejoinShare), "vehicle %+v waits for the car at full speed at %.2f", v.Key, tt)
+			}
 			if f.Lag(v.Key) > 0 {
 				late++
 			} else if before[v.Key] && f.lagIndex(v.Key) < 0 {

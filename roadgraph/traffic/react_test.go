@@ -195,6 +195,8 @@ func TestVehiclesWaitAtTheStopLineForACarCrossingTheirPath(t *testing.T) {
 				}
 				if o.Speed == 0 && o.U < o.Stop {
 					waited = true
+					// at the line, not some way before it
+					assert.Less(t, o.Stop-(o.U+VehicleLength/2), yieldShort+1.5, "it waits %.1f m short of the line (dt %v)", o.Stop-o.U-VehicleLength/2, dt)
 				}
 			}
 		}
