@@ -293,3 +293,28 @@ func TestAVehicleForeseesMeetingTheCarInItsJunction(t *testing.T) {
 		assert.False(t, NewFlow(s).conflict(&vv, 0, tt, across(18, 0)), "crawling")
 	})
 }
+
+// A queue behind the car holds together when the flow is asked only for
+// the car's surroundings (the front of the queue is then the first
+// vehicle the flow lists): the vehicles behind it still stop behind it,
+// not in it. (Narrower still, below the queue's length, vehicles on
+// schedule enter the radius inside the queue: the flow reacts only for
+// what it places.)
+func TestAQueueHoldsInANarrowRadius(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	v, t0 := enteringLane(t, s, p, 80)
+	g := s.geomByID(v.Key.Edge)
+	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+8)
+	car := Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
+	for _, radius := range []float64{40, 60} {
+		f := NewFlow(s)
+		c := frameChecker{t: t}
+		const dt = 1.0 / 60
+		for tt := t0 - 1; tt < t0+SignalPeriod; tt += dt {
+			c.check(f.Update(tt, dt, car.Pos, radius, car), car, tt, dt)
+		}
+		assert.Positive(t, f.Lagging(), "a queue formed (radius %v)", radius)
+	}
+}
