@@ -318,3 +318,34 @@ func TestAQueueHoldsInANarrowRadius(t *testing.T) {
 		assert.Positive(t, f.Lagging(), "a queue formed (radius %v)", radius)
 	}
 }
+
+// Once the car is gone (far off: no vehicle near it), the vehicle it held
+// up first (the front of the queue, with no one late ahead of it) makes up
+// time at every Update until it is back on schedule.
+func TestLateVehiclesMakeUpTimeOnceTheCarIsGone(t *testing.T) {
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	car, first := carInLane(t, s, p)
+	f := NewFlow(NewSchedule(w, 17.5))
+	const dt = 1.0 / 60
+	t0 := beforeEntry(s, first)
+	tt := t0
+	for ; tt < t0+20; tt += dt {
+		f.Update(tt, dt, car.Pos, 250, car)
+	}
+	require.Positive(t, f.Lagging())
+	require.False(t, f.lags[0].held)
+	front := f.lags[0].key
+	gone := Blocker{Pos: world.Vec2{X: 1e6, Z: 1e6}, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	made := 0
+	for end := tt + 2; tt < end; tt += dt {
+		lag := f.Lag(front)
+		f.Update(tt, dt, car.Pos, 250, gone)
+		if lag > 0 {
+			require.Less(t, f.Lag(front), lag, "vehicle %+v makes up no time at %.2f", front, tt)
+			made++
+		}
+	}
+	assert.Positive(t, made)
+}
