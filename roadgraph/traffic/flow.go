@@ -416,7 +416,13 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	f.lags[li].lag = next
 	l := &f.lags[li]
 	l.forCar = speed < want && carGap <= gap
-	if l.forCar && speed == 0 && f.carVel.Dot(f.carVel) < standoffSpeed*standoffSpeed && facing(v, car) {
+	// An Update with no time passed (a frame with no simulation step, on a
+	// display faster than the physics) judges nothing: the vehicle, placed
+	// where the last step left it, reads a little short of the car and not
+	// quite still, which would restart every standoff.
+	if dt <= 0 {
+		// keep the standoff as it is
+	} else if l.forCar && speed == 0 && f.carVel.Dot(f.carVel) < standoffSpeed*standoffSpeed && facing(v, car) {
 		l.standoff += dt
 	} else {
 		l.standoff = 0

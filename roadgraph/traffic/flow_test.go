@@ -239,6 +239,10 @@ func TestTurningVehiclesLookAlongTheirCurve(t *testing.T) {
 	g := f.pathGap(&v, 0, tt, on)
 	assert.False(t, math.IsInf(g, 1), "the car on the curve")
 	assert.Less(t, g, 8.0-stopGap, "stops short of it")
+	// stopGap short: stopGap further on it would still be clear of the car
+	at, ok := s.At(v.Key, tt, -(g + stopGap))
+	require.True(t, ok)
+	assert.False(t, overlap(box(at), on), "it stops a full stopGap short")
 	off := on
 	off.Pos = ahead.Pos.Add(right(ahead.Dir).Scale(6))
 	assert.True(t, math.IsInf(f.pathGap(&v, 0, tt, off), 1), "a car beside the curve")

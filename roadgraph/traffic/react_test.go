@@ -175,30 +175,35 @@ func TestVehiclesWaitAtTheStopLineForACarCrossingTheirPath(t *testing.T) {
 	carAt := func(t float64) Blocker {
 		return Blocker{Pos: at.Pos.Add(vel.Scale(t - when)), Dir: right(at.Dir), Length: 4.2, Width: 1.8}
 	}
-	f := NewFlow(s)
-	ch := frameChecker{t: t}
-	const dt = 1.0 / 60
-	waited := false
-	for t1 := tt - 1; t1 < when+3; t1 += dt {
-		car := carAt(t1)
-		vs := f.Update(t1, dt, car.Pos, 250, car)
-		ch.check(vs, car, t1, dt)
-		for _, o := range vs {
-			if o.Key != v.Key {
-				continue
-			}
-			// its nose behind the stop line until the car is there
-			if t1 > when-1 && t1 < when {
-				assert.LessOrEqual(t, o.U+VehicleLength/2, o.Stop, "at %.2f, %.1f s from the car's crossing", t1, t1-when)
-			}
-			if o.Speed == 0 && o.U < o.Stop {
-				waited = true
+	// at 60 updates a second, and at 8 (the car then moves more than a
+	// metre an update, and is still driven, not put there)
+	for _, dt := range []float64{1.0 / 60, 1.0 / 8} {
+		f := NewFlow(s)
+		ch := frameChecker{t: t}
+		waited := false
+		for t1 := tt - 1; t1 < when+3; t1 += dt {
+			car := carAt(t1)
+			vs := f.Update(t1, dt, car.Pos, 250, car)
+			ch.check(vs, car, t1, dt)
+			for _, o := range vs {
+				if o.Key != v.Key {
+					continue
+				}
+				// its nose behind the stop line until the car is there
+				if t1 > when-1 && t1 < when {
+					assert.LessOrEqual(t, o.U+VehicleLength/2, o.Stop, "at %.2f, %.1f s from the car's crossing (dt %v)", t1, t1-when, dt)
+				}
+				if o.Speed == 0 && o.U < o.Stop {
+					waited = true
+					// at the line, not some way before it
+					assert.Less(t, o.Stop-(o.U+VehicleLength/2), yieldShort+1.5, "it waits %.1f m short of the line (dt %v)", o.Stop-o.U-VehicleLength/2, dt)
+				}
 			}
 		}
+		assert.True(t, waited, "it waited at the stop line (dt %v)", dt)
+		// and afterwards it is on its way again
+		assert.Less(t, f.Lag(v.Key), 3*carSpeed, "it went on once the car was through (dt %v)", dt)
 	}
-	assert.True(t, waited, "it waited at the stop line")
-	// and afterwards it is on its way again
-	assert.Less(t, f.Lag(v.Key), 3*carSpeed, "it went on once the car was through")
 }
 
 // A vehicle that stops for a car standing in front of it, facing it (the
@@ -217,9 +222,13 @@ func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
 		name   string
 		dir    world.Vec2
 		leaves bool
+		// each frame is followed by one with no time passed (a display
+		// faster than the physics steps)
+		twice bool
 	}{
-		{"face to face", dir.Scale(-1), true},
-		{"queued behind", dir, false},
+		{"face to face", dir.Scale(-1), true, false},
+		{"face to face, frames with no step between", dir.Scale(-1), true, true},
+		{"queued behind", dir, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			car := Blocker{Pos: pos, Dir: tc.dir, Length: 4.2, Width: 1.8}
@@ -229,6 +238,9 @@ func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
 			stoodFor := 0.0 // seconds v stood still in front of or behind the car
 			gone := false
 			for tt := t0 - 1; tt < t0+20; tt += dt {
+				if tc.twice {
+					f.Update(tt-dt, 0, car.Pos, 250, car)
+				}
 				vs := f.Update(tt, dt, car.Pos, 250, car)
 				c.check(vs, car, tt, dt)
 				on := false
