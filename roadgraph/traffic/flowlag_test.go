@@ -51,17 +51,8 @@ func TestTheFirstHeldUpVehicleReportsItsLag(t *testing.T) {
 // would fill the maxLagging places, and the next ones the car holds up
 // would drive through it on schedule.
 func TestVehiclesBackOnScheduleAreForgotten(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	car, first := carInLane(t, s, p)
-	f := NewFlow(NewSchedule(w, 17.5))
 	const dt = 1.0 / 60
-	t0 := beforeEntry(s, first)
-	tt := t0
-	for ; tt < t0+20; tt += dt {
-		f.Update(tt, dt, car.Pos, 250, car)
-	}
+	f, car, tt := heldUp(t, dt)
 	require.Positive(t, f.Lagging(), "vehicles held up")
 	// The car drives off at 15 m/s; the queue follows and catches up.
 	caughtUp := 0
@@ -77,7 +68,7 @@ func TestVehiclesBackOnScheduleAreForgotten(t *testing.T) {
 			if f.WaitsForCar(v.Key) {
 				// it says so only while the car holds it below its
 				// rejoining speed
-				sched, ok := s.At(v.Key, tt, f.Lag(v.Key))
+				sched, ok := f.Schedule().At(v.Key, tt, f.Lag(v.Key))
 				require.True(t, ok)
 				require.Less(t, v.Speed, sched.Speed*(1+rejoinShare), "vehicle %+v waits for the car at full speed at %.2f", v.Key, tt)
 			}
@@ -236,18 +227,7 @@ func TestAVehicleForeseesMeetingTheCarInItsJunction(t *testing.T) {
 	w := world.New(testSeed)
 	_, p := busyJunction(t, w)
 	s := NewSchedule(w, 17.5)
-	var v Vehicle
-	tt := 0.0
-	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.1 {
-		for _, c := range s.Vehicles(tt, p, 250, nil) {
-			if d := c.Stop - c.U; d > 19 && d < 21 && c.Speed > 5 {
-				v = c
-				break
-			}
-		}
-	}
-	require.Positive(t, v.Speed, "a vehicle coming up to its stop line")
-	tt -= 0.1
+	v, tt := comingUpToStopLine(t, s, p, 5)
 	// the car square across the vehicle's path, x metres on along it,
 	// side metres beside it
 	across := func(x, side float64) Blocker {
@@ -323,17 +303,8 @@ func TestAQueueHoldsInANarrowRadius(t *testing.T) {
 // up first (the front of the queue, with no one late ahead of it) makes up
 // time at every Update until it is back on schedule.
 func TestLateVehiclesMakeUpTimeOnceTheCarIsGone(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	car, first := carInLane(t, s, p)
-	f := NewFlow(NewSchedule(w, 17.5))
 	const dt = 1.0 / 60
-	t0 := beforeEntry(s, first)
-	tt := t0
-	for ; tt < t0+20; tt += dt {
-		f.Update(tt, dt, car.Pos, 250, car)
-	}
+	f, car, tt := heldUp(t, dt)
 	require.Positive(t, f.Lagging())
 	require.False(t, f.lags[0].held)
 	front := f.lags[0].key
@@ -348,4 +319,22 @@ func TestLateVehiclesMakeUpTimeOnceTheCarIsGone(t *testing.T) {
 		}
 	}
 	assert.Positive(t, made)
+}
+
+// heldUp parks the car in a busy lane ahead of a vehicle about to enter
+// it and runs a flow for 20 s of dt steps: a queue forms behind the car.
+// It returns the flow, the car and the time reached.
+func heldUp(t *testing.T, dt float64) (*Flow, Blocker, float64) {
+	t.Helper()
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
+	car, first := carInLane(t, s, p)
+	f := NewFlow(NewSchedule(w, 17.5))
+	t0 := beforeEntry(s, first)
+	tt := t0
+	for ; tt < t0+20; tt += dt {
+		f.Update(tt, dt, car.Pos, 250, car)
+	}
+	return f, car, tt
 }

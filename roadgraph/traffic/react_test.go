@@ -152,18 +152,7 @@ func TestVehiclesWaitAtTheStopLineForACarCrossingTheirPath(t *testing.T) {
 	_, p := busyJunction(t, w)
 	s := NewSchedule(w, 17.5)
 	// a vehicle 20 m before its stop line, going straight or turning
-	var v Vehicle
-	tt := 0.0
-	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.1 {
-		for _, c := range s.Vehicles(tt, p, 250, nil) {
-			if d := c.Stop - c.U; d > 19 && d < 21 {
-				v = c
-				break
-			}
-		}
-	}
-	require.Positive(t, v.Speed, "a vehicle coming up to its stop line")
-	tt -= 0.1
+	v, tt := comingUpToStopLine(t, s, p, 0)
 	// where it will be 6 m into the junction, and when
 	at, ok := s.At(v.Key, tt, -(v.Stop - v.U + 6))
 	require.True(t, ok)
@@ -204,6 +193,24 @@ func TestVehiclesWaitAtTheStopLineForACarCrossingTheirPath(t *testing.T) {
 		// and afterwards it is on its way again
 		assert.Less(t, f.Lag(v.Key), 3*carSpeed, "it went on once the car was through (dt %v)", dt)
 	}
+}
+
+// comingUpToStopLine is the first vehicle around p found 20 m before its
+// stop line (faster than minSpeed), and the time it is there.
+func comingUpToStopLine(t *testing.T, s *Schedule, p world.Vec2, minSpeed float64) (Vehicle, float64) {
+	t.Helper()
+	var v Vehicle
+	tt := 0.0
+	for ; tt < 2*SignalPeriod && v.Speed == 0; tt += 0.1 {
+		for _, c := range s.Vehicles(tt, p, 250, nil) {
+			if d := c.Stop - c.U; d > 19 && d < 21 && c.Speed > minSpeed {
+				v = c
+				break
+			}
+		}
+	}
+	require.Positive(t, v.Speed, "a vehicle coming up to its stop line")
+	return v, tt - 0.1
 }
 
 // A vehicle that stops for a car standing in front of it, facing it (the
