@@ -62,8 +62,8 @@ type viewPlane struct {
 	nx, nz, d float64
 }
 
-// maxViewPlanes: a frustum's sides and far plane.
-const maxViewPlanes = 5
+// maxViewPlanes: a frustum's six.
+const maxViewPlanes = 6
 
 // AddPlane adds the half-plane of a camera plane n·(x−eye) + d ≥ 0 (its
 // normal pointing in, camera-relative), for points whose height relative
@@ -103,8 +103,8 @@ func (v *View) Sees(p world.Vec2, r float64) bool {
 const (
 	farCells = 32
 	// farTravel bounds how far a vehicle gets from its middle sample in
-	// the window (the fastest lane for half of MaxPlanSpan), with the lane
-	// offset's jumps at nodes.
+	// the window (the fastest lane for half of MaxPlanSpan), with
+	// planMargin's room for rounding.
 	farTravel = avenueSpeedMax*MaxPlanSpan/2 + planMargin
 )
 
@@ -130,10 +130,7 @@ func (s *Schedule) sample(p *Plan) {
 		cell, from := int32(-1), ns // from: how far from the middle the cell's sample is
 		for j := 0; j < ns; j++ {
 			t := (p.j0 + float64(j)) * FarStep
-			v, ok, covered := r.at(t)
-			if !covered {
-				v, ok = s.At(r.key, t, 0)
-			}
+			v, ok := r.place(s, t)
 			sm := &p.scratch[i*ns+j]
 			if !ok {
 				*sm = farSample{x: nan}
@@ -289,10 +286,7 @@ func (f *Flow) appendFarCell(t float64, centre world.Vec2, near, far float64, vi
 		if d2 <= outer2 {
 			// near the near radius: the flow has it when its scheduled
 			// self is within near
-			v, ok, covered := p.recs[p.recOf[base+i]].at(t)
-			if !covered {
-				v, ok = f.s.At(k, t, 0)
-			}
+			v, ok := p.recs[p.recOf[base+i]].place(f.s, t)
 			if !ok || v.Pos.Dist2(centre) <= near*near {
 				continue
 			}

@@ -104,8 +104,8 @@ func (p *Plan) Covers(t float64, centre world.Vec2, radius float64) bool {
 
 // planMargin is how far (metres, beyond its travel between the instants
 // plan looks at) a planned vehicle may lie outside radius+slack and still
-// be planned: the lane's point jumps at its nodes by the lane offset's
-// turn.
+// be planned: room for a lane or turn bending between those instants,
+// and for rounding.
 const planMargin = 5.0
 
 // PlanInto fills p with every vehicle that may be within radius of any
@@ -331,14 +331,20 @@ func (r *planned) appendAt(s *Schedule, q *vehiclesQuery, dst []Vehicle) []Vehic
 	if boxDist2(r.pmin, r.pmax, q.centre) > q.r2 && r.covers(q.t) {
 		return dst // wherever at places it, it is out of radius
 	}
-	v, ok, covered := r.at(q.t)
-	if !covered {
-		v, ok = s.At(r.key, q.t, 0)
-	}
-	if ok && v.Pos.Dist2(q.centre) <= q.r2 {
+	if v, ok := r.place(s, q.t); ok && v.Pos.Dist2(q.centre) <= q.r2 {
 		dst = append(dst, v)
 	}
 	return dst
+}
+
+// place is r's vehicle at t on its schedule: from r where it holds the
+// lane part, else from s (the caller's schedule), to the bit alike.
+func (r *planned) place(s *Schedule, t float64) (Vehicle, bool) {
+	v, ok, covered := r.at(t)
+	if !covered {
+		v, ok = s.At(r.key, t, 0)
+	}
+	return v, ok
 }
 
 // at is Schedule.at for r's vehicle on its schedule; covered is false
