@@ -420,11 +420,11 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	// display faster than the physics) judges nothing: the vehicle, placed
 	// where the last step left it, reads a little short of the car and not
 	// quite still, which would restart every standoff.
-	if dt <= 0 {
-		// keep the standoff as it is
-	} else if l.forCar && speed == 0 && f.carVel.Dot(f.carVel) < standoffSpeed*standoffSpeed && facing(v, car) {
+	switch {
+	case dt <= 0: // the standoff stays as it is
+	case l.forCar && speed == 0 && f.carVel.Dot(f.carVel) < standoffSpeed*standoffSpeed && facing(v, car):
 		l.standoff += dt
-	} else {
+	default:
 		l.standoff = 0
 	}
 	if l.standoff > standoffTime {

@@ -46,6 +46,18 @@ func carInLane(t *testing.T, s *Schedule, p world.Vec2) (Blocker, Key) {
 	return Blocker{}, Key{}
 }
 
+// inLane is a car parked in a busy lane ahead of a vehicle about to
+// enter it (carInLane), a flow of the same world with nothing done yet,
+// and a second before that vehicle enters (beforeEntry).
+func inLane(t *testing.T) (s *Schedule, f *Flow, car Blocker, first Key, t0 float64) {
+	t.Helper()
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s = NewSchedule(w, 17.5)
+	car, first = carInLane(t, s, p)
+	return s, NewFlow(NewSchedule(w, 17.5)), car, first, beforeEntry(s, first)
+}
+
 // beforeEntry is a second before vehicle k is first on the road in a
 // signal cycle from time 0 (0 if it is not).
 func beforeEntry(s *Schedule, k Key) float64 {
@@ -58,15 +70,10 @@ func beforeEntry(s *Schedule, k Key) float64 {
 }
 
 func TestVehiclesStopForTheCarThenRejoinTheirSchedule(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	car, first := carInLane(t, s, p)
-	f := NewFlow(NewSchedule(w, 17.5))
+	// The flow starts a little before the vehicle enters its lane.
+	s, f, car, first, t0 := inLane(t)
 	const dt = 1.0 / 60
 	far := Blocker{Pos: world.Vec2{X: 1e6, Z: 1e6}, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
-	// Start the flow a little before the vehicle enters its lane.
-	t0 := beforeEntry(s, first)
 	stopped := false
 	maxLag := 0.0
 	tt := t0
@@ -252,15 +259,11 @@ func TestTurningVehiclesLookAlongTheirCurve(t *testing.T) {
 // the car (which is far off), without ever driving into it, and rejoin
 // their schedule once it is gone; without it they keep their schedule.
 func TestVehiclesStopForAnotherPlayersCar(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	other, first := carInLane(t, s, p)
+	s, f, other, first, t0 := inLane(t)
 	car := Blocker{Pos: other.Pos.Add(world.Vec2{X: 200}), Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
-	f, alone := NewFlow(NewSchedule(w, 17.5)), NewFlow(NewSchedule(w, 17.5))
+	alone := NewFlow(NewSchedule(s.World(), 17.5))
 	f.SetOthers([]Blocker{other})
 	const dt = 1.0 / 60
-	t0 := beforeEntry(s, first)
 	stopped := false
 	tt := t0
 	for ; tt < t0+30; tt += dt {

@@ -14,13 +14,8 @@ import (
 // the flow keeps) reports its lag and that the car holds it, and Ahead
 // looks along its path from where the flow has it.
 func TestTheFirstHeldUpVehicleReportsItsLag(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	car, first := carInLane(t, s, p)
-	f := NewFlow(NewSchedule(w, 17.5))
+	_, f, car, _, t0 := inLane(t)
 	const dt = 1.0 / 60
-	t0 := beforeEntry(s, first)
 	tt := t0
 	for ; tt < t0+40 && f.Lagging() == 0; tt += dt {
 		f.Update(tt, dt, car.Pos, 250, car)
@@ -93,13 +88,8 @@ func TestVehiclesBackOnScheduleAreForgotten(t *testing.T) {
 // is within its braking distance (brakeDecel), then stops short of it:
 // it neither crawls up from far off nor brakes too late.
 func TestTheFrontVehicleBrakesWithinItsBrakingDistance(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	car, first := carInLane(t, s, p)
-	f := NewFlow(NewSchedule(w, 17.5))
+	s, f, car, _, t0 := inLane(t)
 	const dt = 1.0 / 60
-	t0 := beforeEntry(s, first)
 	far, near := 0, 0
 	for tt := t0; tt < t0+20; tt += dt {
 		vs := f.Update(tt, dt, car.Pos, 250, car)
@@ -326,12 +316,7 @@ func TestLateVehiclesMakeUpTimeOnceTheCarIsGone(t *testing.T) {
 // It returns the flow, the car and the time reached.
 func heldUp(t *testing.T, dt float64) (*Flow, Blocker, float64) {
 	t.Helper()
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	car, first := carInLane(t, s, p)
-	f := NewFlow(NewSchedule(w, 17.5))
-	t0 := beforeEntry(s, first)
+	_, f, car, _, t0 := inLane(t)
 	tt := t0
 	for ; tt < t0+20; tt += dt {
 		f.Update(tt, dt, car.Pos, 250, car)
