@@ -61,7 +61,7 @@ type Flow struct {
 	sched []Vehicle
 	// carAt is where the car was at the last Update; placed is false
 	// before the first. A car that appears (the start, a reset: it moved
-	// more than carJump in one Update) has the vehicles under it held.
+	// more than CarJump in one Update) has the vehicles under it held.
 	carAt  world.Vec2
 	placed bool
 	carVel world.Vec2 // the car's velocity over the last Update
@@ -69,9 +69,9 @@ type Flow struct {
 	others []Blocker  // other players' cars (SetOthers)
 }
 
-// maxOthers bounds the other players' cars the traffic brakes for: the
+// MaxOthers bounds the other players' cars the traffic brakes for: the
 // nearest few are all a vehicle near this car can meet.
-const maxOthers = 16
+const MaxOthers = 16
 
 // flowCapacity sizes the vehicle lists for a busy neighbourhood.
 const flowCapacity = 1024
@@ -79,7 +79,7 @@ const flowCapacity = 1024
 // NewFlow returns the flow of schedule s.
 func NewFlow(s *Schedule) *Flow {
 	return &Flow{
-		s: s, lags: make([]lagging, 0, maxLagging), others: make([]Blocker, 0, maxOthers),
+		s: s, lags: make([]lagging, 0, maxLagging), others: make([]Blocker, 0, MaxOthers),
 		out: make([]Vehicle, 0, flowCapacity), sched: make([]Vehicle, 0, flowCapacity),
 	}
 }
@@ -87,13 +87,13 @@ func NewFlow(s *Schedule) *Flow {
 // Schedule is the flow's schedule.
 func (f *Flow) Schedule() *Schedule { return f.s }
 
-// SetOthers is the other players' cars near this one (up to maxOthers
+// SetOthers is the other players' cars near this one (up to MaxOthers
 // are kept, the rest ignored) for the next Updates: vehicles near one
 // brake for it as for the car, and rejoin their schedule once it is out
 // of their way. Only the car itself holds vehicles at their lane's entry
 // or stands them off (its own client does that for each other player).
 func (f *Flow) SetOthers(bs []Blocker) {
-	f.others = append(f.others[:0], bs[:min(len(bs), maxOthers)]...)
+	f.others = append(f.others[:0], bs[:min(len(bs), MaxOthers)]...)
 }
 
 // Vehicles is the last Update's result. Do not modify.
@@ -146,7 +146,7 @@ func (f *Flow) placeOut(v Vehicle, i int) {
 func (f *Flow) Update(t, dt float64, centre world.Vec2, radius float64, car Blocker) []Vehicle {
 	f.sched = f.scheduled(t, centre, radius)
 	f.out = f.out[:0]
-	appeared := !f.placed || car.Pos.Dist2(f.carAt) > carJump*carJump
+	appeared := !f.placed || car.Pos.Dist2(f.carAt) > CarJump*CarJump
 	f.carVel = world.Vec2{}
 	if !appeared && dt > 0 {
 		f.carVel = car.Pos.Sub(f.carAt).Scale(1 / dt)
@@ -250,9 +250,9 @@ func facing(v *Vehicle, car Blocker) bool {
 	return d.Dot(car.Dir) > 0 && math.Abs(d.Dot(right(car.Dir))) < car.Width/2+VehicleWidth/2+standoffSide
 }
 
-// carJump: a car that moves further than this in one Update was put
+// CarJump: a car that moves further than this in one Update was put
 // there (the game's start, a reset), not driven.
-const carJump = 10.0
+const CarJump = 10.0
 
 // under: v's box, grown by stopGap, overlaps the car's.
 func under(v *Vehicle, car Blocker) bool {

@@ -285,8 +285,8 @@ func TestVehiclesStopForAnotherPlayersCar(t *testing.T) {
 		f.Update(tt, dt, other.Pos, 250, car)
 	}
 	assert.Zero(t, f.Lagging(), "back on schedule once it left")
-	// more than maxOthers: the rest are ignored, nothing breaks
-	many := make([]Blocker, 3*maxOthers)
+	// more than MaxOthers: the rest are ignored, nothing breaks
+	many := make([]Blocker, 3*MaxOthers)
 	f.SetOthers(many)
-	assert.Len(t, f.others, maxOthers)
+	assert.Len(t, f.others, MaxOthers)
 }

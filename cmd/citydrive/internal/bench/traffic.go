@@ -18,14 +18,16 @@ import (
 )
 
 // trafficWork is the client's traffic work in the bench: what the game's
-// main goroutine does for traffic each frame (trafficframe.Frame.Update)
-// plus the renderer's CPU share (culling and packing the instances for a
+// main goroutine does for traffic each frame (trafficframe.Pipeline.Update:
+// taking the traffic its goroutine computed a frame ahead and asking for
+// the next) plus the renderer's CPU share (culling and packing the instances for a
 // chase camera, scene.AppendVehicles). Nil when the bench runs without.
 type trafficWork struct {
-	f       *trafficframe.Frame
+	f       *trafficframe.Pipeline
 	w       world.World
 	us      []float64
 	cpu     []float64 // the thread's CPU time of the same frames (no preemption)
+	work    []float64 // the traffic goroutine's thread CPU time for each timed frame's traffic
 	planned int
 	n, most int
 	sum     int
@@ -54,7 +56,8 @@ func newTrafficWork(o Options, w world.World, frames int) *trafficWork {
 	if o.NoTrafficPlan {
 		f.Close() // it then computes every frame itself
 	}
-	return &trafficWork{f: f, w: w, farOn: o.Streaming.Far.Slots > 0, us: make([]float64, 0, frames), cpu: make([]float64, 0, frames),
+	return &trafficWork{f: trafficframe.NewPipeline(f), w: w, farOn: o.Streaming.Far.Slots > 0,
+		us: make([]float64, 0, frames), cpu: make([]float64, 0, frames), work: make([]float64, 0, frames),
 		data: make([]float32, 0, render.MaxVehicles*scene.VehicleFloats)}
 }
 
@@ -72,6 +75,11 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 		t0 = time.Now()
 		c0, _ = threadcpu.Now()
 	} else {
+		// the main goroutine's share, in a window of its own (the last
+		// frame's request answered before it: nothing to wait for); the
+		// traffic goroutine counts its own for the next frame to add
+		t.f.Settle()
+		t.f.CountAllocs()
 		runtime.ReadMemStats(&t.a)
 	}
 	dt := 1.0 / FrameRate
@@ -94,11 +102,16 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 		t.us = append(t.us, float64(time.Since(t0).Nanoseconds())/1000)
 		if c1, ok := threadcpu.Now(); ok {
 			t.cpu = append(t.cpu, float64((c1-c0).Nanoseconds())/1000)
+			t.work = append(t.work, float64(t.f.WorkCPU().Nanoseconds())/1000)
 		}
 	} else {
 		runtime.ReadMemStats(&t.b)
 		t.allocs += t.b.Mallocs - t.a.Mallocs
+		t.f.Settle() // the goroutine's counted work done while the caller holds the workers
 		t.sampled++
+	}
+	if n, ok := t.f.WorkAllocs(); ok {
+		t.allocs += n // the traffic goroutine's for the last sampled frame
 	}
 	n := len(t.f.Vehicles())
 	if t.f.Planned() {
@@ -126,6 +139,8 @@ func (t *trafficWork) report(r *Report) {
 	r.TrafficUSP50, r.TrafficUSP99 = quantile(t.us, 0.5), quantile(t.us, 0.99)
 	slices.Sort(t.cpu)
 	r.TrafficCPUUSP50, r.TrafficCPUUSP99 = quantile(t.cpu, 0.5), quantile(t.cpu, 0.99)
+	slices.Sort(t.work)
+	r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99 = quantile(t.work, 0.5), quantile(t.work, 0.99)
 	r.TrafficPlanned = float64(t.planned) / float64(t.n)
 	r.TrafficVehiclesMean = float64(t.sum) / float64(t.n)
 	r.TrafficVehiclesMax = t.most

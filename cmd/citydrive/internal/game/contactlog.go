@@ -32,7 +32,7 @@ func (s *Session) trafficContact() []any {
 	}
 	rel := near.Pos.Sub(c.Pos)
 	v := near
-	light := tr.Flow().Schedule().Light(v.Key.Edge, v.Key.Lane == 0, tr.Now())
+	light := tr.Light(v.Key.Edge, v.Key.Lane == 0)
 	attrs := []any{
 		"car_speed", round2(c.Speed()), "car_heading_deg", math.Round(c.Heading * 180 / math.Pi),
 		"vehicle", fmt.Sprintf("%d/%d/%d/%d", v.Key.Edge, v.Key.Cycle, v.Key.Lane, v.Key.K),
@@ -40,7 +40,7 @@ func (s *Session) trafficContact() []any {
 		"ahead_m", round2(rel.Dot(fwd)), "left_m", round2(rel.Dot(roadgraph.Left(fwd))),
 		"rel_heading_deg", math.Round(math.Atan2(v.Dir.Dot(roadgraph.Left(fwd)), v.Dir.Dot(fwd)) * 180 / math.Pi),
 		"vehicle_speed", round2(v.Speed), "vehicle_u", round2(v.U - v.Start), "to_stop", round2(v.Stop - v.U),
-		"vehicle_lag", round2(tr.Flow().Lag(v.Key)), "vehicle_light", light.String(),
+		"vehicle_lag", round2(tr.Lag(v.Key)), "vehicle_light", light.String(),
 	}
 	if s.opt.Autopilot {
 		a := s.driver.Situation()

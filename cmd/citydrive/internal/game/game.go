@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -681,14 +680,7 @@ type Summary struct {
 
 // Summarise returns the session's numbers so far.
 func (s *Session) Summarise() Summary {
-	q := func(v []float64, f float64) float64 {
-		if len(v) == 0 {
-			return 0
-		}
-		v = slices.Clone(v)
-		slices.Sort(v)
-		return v[min(len(v)-1, int(f*float64(len(v))))]
-	}
+	q := quantile
 	return Summary{
 		Frames: len(s.times), GameSeconds: s.clock, WallSeconds: s.wall,
 		FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),

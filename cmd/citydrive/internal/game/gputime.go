@@ -2,7 +2,6 @@ package game
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"citydrive/render"
@@ -89,14 +88,7 @@ type GPUSummary struct {
 
 // GPU summarises the GPU times sampled so far.
 func (s *Session) GPU() GPUSummary {
-	q := func(v []float64, f float64) float64 {
-		if len(v) == 0 {
-			return 0
-		}
-		v = slices.Clone(v)
-		slices.Sort(v)
-		return v[min(len(v)-1, int(f*float64(len(v))))]
-	}
+	q := quantile
 	p := &s.gpu
 	return GPUSummary{N: len(p.total), Total: q(p.total, 0.5), TotalP99: q(p.total, 0.99),
 		Shadow: q(p.shadow, 0.5), Depth: q(p.depth, 0.5), Main: q(p.main, 0.5), Terrain: q(p.terrain, 0.5), HUD: q(p.hud, 0.5), work: p.work}

@@ -16,8 +16,9 @@ import (
 
 // Traffic: the scheduled city traffic within trafficframe.Radius of the
 // car, at the world clock, and the far traffic in view out to
-// trafficframe.DrawRadius (trafficframe). It is computed once a frame,
-// before the physics steps; the car and the autopilot meet it as obstacles
+// trafficframe.DrawRadius (trafficframe). It is computed a frame ahead on
+// a goroutine (trafficframe.Pipeline) and taken once a frame, before the
+// physics steps; the car and the autopilot meet it as obstacles
 // through carEnv.AppendObstacles, the autopilot yields to it
 // (autopilot.Traffic) and the renderer draws it instanced.
 
@@ -28,7 +29,7 @@ type vehicleSource interface {
 
 // trafficState is the session's traffic and its figures.
 type trafficState struct {
-	*trafficframe.Frame
+	*trafficframe.Pipeline
 	frames  int
 	sum     int
 	most    int
@@ -36,6 +37,7 @@ type trafficState struct {
 	lagging int       // most vehicles held up at once
 	us      []float64 // main-goroutine traffic work per frame, µs
 	cpu     []float64 // the same on the thread's CPU clock (without the time others held the core)
+	work    []float64 // the pipeline goroutine's thread CPU per frame, µs
 	planned int       // frames whose vehicles the planning goroutine had found
 	others  []traffic.Blocker
 }
@@ -73,7 +75,10 @@ type TrafficStats struct {
 	// the same on the thread's CPU clock: the work alone, without the time
 	// other goroutines and processes held the core (0 where unavailable)
 	CPUUSP50, CPUUSP99 float64
-	Planned            float64 // share of frames whose vehicles were found ahead (trafficframe)
+	// the pipeline goroutine's work per frame on its thread's CPU clock
+	// (off the main goroutine; 0 where unavailable)
+	WorkCPUUSP50, WorkCPUUSP99 float64
+	Planned                    float64 // share of frames whose vehicles were found ahead (trafficframe)
 }
 
 // worldTime is the world clock traffic runs on (worldtime.go) at game
@@ -92,7 +97,7 @@ func (s *Session) updateTraffic(game float64) {
 	c0, _ := threadcpu.Now()
 	e := s.carEnv()
 	if e.traffic == nil {
-		e.traffic = &trafficState{Frame: trafficframe.New(s.opt.World, s.opt.TimeOfDay)}
+		e.traffic = &trafficState{Pipeline: trafficframe.NewPipeline(trafficframe.New(s.opt.World, s.opt.TimeOfDay))}
 		e.vehicles = e.traffic
 		s.driver.Traffic = e.traffic
 	}
@@ -110,13 +115,14 @@ func (s *Session) updateTraffic(game float64) {
 	tr.sum += len(tr.Vehicles())
 	tr.most = max(tr.most, len(tr.Vehicles()))
 	tr.far += tr.Far()
-	tr.lagging = max(tr.lagging, tr.Flow().Lagging())
+	tr.lagging = max(tr.lagging, tr.Lagging())
 	if tr.Planned() {
 		tr.planned++
 	}
 	tr.us = append(tr.us, us(time.Since(t0)))
 	if c1, ok := threadcpu.Now(); ok {
 		tr.cpu = append(tr.cpu, us(c1-c0))
+		tr.work = append(tr.work, us(tr.WorkCPU()))
 	}
 }
 
@@ -126,17 +132,21 @@ func (s *Session) TrafficStats() TrafficStats {
 	if tr == nil || tr.frames == 0 {
 		return TrafficStats{}
 	}
-	v := slices.Clone(tr.us)
-	slices.Sort(v)
-	c := slices.Clone(tr.cpu)
-	slices.Sort(c)
-	var c50, c99 float64
-	if len(c) > 0 {
-		c50, c99 = c[len(c)/2], c[min(len(c)-1, int(0.99*float64(len(c))))]
-	}
-	return TrafficStats{CPUUSP50: c50, CPUUSP99: c99, MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most,
+	q := quantile
+	return TrafficStats{CPUUSP50: q(tr.cpu, 0.5), CPUUSP99: q(tr.cpu, 0.99), WorkCPUUSP50: q(tr.work, 0.5), WorkCPUUSP99: q(tr.work, 0.99),
+		MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most,
 		MeanFar: float64(tr.far) / float64(tr.frames), MaxLagging: tr.lagging,
-		USP50: v[len(v)/2], USP99: v[min(len(v)-1, int(0.99*float64(len(v))))], Planned: float64(tr.planned) / float64(tr.frames)}
+		USP50: q(tr.us, 0.5), USP99: q(tr.us, 0.99), Planned: float64(tr.planned) / float64(tr.frames)}
+}
+
+// quantile is the f quantile of v (0 when empty).
+func quantile(v []float64, f float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[min(len(v)-1, int(f*float64(len(v))))]
 }
 
 // appendTraffic appends the traffic vehicles within r of (x, z) as

@@ -36,6 +36,8 @@ const (
 
 // Frame is the traffic of one client. Not safe for concurrent use.
 type Frame struct {
+	w        world.World
+	hour     float64
 	flow     *traffic.Flow
 	plans    *planner // nil once closed
 	vehicles []traffic.Vehicle
@@ -54,7 +56,7 @@ func New(w world.World, hour float64) *Frame { return newFrame(w, hour, false) }
 
 // newFrame is New; sync plans on the caller's goroutine instead (tests).
 func newFrame(w world.World, hour float64, sync bool) *Frame {
-	return &Frame{flow: traffic.NewFlow(traffic.NewSchedule(w, hour)), plans: newPlanner(w, hour, sync),
+	return &Frame{w: w, hour: hour, flow: traffic.NewFlow(traffic.NewSchedule(w, hour)), plans: newPlanner(w, hour, sync),
 		far:  make([]traffic.FarVehicle, 0, scene.MaxVehicles),
 		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), looks: make([]uint8, 0, scene.MaxVehicles)}
 }
@@ -207,7 +209,10 @@ func (f *Frame) Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool) {
 }
 
 // Signals is the signal clock at the last Update's world time.
-func (f *Frame) Signals() scene.SignalClock {
-	return scene.SignalClock{Time: float32(math.Mod(f.now, traffic.SignalPeriod)),
+func (f *Frame) Signals() scene.SignalClock { return signals(f.now) }
+
+// signals is the signal clock at world time now.
+func signals(now float64) scene.SignalClock {
+	return scene.SignalClock{Time: float32(math.Mod(now, traffic.SignalPeriod)),
 		Period: traffic.SignalPeriod, Green: traffic.GreenLength}
 }
