@@ -114,8 +114,6 @@ func NewPipeline(f *Frame) *Pipeline {
 
 func (p *Pipeline) run() {
 	defer close(p.done)
-	runtime.LockOSThread() // its CPU clock is this goroutine's
-	defer runtime.UnlockOSThread()
 	for r := range p.req {
 		p.ready <- p.work.step(&r)
 	}
@@ -123,6 +121,8 @@ func (p *Pipeline) run() {
 
 // step computes the traffic of r into its buffer.
 func (w *pipeWorker) step(r *request) *result {
+	runtime.LockOSThread() // the thread's CPU clock must be this goroutine's
+	defer runtime.UnlockOSThread()
 	if r.countAllocs {
 		runtime.ReadMemStats(&w.ms[0])
 	}
