@@ -52,6 +52,8 @@ type Pipeline struct {
 	pending bool    // a request is out
 	started bool
 	closed  bool
+	waits   int // Updates whose answer was not ready yet
+	own     int // Updates that computed their own traffic
 }
 
 // request is one frame's inputs, by value: nothing is shared with the
@@ -188,11 +190,15 @@ func (p *Pipeline) SetOthers(bs []traffic.Blocker) {
 // state.
 func (p *Pipeline) Update(t, dt float64, car traffic.Blocker) {
 	if p.pending {
+		if p.arrived == nil && len(p.ready) == 0 {
+			p.waits++
+		}
 		p.take()
 	}
 	if !p.started || car.Pos.Dist2(p.sent.car.Pos) > traffic.CarJump*traffic.CarJump || math.Abs(p.cur.now-t) > maxSkew {
 		// the traffic in hand is for another place or time: this
 		// frame's own, at once
+		p.own++
 		p.send(t, dt, car)
 		p.take()
 	}
@@ -250,6 +256,15 @@ func (p *Pipeline) Close() {
 	<-p.done
 	p.work.f.Close()
 }
+
+// Waits is how many Updates found the goroutine's answer not ready and
+// waited for it (a paced frame gives it the whole frame; a soak's
+// back-to-back frames on a busy machine may not).
+func (p *Pipeline) Waits() int { return p.waits }
+
+// Own is how many Updates computed their own traffic (the first, a jump
+// of the car or the clock).
+func (p *Pipeline) Own() int { return p.own }
 
 // Vehicles is the traffic in hand within Radius (Frame.Vehicles). Do not
 // modify.

@@ -112,6 +112,7 @@ func TestThePipelineIsAFrameOneFrameBehind(t *testing.T) {
 			waited = waited || ref.WaitsForCar(v.Key)
 		}
 	}
+	assert.Equal(t, 3, p.Own(), "the first frame, the jump and the clock's")
 	assert.True(t, lagged, "some vehicle was held up")
 	assert.True(t, waited, "some vehicle braked for the car")
 }
