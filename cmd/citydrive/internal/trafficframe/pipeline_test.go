@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"citydrive/render/frustum"
 	"citydrive/render/scene"
 	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
@@ -144,4 +145,41 @@ func TestThePipelineAllocatesNothingAndCloses(t *testing.T) {
 	default:
 		assert.Fail(t, "the goroutine still runs")
 	}
+}
+
+// BenchmarkPipeline is the main goroutine's share of a frame of traffic
+// driving at 30 m/s downtown (take the answer, ask for the next, cull and
+// pack the instances), the goroutine's work waited for off the clock as a
+// paced frame gives it time to finish.
+func BenchmarkPipeline(b *testing.B) {
+	w := world.New(412)
+	p := NewPipeline(newFrame(w, rushHour, false))
+	defer p.Close()
+	car := traffic.Blocker{Pos: downtown, Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	tt := 100000.0
+	var target mgl64.Vec3
+	var counts [scene.VehicleModels]int32
+	data := make([]float32, 0, 4096*scene.VehicleFloats)
+	step := func() {
+		tt += 1.0 / 60
+		car.Pos.X += 30.0 / 60
+		cam := chaseCamera(w, car, &target)
+		p.SetCamera(cam)
+		p.Update(tt, 1.0/60, car)
+		fr := frustum.FromViewProj(cam.ViewProj(16.0 / 9))
+		data, _ = scene.AppendVehicles(data[:0], &counts, p.Draw(), cam.Position, &fr, 4096)
+	}
+	for range 120 {
+		step()
+		p.Settle()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		step()
+		b.StopTimer()
+		p.Settle()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(len(data)/scene.VehicleFloats), "in-view")
 }
