@@ -82,7 +82,7 @@ type TrafficStats struct {
 	// main goroutine came for it; Own: frames that computed their own
 	// (the first, a reset of the car, a jump of the clock)
 	Waits, Own int
-	Planned                    float64 // share of frames whose vehicles were found ahead (trafficframe)
+	Planned    float64 // share of frames whose vehicles were found ahead (trafficframe)
 }
 
 // worldTime is the world clock traffic runs on (worldtime.go) at game
