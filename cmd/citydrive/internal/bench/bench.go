@@ -70,6 +70,8 @@ type Report struct {
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
 	// frames whose traffic was not ready when the main goroutine came for it
 	TrafficWaits int `json:"traffic_main_waits"`
+	// frames that computed the traffic the goroutine had not begun
+	TrafficStolen int `json:"traffic_main_stolen"`
 	// share of frames whose vehicles came from the planning goroutine
 	TrafficPlanned        float64 `json:"traffic_planned_share"`
 	TrafficVehiclesMean   float64 `json:"traffic_vehicles_mean"`
@@ -322,8 +324,8 @@ func (r Report) WriteTable(w io.Writer) {
 		{"GC", fmt.Sprintf("%d cycles, pause p99 %.0f µs", r.GCCycles, r.GCPauseP99US)},
 	}
 	if r.TrafficVehiclesMax > 0 {
-		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f; the traffic goroutine's a frame ahead %.1f / %.1f; waited for it %d times), %.3f allocations; %.0f vehicles simulated (max %d) and %.0f far ones drawn, %.0f in view; %.0f %% of frames planned ahead",
-			r.TrafficUSP50, r.TrafficUSP99, r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99, r.TrafficWaits, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficFarMean, r.TrafficInViewMean, 100*r.TrafficPlanned)})
+		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f; the traffic step a frame ahead %.1f / %.1f; waited for it %d times, did its work %d times), %.3f allocations; %.0f vehicles simulated (max %d) and %.0f far ones drawn, %.0f in view; %.0f %% of frames planned ahead",
+			r.TrafficUSP50, r.TrafficUSP99, r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99, r.TrafficWaits, r.TrafficStolen, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficFarMean, r.TrafficInViewMean, 100*r.TrafficPlanned)})
 	}
 	for _, row := range rows {
 		fmt.Fprintf(w, "%-30s %s\n", row.k, row.v)

@@ -141,7 +141,7 @@ func (t *trafficWork) report(r *Report) {
 	r.TrafficCPUUSP50, r.TrafficCPUUSP99 = quantile(t.cpu, 0.5), quantile(t.cpu, 0.99)
 	slices.Sort(t.work)
 	r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99 = quantile(t.work, 0.5), quantile(t.work, 0.99)
-	r.TrafficWaits = t.f.Waits()
+	r.TrafficWaits, r.TrafficStolen = t.f.Waits(), t.f.Stolen()
 	r.TrafficPlanned = float64(t.planned) / float64(t.n)
 	r.TrafficVehiclesMean = float64(t.sum) / float64(t.n)
 	r.TrafficVehiclesMax = t.most

@@ -78,11 +78,12 @@ type TrafficStats struct {
 	// the pipeline goroutine's work per frame on its thread's CPU clock
 	// (off the main goroutine; 0 where unavailable)
 	WorkCPUUSP50, WorkCPUUSP99 float64
-	// Waits: frames whose traffic the goroutine had not finished when the
-	// main goroutine came for it; Own: frames that computed their own
-	// (the first, a reset of the car, a jump of the clock)
-	Waits, Own int
-	Planned    float64 // share of frames whose vehicles were found ahead (trafficframe)
+	// Waits: frames that waited for the goroutine to finish their
+	// traffic; Stolen: frames that computed it themselves, the goroutine
+	// not having begun it; Own: frames that computed their own inputs'
+	// traffic (the first, a reset of the car, a jump of the clock)
+	Waits, Stolen, Own int
+	Planned            float64 // share of frames whose vehicles were found ahead (trafficframe)
 }
 
 // worldTime is the world clock traffic runs on (worldtime.go) at game
@@ -139,7 +140,7 @@ func (s *Session) TrafficStats() TrafficStats {
 	q := quantile
 	return TrafficStats{CPUUSP50: q(tr.cpu, 0.5), CPUUSP99: q(tr.cpu, 0.99), WorkCPUUSP50: q(tr.work, 0.5), WorkCPUUSP99: q(tr.work, 0.99),
 		MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most,
-		MeanFar: float64(tr.far) / float64(tr.frames), MaxLagging: tr.lagging, Waits: tr.Waits(), Own: tr.Own(),
+		MeanFar: float64(tr.far) / float64(tr.frames), MaxLagging: tr.lagging, Waits: tr.Waits(), Stolen: tr.Stolen(), Own: tr.Own(),
 		USP50: q(tr.us, 0.5), USP99: q(tr.us, 0.99), Planned: float64(tr.planned) / float64(tr.frames)}
 }
 

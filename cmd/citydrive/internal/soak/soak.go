@@ -62,8 +62,9 @@ type Report struct {
 	// the traffic goroutine's work a frame ahead (trafficframe.Pipeline), on its thread's CPU clock
 	TrafficWorkerCPUUSP50 float64 `json:"traffic_worker_cpu_us_p50"`
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
-	TrafficWaits          int     `json:"traffic_main_waits"` // frames whose traffic was not ready when the main goroutine came for it
-	TrafficOwn            int     `json:"traffic_own_frames"` // frames that computed their own (start, reset, clock jump)
+	TrafficWaits          int     `json:"traffic_main_waits"`  // frames that waited for the traffic goroutine to finish
+	TrafficStolen         int     `json:"traffic_main_stolen"` // frames that computed the traffic the goroutine had not begun
+	TrafficOwn            int     `json:"traffic_own_frames"`  // frames that computed their own (start, reset, clock jump)
 	MinHeightM            float64 `json:"min_height_above_road_m"`
 	Recoveries            int     `json:"autopilot_recoveries"`
 	Frames                int     `json:"frames"`
@@ -135,7 +136,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		TrafficContacts: d.TrafficContacts, TrafficMean: ts.MeanVehicles, TrafficMax: ts.MaxVehicles, TrafficFarMean: ts.MeanFar, TrafficLagging: ts.MaxLagging, TrafficUSP50: ts.USP50, TrafficUSP99: ts.USP99,
 		Recoveries: s.Recoveries(), Frames: sum.Frames,
 		TrafficCPUUSP50: ts.CPUUSP50, TrafficCPUUSP99: ts.CPUUSP99, TrafficWorkerCPUUSP50: ts.WorkCPUUSP50, TrafficWorkerCPUUSP99: ts.WorkCPUUSP99,
-		TrafficWaits: ts.Waits, TrafficOwn: ts.Own,
+		TrafficWaits: ts.Waits, TrafficStolen: ts.Stolen, TrafficOwn: ts.Own,
 		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
 		Builds: sum.Stats.Builds, StaleDropped: sum.Stats.StaleDropped, Fallback: sum.Stats.Fallback,
 	}, nil
@@ -151,10 +152,10 @@ func (r Report) String() string {
   height:    lowest %.3f m above the road surface
   frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs (road streaming p99 %.0f µs, voxel + network p99 %.0f µs)
   streaming: %d builds, %d stale dropped, fallback %q
-  traffic work on the thread's CPU clock (others' time left out): p50 %.0f µs, p99 %.0f µs; the traffic goroutine's a frame ahead: p50 %.0f µs, p99 %.0f µs; the main goroutine waited for it in %d frames, computed its own in %d
+  traffic work on the thread's CPU clock (others' time left out): p50 %.0f µs, p99 %.0f µs; the traffic step a frame ahead (wherever it ran): p50 %.0f µs, p99 %.0f µs; the main goroutine waited for it in %d frames, computed what it had not begun in %d and its own in %d
 `, r.Seed, r.GameSeconds, r.WallSeconds, r.GameSeconds/max(r.WallSeconds, 1e-9),
 		r.KM, r.AverageKMH, r.StuckEpisodes, r.LongestStuckS, r.Recoveries,
 		r.Contacts, r.CarContacts, r.TrafficContacts, r.TrafficMean, r.TrafficMax, r.TrafficFarMean, r.TrafficLagging, r.TrafficUSP50, r.TrafficUSP99, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,
 		r.Builds, r.StaleDropped, r.Fallback,
-		r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99, r.TrafficWaits, r.TrafficOwn)
+		r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99, r.TrafficWaits, r.TrafficStolen, r.TrafficOwn)
 }

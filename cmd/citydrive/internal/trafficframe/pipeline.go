@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -52,13 +53,17 @@ type Pipeline struct {
 	pending bool    // a request is out
 	started bool
 	closed  bool
-	waits   int // Updates whose answer was not ready yet
-	own     int // Updates that computed their own traffic
+	seq     uint64        // of the last request sent
+	claimed atomic.Uint64 // the last request whose computing began, on either goroutine
+	waits   int           // Updates that waited for the goroutine to finish
+	stolen  int           // Updates that computed the answer the goroutine had not begun
+	own     int           // Updates that computed their own traffic
 }
 
 // request is one frame's inputs, by value: nothing is shared with the
 // main goroutine once sent.
 type request struct {
+	seq         uint64
 	t, dt       float64
 	car         traffic.Blocker
 	others      [traffic.MaxOthers]traffic.Blocker
@@ -106,17 +111,28 @@ type pipeWorker struct {
 
 // NewPipeline runs f on a goroutine of its own; the Pipeline owns f from
 // now on.
-func NewPipeline(f *Frame) *Pipeline {
+func NewPipeline(f *Frame) *Pipeline { return newPipeline(f, true) }
+
+// newPipeline is NewPipeline; without its goroutine (run false) every
+// Update computes the answer itself (tests).
+func newPipeline(f *Frame, run bool) *Pipeline {
 	p := &Pipeline{sched: traffic.NewSchedule(f.w, f.hour), work: &pipeWorker{f: f},
 		req: make(chan request, 1), ready: make(chan *result, 1), done: make(chan struct{}),
 		cur: newResult(), spare: newResult()}
-	go p.run()
+	if run {
+		go p.run()
+	} else {
+		close(p.done)
+	}
 	return p
 }
 
 func (p *Pipeline) run() {
 	defer close(p.done)
 	for r := range p.req {
+		if !p.claimed.CompareAndSwap(r.seq-1, r.seq) {
+			continue // the main goroutine took it on (take)
+		}
 		p.ready <- p.work.step(&r)
 	}
 }
@@ -190,9 +206,6 @@ func (p *Pipeline) SetOthers(bs []traffic.Blocker) {
 // state.
 func (p *Pipeline) Update(t, dt float64, car traffic.Blocker) {
 	if p.pending {
-		if p.arrived == nil && len(p.ready) == 0 {
-			p.waits++
-		}
 		p.take()
 	}
 	if !p.started || car.Pos.Dist2(p.sent.car.Pos) > traffic.CarJump*traffic.CarJump || math.Abs(p.cur.now-t) > maxSkew {
@@ -209,7 +222,8 @@ func (p *Pipeline) Update(t, dt float64, car traffic.Blocker) {
 // send asks the goroutine for the traffic at world time t, dt after the
 // last request.
 func (p *Pipeline) send(t, dt float64, car traffic.Blocker) {
-	p.next.t, p.next.dt, p.next.car, p.next.into = t, dt, car, p.spare
+	p.seq++
+	p.next.seq, p.next.t, p.next.dt, p.next.car, p.next.into = p.seq, t, dt, car, p.spare
 	p.spare = nil
 	p.sent = p.next
 	p.pending = true
@@ -217,10 +231,30 @@ func (p *Pipeline) send(t, dt float64, car traffic.Blocker) {
 	p.next.countAllocs = false
 }
 
-// take waits for the answer to the request out and holds it; the traffic
-// held before becomes the spare buffer.
+// take holds the answer to the request out, and the traffic held before
+// becomes the spare buffer. An answer the goroutine has not begun (it
+// waits for a core, as on a busy machine the build workers may hold the
+// other one for milliseconds) is computed here instead: the frame pays
+// what it paid before the pipeline, and never waits on the scheduler. One
+// it has begun is waited for.
 func (p *Pipeline) take() {
-	p.Settle()
+	if p.arrived == nil {
+		select {
+		case p.arrived = <-p.ready:
+		default:
+			if p.claimed.CompareAndSwap(p.seq-1, p.seq) {
+				select {
+				case <-p.req: // still queued: the goroutine would skip it
+				default:
+				}
+				p.arrived = p.work.step(&p.sent)
+				p.stolen++
+			} else {
+				p.waits++
+				p.arrived = <-p.ready
+			}
+		}
+	}
 	p.cur, p.spare = p.arrived, p.cur
 	p.arrived, p.pending = nil, false
 }
@@ -257,10 +291,14 @@ func (p *Pipeline) Close() {
 	p.work.f.Close()
 }
 
-// Waits is how many Updates found the goroutine's answer not ready and
-// waited for it (a paced frame gives it the whole frame; a soak's
-// back-to-back frames on a busy machine may not).
+// Waits is how many Updates waited for the goroutine to finish an answer
+// it had begun, and Stolen how many computed one it had not begun (a
+// paced frame gives it the whole frame; a soak's back-to-back frames on a
+// busy machine may not).
 func (p *Pipeline) Waits() int { return p.waits }
+
+// Stolen: see Waits.
+func (p *Pipeline) Stolen() int { return p.stolen }
 
 // Own is how many Updates computed their own traffic (the first, a jump
 // of the car or the clock).

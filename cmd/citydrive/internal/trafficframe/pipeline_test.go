@@ -52,13 +52,23 @@ func chaseCamera(w world.World, car traffic.Blocker, target *mgl64.Vec3) scene.C
 // The pipeline's traffic is a Frame's fed the same inputs a frame late:
 // at each frame the traffic in hand is, to the bit, what a Frame computes
 // for that frame's world time with the last frame's car, other players
-// and camera. The first frame, a frame whose car jumped and one whose
-// clock jumped get their own inputs at once.
+// and camera, whichever goroutine computed it. The first frame, a frame
+// whose car jumped and one whose clock jumped get their own inputs at
+// once.
 func TestThePipelineIsAFrameOneFrameBehind(t *testing.T) {
+	t.Run("goroutine", func(t *testing.T) { pipelineOneFrameBehind(t, true) })
+	t.Run("main goroutine", func(t *testing.T) { // every answer taken on by the main goroutine
+		p := pipelineOneFrameBehind(t, false)
+		assert.Equal(t, 90+3-1, p.Stolen(), "every request (a frame each, three of their own) but the last frame's, never taken")
+		assert.Zero(t, p.Waits())
+	})
+}
+
+func pipelineOneFrameBehind(t *testing.T, run bool) *Pipeline {
 	w := world.New(412)
 	ref := newFrame(w, rushHour, true)
 	defer ref.Close()
-	p := NewPipeline(newFrame(w, rushHour, true))
+	p := newPipeline(newFrame(w, rushHour, true), run)
 	defer p.Close()
 	car := standingCar(t, w)
 	const dt = 1.0 / 60
@@ -116,6 +126,7 @@ func TestThePipelineIsAFrameOneFrameBehind(t *testing.T) {
 	assert.Equal(t, 3, p.Own(), "the first frame, the jump and the clock's")
 	assert.True(t, lagged, "some vehicle was held up")
 	assert.True(t, waited, "some vehicle braked for the car")
+	return p
 }
 
 // In steady state a frame of the pipeline allocates nothing, on either
