@@ -64,8 +64,9 @@ type Report struct {
 	// without the time other processes held the core
 	TrafficCPUUSP50 float64 `json:"traffic_cpu_us_p50"`
 	TrafficCPUUSP99 float64 `json:"traffic_cpu_us_p99"`
-	// the traffic goroutine's work a frame ahead (trafficframe.Pipeline)
-	// on its thread's CPU clock: the work the main goroutine no longer does
+	// the traffic step a frame ahead (trafficframe.Pipeline) on its
+	// thread's CPU clock: on the traffic goroutine or, in the frames it had
+	// not begun it (TrafficStolen), the main one (counted above too)
 	TrafficWorkerCPUUSP50 float64 `json:"traffic_worker_cpu_us_p50"`
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
 	// frames whose traffic was not ready when the main goroutine came for it

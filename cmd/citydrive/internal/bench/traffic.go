@@ -27,7 +27,7 @@ type trafficWork struct {
 	w       world.World
 	us      []float64
 	cpu     []float64 // the thread's CPU time of the same frames (no preemption)
-	work    []float64 // the traffic goroutine's thread CPU time for each timed frame's traffic
+	work    []float64 // the traffic step's thread CPU time for each timed frame's traffic (Pipeline.WorkCPU)
 	planned int
 	n, most int
 	sum     int

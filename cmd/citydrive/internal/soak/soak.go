@@ -59,7 +59,8 @@ type Report struct {
 	TrafficUSP99    float64 `json:"traffic_us_p99"`
 	TrafficCPUUSP50 float64 `json:"traffic_cpu_us_p50"` // the same on the thread's CPU clock
 	TrafficCPUUSP99 float64 `json:"traffic_cpu_us_p99"`
-	// the traffic goroutine's work a frame ahead (trafficframe.Pipeline), on its thread's CPU clock
+	// the traffic step a frame ahead (trafficframe.Pipeline) on its thread's CPU clock,
+	// on the traffic goroutine or, in the frames it had not begun it, the main one (counted above too)
 	TrafficWorkerCPUUSP50 float64 `json:"traffic_worker_cpu_us_p50"`
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
 	TrafficWaits          int     `json:"traffic_main_waits"`  // frames that waited for the traffic goroutine to finish

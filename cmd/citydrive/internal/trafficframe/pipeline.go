@@ -85,7 +85,7 @@ type result struct {
 	far      int
 	lagging  int
 	planned  bool
-	cpu      time.Duration // the goroutine's thread CPU time for it (0 where unavailable)
+	cpu      time.Duration // the step's thread CPU time (0 where unavailable)
 	mallocs  uint64        // allocations during the step, when counted
 	counted  bool
 }
@@ -323,8 +323,8 @@ func (p *Pipeline) Lagging() int { return p.cur.lagging }
 // Now is the world time of the traffic in hand.
 func (p *Pipeline) Now() float64 { return p.cur.now }
 
-// WorkCPU is the goroutine's thread CPU time for the traffic in hand (0
-// where the clock is unavailable).
+// WorkCPU is the thread CPU time of the step that computed the traffic
+// in hand, on whichever goroutine (0 where the clock is unavailable).
 func (p *Pipeline) WorkCPU() time.Duration { return p.cur.cpu }
 
 // late is vehicle k's entry in the traffic in hand, if off its schedule.
