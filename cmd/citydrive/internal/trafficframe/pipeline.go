@@ -26,9 +26,10 @@ import (
 // is at the predicted time: off by how much one frame's length differs
 // from the last's. A frame whose car jumped (the start, a reset) or whose
 // world time is more than maxSkew from the prediction waits for its own
-// traffic instead. The result depends only on the inputs, never on how
-// the goroutines were scheduled: the main goroutine always waits for the
-// result it asked for.
+// traffic instead. An answer the goroutine has not begun when the frame
+// comes for it (no core was free) the main goroutine computes itself
+// (take). The result depends only on the inputs, never on how the
+// goroutines were scheduled or which computed it.
 const (
 	// maxSkew is how far (seconds of world time) the traffic in hand may
 	// be from the frame's time before the frame computes its own: a
@@ -102,7 +103,8 @@ func newResult() *result {
 		draw: make([]scene.Vehicle, 0, scene.MaxVehicles), late: make([]lateVehicle, 0, scene.MaxVehicles)}
 }
 
-// pipeWorker is the goroutine's side: the Frame and its camera's target.
+// pipeWorker is what computes a step: the Frame and its camera's target.
+// It belongs to whichever goroutine claimed the request (Pipeline.claimed).
 type pipeWorker struct {
 	f      *Frame
 	target mgl64.Vec3
