@@ -35,6 +35,9 @@ const (
 	// be from the frame's time before the frame computes its own: a
 	// hitch of a few frames, or a jump of the clock.
 	maxSkew = 0.1
+	// maxSpin bounds how long the main goroutine spins for an answer the
+	// goroutine is computing (await): longer than a step takes.
+	maxSpin = 200 * time.Microsecond
 )
 
 // Pipeline is the traffic of one client, computed a frame ahead on a
@@ -253,12 +256,29 @@ func (p *Pipeline) take() {
 				p.stolen++
 			} else {
 				p.waits++
-				p.arrived = <-p.ready
+				p.arrived = p.await()
 			}
 		}
 	}
 	p.cur, p.spare = p.arrived, p.cur
 	p.arrived, p.pending = nil, false
+}
+
+// await waits for the answer the goroutine is computing: spinning, as it
+// is running on another core and a blocked main goroutine, wired to its
+// thread, costs a trip through the kernel to hand its core over and get
+// it back (tens of µs on a busy machine, more than most of a step); past
+// maxSpin, blocking.
+func (p *Pipeline) await() *result {
+	deadline := time.Now().Add(maxSpin)
+	for time.Now().Before(deadline) {
+		select {
+		case res := <-p.ready:
+			return res
+		default:
+		}
+	}
+	return <-p.ready
 }
 
 // Settle waits until the goroutine has answered the request out, if any,
