@@ -45,13 +45,13 @@ const (
 // goroutine. Close stops it.
 type Pipeline struct {
 	sched   *traffic.Schedule // the main goroutine's: Light and Ahead
-	work    *pipeWorker       // the goroutine's
+	work    *pipeWorker       // whichever goroutine claimed the request out
 	req     chan request
 	ready   chan *result
 	done    chan struct{}
 	cur     *result // the traffic in hand
 	spare   *result // the buffer for the next answer
-	arrived *result // the answer to the request out, once Settle took it
+	arrived *result // the answer to the request out, once received (take, Settle)
 	next    request // the inputs for the next request (SetCamera, SetOthers)
 	sent    request // the last request sent
 	pending bool    // a request is out
