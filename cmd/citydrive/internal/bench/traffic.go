@@ -75,11 +75,11 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 		t0 = time.Now()
 		c0, _ = threadcpu.Now()
 	} else {
-		// the main goroutine's share, in a window of its own (the last
-		// frame's request answered before it: nothing to wait for); the
-		// traffic goroutine counts its own for the next frame to add
+		// the frame's whole traffic work in one window: the last frame's
+		// request answered before it (nothing to wait for), and the one
+		// this frame sends computed here, at once
 		t.f.Settle()
-		t.f.CountAllocs()
+		t.f.ComputeHere()
 		runtime.ReadMemStats(&t.a)
 	}
 	dt := 1.0 / FrameRate
@@ -107,11 +107,7 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 	} else {
 		runtime.ReadMemStats(&t.b)
 		t.allocs += t.b.Mallocs - t.a.Mallocs
-		t.f.Settle() // the goroutine's counted work done while the caller holds the workers
 		t.sampled++
-	}
-	if n, ok := t.f.WorkAllocs(); ok {
-		t.allocs += n // the traffic goroutine's for the last sampled frame
 	}
 	n := len(t.f.Vehicles())
 	if t.f.Planned() {

@@ -62,22 +62,22 @@ type Pipeline struct {
 	waits   int           // Updates that waited for the goroutine to finish
 	stolen  int           // Updates that computed the answer the goroutine had not begun
 	own     int           // Updates that computed their own traffic
+	here    bool          // the next request is computed at once (ComputeHere)
 }
 
 // request is one frame's inputs, by value: nothing is shared with the
 // main goroutine once sent.
 type request struct {
-	seq         uint64
-	t, dt       float64
-	car         traffic.Blocker
-	others      [traffic.MaxOthers]traffic.Blocker
-	nOthers     int
-	cam         scene.Camera // Target is nil: target, when hasTarget
-	target      mgl64.Vec3
-	hasCam      bool
-	hasTarget   bool
-	countAllocs bool    // count the step's allocations (CountAllocs)
-	into        *result // the buffer to fill
+	seq       uint64
+	t, dt     float64
+	car       traffic.Blocker
+	others    [traffic.MaxOthers]traffic.Blocker
+	nOthers   int
+	cam       scene.Camera // Target is nil: target, when hasTarget
+	target    mgl64.Vec3
+	hasCam    bool
+	hasTarget bool
+	into      *result // the buffer to fill
 }
 
 // result is one Update's traffic, copied out of the Frame.
@@ -90,8 +90,6 @@ type result struct {
 	lagging  int
 	planned  bool
 	cpu      time.Duration // the step's thread CPU time (0 where unavailable)
-	mallocs  uint64        // allocations during the step, when counted
-	counted  bool
 }
 
 // lateVehicle is a vehicle of the result off its schedule.
@@ -111,7 +109,6 @@ func newResult() *result {
 type pipeWorker struct {
 	f      *Frame
 	target mgl64.Vec3
-	ms     [2]runtime.MemStats // CountAllocs's
 }
 
 // NewPipeline runs f on a goroutine of its own; the Pipeline owns f from
@@ -146,9 +143,6 @@ func (p *Pipeline) run() {
 func (w *pipeWorker) step(r *request) *result {
 	runtime.LockOSThread() // the thread's CPU clock must be this goroutine's
 	defer runtime.UnlockOSThread()
-	if r.countAllocs {
-		runtime.ReadMemStats(&w.ms[0])
-	}
 	c0, _ := threadcpu.Now()
 	if r.hasCam {
 		cam := r.cam
@@ -176,11 +170,6 @@ func (w *pipeWorker) step(r *request) *result {
 	slices.SortFunc(res.late, func(a, b lateVehicle) int { return compareKeys(a.key, b.key) })
 	if c1, ok := threadcpu.Now(); ok {
 		res.cpu = c1 - c0
-	}
-	res.counted = r.countAllocs
-	if r.countAllocs {
-		runtime.ReadMemStats(&w.ms[1])
-		res.mallocs = w.ms[1].Mallocs - w.ms[0].Mallocs
 	}
 	return res
 }
@@ -232,8 +221,14 @@ func (p *Pipeline) send(t, dt float64, car traffic.Blocker) {
 	p.spare = nil
 	p.sent = p.next
 	p.pending = true
+	if p.here {
+		// claimed and computed at once: the goroutine never sees it
+		p.here = false
+		p.claimed.Store(p.seq)
+		p.arrived = p.work.step(&p.sent)
+		return
+	}
 	p.req <- p.next // never blocks: at most one is out
-	p.next.countAllocs = false
 }
 
 // take holds the answer to the request out, and the traffic held before
@@ -286,20 +281,17 @@ func (p *Pipeline) await() *result {
 // on both goroutines).
 func (p *Pipeline) Settle() {
 	if p.pending && p.arrived == nil {
-		p.arrived = <-p.ready
+		p.arrived = p.await()
 	}
 }
 
-// CountAllocs has the goroutine count the allocations of the next
-// request's work alone (runtime.MemStats, so any goroutine's within it),
-// for WorkAllocs to report with its traffic: a measurement of the
-// traffic's own allocations that a window of the main goroutine, waiting
-// while other goroutines run, could not give.
-func (p *Pipeline) CountAllocs() { p.next.countAllocs = true }
-
-// WorkAllocs is the allocations of the goroutine's work for the traffic in
-// hand, and whether they were counted (CountAllocs).
-func (p *Pipeline) WorkAllocs() (uint64, bool) { return p.cur.mallocs, p.cur.counted }
+// ComputeHere has the next Update compute the traffic it asks for itself,
+// at once, as the goroutine would have (the same result): a measurement
+// that must hold all of a frame's traffic work in one window of the
+// caller's goroutine (the bench's allocations, counted process-wide,
+// which a window waiting for another goroutine would mix with whatever
+// else ran, the runtime's own included).
+func (p *Pipeline) ComputeHere() { p.here = true }
 
 // Close stops the goroutine and the Frame's planning and waits for them.
 // Closing twice is harmless.
