@@ -64,9 +64,9 @@ type Report struct {
 	// without the time other processes held the core
 	TrafficCPUUSP50 float64 `json:"traffic_cpu_us_p50"`
 	TrafficCPUUSP99 float64 `json:"traffic_cpu_us_p99"`
-	// the traffic step a frame ahead (trafficframe.Pipeline) on its
-	// thread's CPU clock: on the traffic goroutine or, in the frames it had
-	// not begun it (TrafficStolen), the main one (counted above too)
+	// the traffic goroutine's step a frame ahead (trafficframe.Pipeline)
+	// on its thread's CPU clock (the frames that computed their traffic
+	// themselves, TrafficStolen, are in the figures above)
 	TrafficWorkerCPUUSP50 float64 `json:"traffic_worker_cpu_us_p50"`
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
 	// frames whose traffic was not ready when the main goroutine came for it
@@ -325,7 +325,7 @@ func (r Report) WriteTable(w io.Writer) {
 		{"GC", fmt.Sprintf("%d cycles, pause p99 %.0f µs", r.GCCycles, r.GCPauseP99US)},
 	}
 	if r.TrafficVehiclesMax > 0 {
-		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f; the traffic step a frame ahead %.1f / %.1f; waited for it %d times, did its work %d times), %.3f allocations; %.0f vehicles simulated (max %d) and %.0f far ones drawn, %.0f in view; %.0f %% of frames planned ahead",
+		rows = append(rows, struct{ k, v string }{"main traffic work p50/p99", fmt.Sprintf("%.1f / %.1f µs per frame (thread CPU %.1f / %.1f; the traffic goroutine's step a frame ahead %.1f / %.1f; waited for it %d times, did its work %d times), %.3f allocations; %.0f vehicles simulated (max %d) and %.0f far ones drawn, %.0f in view; %.0f %% of frames planned ahead",
 			r.TrafficUSP50, r.TrafficUSP99, r.TrafficCPUUSP50, r.TrafficCPUUSP99, r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99, r.TrafficWaits, r.TrafficStolen, r.TrafficAllocsPerFrame, r.TrafficVehiclesMean, r.TrafficVehiclesMax, r.TrafficFarMean, r.TrafficInViewMean, 100*r.TrafficPlanned)})
 	}
 	for _, row := range rows {

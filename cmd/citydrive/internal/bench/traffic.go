@@ -27,7 +27,7 @@ type trafficWork struct {
 	w       world.World
 	us      []float64
 	cpu     []float64 // the thread's CPU time of the same frames (no preemption)
-	work    []float64 // the traffic step's thread CPU time for each timed frame's traffic (Pipeline.WorkCPU)
+	work    []float64 // the traffic goroutine's step CPU time for each timed frame's traffic it computed (Pipeline.WorkCPU)
 	planned int
 	n, most int
 	sum     int
@@ -102,7 +102,9 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 		t.us = append(t.us, float64(time.Since(t0).Nanoseconds())/1000)
 		if c1, ok := threadcpu.Now(); ok {
 			t.cpu = append(t.cpu, float64((c1-c0).Nanoseconds())/1000)
-			t.work = append(t.work, float64(t.f.WorkCPU().Nanoseconds())/1000)
+			if w, ok := t.f.WorkCPU(); ok {
+				t.work = append(t.work, float64(w.Nanoseconds())/1000)
+			}
 		}
 	} else {
 		runtime.ReadMemStats(&t.b)

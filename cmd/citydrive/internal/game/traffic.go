@@ -37,7 +37,7 @@ type trafficState struct {
 	lagging int       // most vehicles held up at once
 	us      []float64 // main-goroutine traffic work per frame, µs
 	cpu     []float64 // the same on the thread's CPU clock (without the time others held the core)
-	work    []float64 // the traffic step's thread CPU per frame, µs (Pipeline.WorkCPU)
+	work    []float64 // the traffic goroutine's step per frame on its thread's CPU, µs (Pipeline.WorkCPU)
 	planned int       // frames whose vehicles the planning goroutine had found
 	others  []traffic.Blocker
 }
@@ -75,8 +75,9 @@ type TrafficStats struct {
 	// the same on the thread's CPU clock: the work alone, without the time
 	// other goroutines and processes held the core (0 where unavailable)
 	CPUUSP50, CPUUSP99 float64
-	// the traffic step per frame on its thread's CPU clock, wherever it
-	// ran (trafficframe.Pipeline.WorkCPU; 0 where unavailable)
+	// the traffic goroutine's step per frame on its thread's CPU clock
+	// (trafficframe.Pipeline.WorkCPU; the frames that computed their
+	// traffic themselves are in CPUUSP*)
 	WorkCPUUSP50, WorkCPUUSP99 float64
 	// Waits: frames that waited for the goroutine to finish their
 	// traffic; Stolen: frames that computed it themselves, the goroutine
@@ -127,7 +128,9 @@ func (s *Session) updateTraffic(game float64) {
 	tr.us = append(tr.us, us(time.Since(t0)))
 	if c1, ok := threadcpu.Now(); ok {
 		tr.cpu = append(tr.cpu, us(c1-c0))
-		tr.work = append(tr.work, us(tr.WorkCPU()))
+		if w, ok := tr.WorkCPU(); ok {
+			tr.work = append(tr.work, us(w))
+		}
 	}
 }
 

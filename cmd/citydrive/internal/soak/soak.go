@@ -59,8 +59,8 @@ type Report struct {
 	TrafficUSP99    float64 `json:"traffic_us_p99"`
 	TrafficCPUUSP50 float64 `json:"traffic_cpu_us_p50"` // the same on the thread's CPU clock
 	TrafficCPUUSP99 float64 `json:"traffic_cpu_us_p99"`
-	// the traffic step a frame ahead (trafficframe.Pipeline) on its thread's CPU clock,
-	// on the traffic goroutine or, in the frames it had not begun it, the main one (counted above too)
+	// the traffic goroutine's step a frame ahead (trafficframe.Pipeline) on its thread's CPU clock
+	// (the frames that computed their traffic themselves are in the figures above)
 	TrafficWorkerCPUUSP50 float64 `json:"traffic_worker_cpu_us_p50"`
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
 	TrafficWaits          int     `json:"traffic_main_waits"`  // frames that waited for the traffic goroutine to finish
@@ -153,7 +153,7 @@ func (r Report) String() string {
   height:    lowest %.3f m above the road surface
   frames:    %d; main-goroutine work per frame p50 %.0f µs, p99 %.0f µs (road streaming p99 %.0f µs, voxel + network p99 %.0f µs)
   streaming: %d builds, %d stale dropped, fallback %q
-  traffic work on the thread's CPU clock (others' time left out): p50 %.0f µs, p99 %.0f µs; the traffic step a frame ahead (wherever it ran): p50 %.0f µs, p99 %.0f µs; the main goroutine waited for it in %d frames, computed what it had not begun in %d and its own in %d
+  traffic work on the thread's CPU clock (others' time left out): p50 %.0f µs, p99 %.0f µs; the traffic goroutine's step a frame ahead: p50 %.0f µs, p99 %.0f µs; the main goroutine waited for it in %d frames, computed what it had not begun in %d and its own in %d
 `, r.Seed, r.GameSeconds, r.WallSeconds, r.GameSeconds/max(r.WallSeconds, 1e-9),
 		r.KM, r.AverageKMH, r.StuckEpisodes, r.LongestStuckS, r.Recoveries,
 		r.Contacts, r.CarContacts, r.TrafficContacts, r.TrafficMean, r.TrafficMax, r.TrafficFarMean, r.TrafficLagging, r.TrafficUSP50, r.TrafficUSP99, r.MinHeightM, r.Frames, r.WorkUSP50, r.WorkUSP99, r.RoadUSP99, r.VoxelUSP99,

@@ -89,7 +89,8 @@ type result struct {
 	far      int
 	lagging  int
 	planned  bool
-	cpu      time.Duration // the step's thread CPU time (0 where unavailable)
+	cpu      time.Duration // the step's thread CPU time, when clocked
+	clocked  bool          // the goroutine computed it, and the clock was there
 }
 
 // lateVehicle is a vehicle of the result off its schedule.
@@ -135,15 +136,21 @@ func (p *Pipeline) run() {
 		if !p.claimed.CompareAndSwap(r.seq-1, r.seq) {
 			continue // the main goroutine took it on (take)
 		}
-		p.ready <- p.work.step(&r)
+		p.ready <- p.work.step(&r, true)
 	}
 }
 
-// step computes the traffic of r into its buffer.
-func (w *pipeWorker) step(r *request) *result {
-	runtime.LockOSThread() // the thread's CPU clock must be this goroutine's
-	defer runtime.UnlockOSThread()
-	c0, _ := threadcpu.Now()
+// step computes the traffic of r into its buffer, timed on the thread's
+// CPU clock when clocked (the goroutine's steps: a step on the main
+// goroutine is its caller's to time, and a reading of that clock is a
+// system call, microseconds on a busy host).
+func (w *pipeWorker) step(r *request, clocked bool) *result {
+	var c0 time.Duration
+	if clocked {
+		runtime.LockOSThread() // the thread's CPU clock must be this goroutine's
+		defer runtime.UnlockOSThread()
+		c0, _ = threadcpu.Now()
+	}
 	if r.hasCam {
 		cam := r.cam
 		if r.hasTarget {
@@ -168,8 +175,11 @@ func (w *pipeWorker) step(r *request) *result {
 		}
 	}
 	slices.SortFunc(res.late, func(a, b lateVehicle) int { return compareKeys(a.key, b.key) })
-	if c1, ok := threadcpu.Now(); ok {
-		res.cpu = c1 - c0
+	res.cpu, res.clocked = 0, false
+	if clocked {
+		if c1, ok := threadcpu.Now(); ok {
+			res.cpu, res.clocked = c1-c0, true
+		}
 	}
 	return res
 }
@@ -225,7 +235,7 @@ func (p *Pipeline) send(t, dt float64, car traffic.Blocker) {
 		// claimed and computed at once: the goroutine never sees it
 		p.here = false
 		p.claimed.Store(p.seq)
-		p.arrived = p.work.step(&p.sent)
+		p.arrived = p.work.step(&p.sent, false)
 		return
 	}
 	p.req <- p.next // never blocks: at most one is out
@@ -247,7 +257,7 @@ func (p *Pipeline) take() {
 				case <-p.req: // still queued: the goroutine would skip it
 				default:
 				}
-				p.arrived = p.work.step(&p.sent)
+				p.arrived = p.work.step(&p.sent, false)
 				p.stolen++
 			} else {
 				p.waits++
@@ -337,9 +347,10 @@ func (p *Pipeline) Lagging() int { return p.cur.lagging }
 // Now is the world time of the traffic in hand.
 func (p *Pipeline) Now() float64 { return p.cur.now }
 
-// WorkCPU is the thread CPU time of the step that computed the traffic
-// in hand, on whichever goroutine (0 where the clock is unavailable).
-func (p *Pipeline) WorkCPU() time.Duration { return p.cur.cpu }
+// WorkCPU is the thread CPU time of the goroutine's step that computed
+// the traffic in hand; false when the main goroutine computed it (its
+// caller times that) or the clock is unavailable.
+func (p *Pipeline) WorkCPU() (time.Duration, bool) { return p.cur.cpu, p.cur.clocked }
 
 // late is vehicle k's entry in the traffic in hand, if off its schedule.
 func (p *Pipeline) late(k traffic.Key) (lateVehicle, bool) {
