@@ -271,13 +271,8 @@ func TestAVehicleForeseesMeetingTheCarInItsJunction(t *testing.T) {
 // schedule enter the radius inside the queue: the flow reacts only for
 // what it places.)
 func TestAQueueHoldsInANarrowRadius(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	v, t0 := enteringLane(t, s, p, 80)
-	g := s.geomByID(v.Key.Edge)
-	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+8)
-	car := Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
+	s, v, t0 := enteringLane(t)
+	car := carOnLane(s, v, entryClear+8)
 	for _, radius := range []float64{40, 60} {
 		f := NewFlow(s)
 		c := frameChecker{t: t}

@@ -9,18 +9,30 @@ import (
 	"citydrive/roadgraph/world"
 )
 
-// enteringLane finds a vehicle entering a lane at least long metres long
-// near p, and the time it enters.
-func enteringLane(t *testing.T, s *Schedule, p world.Vec2, long float64) (Vehicle, float64) {
+// enteringLane is the rush-hour schedule of the test world, a vehicle
+// entering a lane over 80 m long near its busy junction, and the time it
+// enters.
+func enteringLane(t *testing.T) (*Schedule, Vehicle, float64) {
+	t.Helper()
+	w := world.New(testSeed)
+	_, p := busyJunction(t, w)
+	s := NewSchedule(w, 17.5)
 	for tt := 0.0; tt < 2*SignalPeriod; tt += 0.25 {
 		for _, v := range s.Vehicles(tt, p, 250, nil) {
-			if v.U-v.Start < 0.5 && v.Stop-v.Start > long {
-				return v, tt
+			if v.U-v.Start < 0.5 && v.Stop-v.Start > 80 {
+				return s, v, tt
 			}
 		}
 	}
 	t.Fatal("no vehicle entering a long lane")
-	return Vehicle{}, 0
+	return nil, Vehicle{}, 0
+}
+
+// carOnLane is a car standing on v's lane, u metres past its start,
+// facing along it.
+func carOnLane(s *Schedule, v Vehicle, u float64) Blocker {
+	pos, dir := s.geomByID(v.Key.Edge).lanePoint(v.Key.Lane, v.Start+u)
+	return Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
 }
 
 // frameChecker follows a flow's vehicles from one Update to the next.
@@ -58,13 +70,8 @@ func (c *frameChecker) check(vs []Vehicle, car Blocker, tt, dt float64) {
 // off the road, from where it would jump back to its schedule), and later
 // cycles queue behind earlier ones.
 func TestAQueueReachingTheEntryWaitsInLine(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	v, t0 := enteringLane(t, s, p, 80)
-	g := s.geomByID(v.Key.Edge)
-	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+8)
-	car := Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
+	s, v, t0 := enteringLane(t)
+	car := carOnLane(s, v, entryClear+8)
 	f := NewFlow(s)
 	c := frameChecker{t: t}
 	const dt = 1.0 / 60
@@ -86,13 +93,8 @@ func TestAQueueReachingTheEntryWaitsInLine(t *testing.T) {
 // Vehicles held off the road while the car stood at their lane's entry
 // enter one after another once it drives on, not all at once in one place.
 func TestHeldVehiclesEnterOneAfterAnother(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	v, t0 := enteringLane(t, s, p, 80)
-	g := s.geomByID(v.Key.Edge)
-	pos, dir := g.lanePoint(v.Key.Lane, v.Start+2)
-	car := Blocker{Pos: pos, Dir: dir, Length: 4.2, Width: 1.8}
+	s, v, t0 := enteringLane(t)
+	car := carOnLane(s, v, 2)
 	f := NewFlow(s)
 	c := frameChecker{t: t}
 	const dt = 1.0 / 60
@@ -219,12 +221,8 @@ func comingUpToStopLine(t *testing.T, s *Schedule, p world.Vec2, minSpeed float6
 // leaving the road. One queued behind a car that waits facing away (at a
 // red light, say) stays in the queue.
 func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
-	w := world.New(testSeed)
-	_, p := busyJunction(t, w)
-	s := NewSchedule(w, 17.5)
-	v, t0 := enteringLane(t, s, p, 80)
-	g := s.geomByID(v.Key.Edge)
-	pos, dir := g.lanePoint(v.Key.Lane, v.Start+entryClear+20)
+	s, v, t0 := enteringLane(t)
+	at := carOnLane(s, v, entryClear+20)
 	for _, tc := range []struct {
 		name   string
 		dir    world.Vec2
@@ -233,12 +231,13 @@ func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
 		// faster than the physics steps)
 		twice bool
 	}{
-		{"face to face", dir.Scale(-1), true, false},
-		{"face to face, frames with no step between", dir.Scale(-1), true, true},
-		{"queued behind", dir, false, false},
+		{"face to face", at.Dir.Scale(-1), true, false},
+		{"face to face, frames with no step between", at.Dir.Scale(-1), true, true},
+		{"queued behind", at.Dir, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			car := Blocker{Pos: pos, Dir: tc.dir, Length: 4.2, Width: 1.8}
+			car := at
+			car.Dir = tc.dir
 			f := NewFlow(s)
 			c := frameChecker{t: t}
 			const dt = 1.0 / 60
