@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -197,11 +196,7 @@ func TestNearClocksFireOnTheDueFrame(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// A near walk is seen by the re-base it makes after a jump of 3 km.
 		h := newHarness(t, 1, nil, nil)
-		step := func() {
-			h.now = h.now.Add(time.Second / 8)
-			h.s.Update(dt, h.car, h.head, h.now)
-			synctest.Wait()
-		}
+		step := func() { h.step(dt) }
 		step() // the first walk
 		require.Zero(t, h.s.Stats().Rebases)
 		for jump := 1; jump <= 3; jump++ {
@@ -214,11 +209,7 @@ func TestNearClocksFireOnTheDueFrame(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 1, nil, nil)
-		step := func() {
-			h.now = h.now.Add(time.Second / 8)
-			h.s.Update(dt, h.car, h.head, h.now)
-			synctest.Wait()
-		}
+		step := func() { h.step(dt) }
 		step() // evicts at once, then every 2 s
 		g := h.s.Graph()
 		j := g.JunctionNear(world.Vec2{X: 6000, Z: 6000})

@@ -132,9 +132,13 @@ func newHarness(t *testing.T, workers int, tweak func(*fakeBuilder), cfgTweak fu
 }
 
 // frame runs one 60 Hz frame and lets the workers finish what they can.
-func (h *harness) frame() {
-	h.now = h.now.Add(time.Second / 60)
-	h.s.Update(1.0/60, h.car, h.head, h.now)
+func (h *harness) frame() { h.step(1.0 / 60) }
+
+// step runs one frame of dt seconds and lets the workers finish what they
+// can.
+func (h *harness) step(dt float64) {
+	h.now = h.now.Add(time.Duration(dt * float64(time.Second)))
+	h.s.Update(dt, h.car, h.head, h.now)
 	synctest.Wait()
 }
 
