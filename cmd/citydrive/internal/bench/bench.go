@@ -69,7 +69,7 @@ type Report struct {
 	// themselves, TrafficStolen, are in the figures above)
 	TrafficWorkerCPUUSP50 float64 `json:"traffic_worker_cpu_us_p50"`
 	TrafficWorkerCPUUSP99 float64 `json:"traffic_worker_cpu_us_p99"`
-	// frames whose traffic was not ready when the main goroutine came for it
+	// frames that waited for the traffic goroutine to finish their traffic
 	TrafficWaits int `json:"traffic_main_waits"`
 	// frames that computed the traffic the goroutine had not begun
 	TrafficStolen int `json:"traffic_main_stolen"`

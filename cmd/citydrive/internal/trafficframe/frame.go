@@ -1,11 +1,12 @@
-// Package trafficframe is one frame of the client's traffic on the main
-// goroutine: the flow (roadgraph/traffic) within Radius of the car at the
-// world time, the vehicles near the car reacting to it, the road height
-// under each vehicle, the far traffic the camera sees out to DrawRadius,
-// and the instances the renderer draws (render.Frame.Vehicles), plus the
-// signal clock the drawn traffic lights read. The game runs it once a
-// frame; the bench measures it. A goroutine finds the vehicles ahead of
-// the frames (planner.go).
+// Package trafficframe is one frame of the client's traffic: the flow
+// (roadgraph/traffic) within Radius of the car at the world time, the
+// vehicles near the car reacting to it, the road height under each
+// vehicle, the far traffic the camera sees out to DrawRadius, and the
+// instances the renderer draws (render.Frame.Vehicles), plus the signal
+// clock the drawn traffic lights read. A Frame computes it; the Pipeline
+// (pipeline.go), which the game runs once a frame and the bench measures,
+// computes it a frame ahead on a goroutine and answers the autopilot. A
+// goroutine finds the vehicles ahead of the frames (planner.go).
 package trafficframe
 
 import (
@@ -192,24 +193,6 @@ func (f *Frame) Now() float64 { return f.now }
 
 // Flow is the traffic flow.
 func (f *Frame) Flow() *traffic.Flow { return f.flow }
-
-// Light is the signal on edge at its junction B (atB) or A at the last
-// Update's world time (autopilot.Traffic).
-func (f *Frame) Light(edge uint64, atB bool) traffic.Light {
-	return f.flow.Schedule().Light(edge, atB, f.now)
-}
-
-// WaitsForCar reports whether vehicle k is braking for the car
-// (autopilot.Traffic).
-func (f *Frame) WaitsForCar(k traffic.Key) bool { return f.flow.WaitsForCar(k) }
-
-// Ahead is vehicle k s metres further along its path (autopilot.Traffic).
-func (f *Frame) Ahead(k traffic.Key, s float64) (traffic.Vehicle, bool) {
-	return f.flow.Ahead(k, f.now, s)
-}
-
-// Signals is the signal clock at the last Update's world time.
-func (f *Frame) Signals() scene.SignalClock { return signals(f.now) }
 
 // signals is the signal clock at world time now.
 func signals(now float64) scene.SignalClock {

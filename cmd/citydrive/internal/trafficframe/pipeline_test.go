@@ -110,17 +110,17 @@ func pipelineOneFrameBehind(t *testing.T, run bool) *Pipeline {
 		require.Equal(t, ref.Far(), p.Far(), "frame %d", i)
 		require.Equal(t, ref.Planned(), p.Planned(), "frame %d", i)
 		require.Equal(t, ref.Flow().Lagging(), p.Lagging(), "frame %d", i)
-		require.Equal(t, ref.Signals(), p.Signals(), "frame %d", i)
+		require.Equal(t, signals(ref.Now()), p.Signals(), "frame %d", i)
 		for _, v := range ref.Vehicles() {
 			require.Equal(t, ref.Flow().Lag(v.Key), p.Lag(v.Key), "frame %d vehicle %v", i, v.Key)
-			require.Equal(t, ref.WaitsForCar(v.Key), p.WaitsForCar(v.Key), "frame %d vehicle %v", i, v.Key)
-			want, wok := ref.Ahead(v.Key, 12)
+			require.Equal(t, ref.Flow().WaitsForCar(v.Key), p.WaitsForCar(v.Key), "frame %d vehicle %v", i, v.Key)
+			want, wok := ref.Flow().Ahead(v.Key, ref.Now(), 12)
 			got, ok := p.Ahead(v.Key, 12)
 			require.Equal(t, wok, ok)
 			require.Equal(t, want, got, "frame %d vehicle %v", i, v.Key)
-			require.Equal(t, ref.Light(v.Key.Edge, v.Key.Lane == 0), p.Light(v.Key.Edge, v.Key.Lane == 0))
+			require.Equal(t, ref.Flow().Schedule().Light(v.Key.Edge, v.Key.Lane == 0, ref.Now()), p.Light(v.Key.Edge, v.Key.Lane == 0))
 			lagged = lagged || ref.Flow().Lag(v.Key) > 0
-			waited = waited || ref.WaitsForCar(v.Key)
+			waited = waited || ref.Flow().WaitsForCar(v.Key)
 		}
 	}
 	assert.Equal(t, 3, p.Own(), "the first frame, the jump and the clock's")
