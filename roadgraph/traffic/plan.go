@@ -140,15 +140,15 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 				n := s.platoon(g, l, c)
 				for k := 0; k < n; k++ {
 					key := Key{Edge: g.spec.ID, Cycle: c, Lane: l, K: uint8(k)}
-					r, near, ok := s.plan(g, key, lt, t0, t1, centre)
-					if !ok || near > radius+slack {
+					r, dist, ok := s.plan(g, key, lt, t0, t1, centre)
+					if !ok || dist > radius+slack {
 						continue
 					}
 					if len(p.recs) == cap(p.recs) {
 						return // overflow: not ok, the frame computes it all
 					}
 					r.cycles = c >= lo1 && c <= hi0
-					if near <= p.near+slack {
+					if dist <= p.near+slack {
 						p.nearIdx = append(p.nearIdx, int32(len(p.recs)))
 					}
 					p.recs = append(p.recs, r)
