@@ -184,25 +184,44 @@ func (g *Graph) ensureJunction(c world.Cell) *Junction {
 	return j
 }
 
-// JunctionNear loads and returns the junction whose lattice cell is nearest
-// to p, searching outwards a few cells (some cells hold no junction).
+// JunctionNear loads and returns the junction where a drive from p starts:
+// the nearest to p on land, searching outwards ring by ring of lattice
+// cells (some cells hold no junction), or, with none on land within
+// TrunkEvery/2 rings, the nearest on a causeway. Every cell is within
+// TrunkEvery/2 cells of a trunk, where every cell holds one, so the search
+// always finds a junction, and every junction is on the endless network.
 func (g *Graph) JunctionNear(p world.Vec2) *Junction {
 	c := world.CellAt(p.X, p.Z)
-	var best *Junction
-	bestD := math.Inf(1)
-	for r := int32(0); r <= 3 && best == nil; r++ {
+	var land, causeway world.Cell
+	landD, causewayD := math.Inf(1), math.Inf(1)
+	for r := int32(0); r <= world.TrunkEvery/2 && math.IsInf(landD, 1); r++ {
 		for di := -r; di <= r; di++ {
 			for dj := -r; dj <= r; dj++ {
+				if max(di, -di, dj, -dj) != r {
+					continue // inner rings were searched already
+				}
 				cc := world.Cell{I: c.I + di, J: c.J + dj}
-				if pos, ok := g.lattice.Junction(cc); ok && len(g.lattice.Arms(cc, g.specs[:0])) > 0 {
-					if d := pos.Dist2(p); d < bestD {
-						bestD, best = d, g.ensureJunction(cc)
-					}
+				pos, ok := g.lattice.Junction(cc)
+				if !ok || len(g.lattice.Arms(cc, g.specs[:0])) == 0 {
+					continue
+				}
+				d := pos.Dist2(p)
+				switch {
+				case !g.world.OnCauseway(pos) && d < landD:
+					land, landD = cc, d
+				case g.world.OnCauseway(pos) && d < causewayD:
+					causeway, causewayD = cc, d
 				}
 			}
 		}
 	}
-	return best
+	switch {
+	case !math.IsInf(landD, 1):
+		return g.ensureJunction(land)
+	case !math.IsInf(causewayD, 1):
+		return g.ensureJunction(causeway)
+	}
+	return nil
 }
 
 // EnsureAround loads every edge that could pass near p: the arms of every

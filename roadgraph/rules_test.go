@@ -185,29 +185,35 @@ func TestJunctionNearMatchesBruteForce(t *testing.T) {
 	for range 400 {
 		p := world.Vec2{X: rng.Float64()*6000 - 3000, Z: rng.Float64()*6000 - 3000}
 		c := world.CellAt(p.X, p.Z)
-		var want uint64
-		wantD := math.Inf(1)
+		// on land, nearest ring first; else the nearest on a causeway
+		var want, causeway uint64
+		wantD, causewayD := math.Inf(1), math.Inf(1)
 		ring := int32(-1)
-		for r := int32(0); r <= 3 && want == 0; r++ {
+		for r := int32(0); r <= world.TrunkEvery/2 && want == 0; r++ {
 			for di := -r; di <= r; di++ {
 				for dj := -r; dj <= r; dj++ {
 					cc := world.Cell{I: c.I + di, J: c.J + dj}
 					pos, ok := w.Junction(cc)
-					if !ok || len(w.Arms(cc, nil)) == 0 {
+					if !ok || len(w.Arms(cc, nil)) == 0 || max(di, -di, dj, -dj) != r {
 						continue
 					}
-					if d := pos.Dist2(p); d < wantD {
+					d := pos.Dist2(p)
+					if w.OnCauseway(pos) {
+						if d < causewayD {
+							causeway, causewayD = world.JunctionID(cc), d
+						}
+					} else if d < wantD {
 						want, wantD, ring = world.JunctionID(cc), d, r
 					}
 				}
 			}
 		}
+		if want == 0 {
+			want = causeway
+		}
 		rings[ring]++
 		j := g.JunctionNear(p)
-		if want == 0 {
-			assert.Nil(t, j, "nothing within three rings of %v", p)
-			continue
-		}
+		require.NotZero(t, want, "a trunk passes within %d rings of %v", world.TrunkEvery/2, p)
 		require.NotNil(t, j, "junction near %v", p)
 		assert.Equal(t, want, j.ID, "junction near %v (ring %d)", p, ring)
 		assert.Same(t, j, g.Junction(want), "loaded")

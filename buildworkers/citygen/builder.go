@@ -42,6 +42,7 @@ const scratchFactor = 3
 // Builder builds items. One per goroutine.
 type Builder struct {
 	w        world.World
+	lat      *world.Cache // the network rule per block: uncached, a junction costs a block
 	maxVerts int
 	wr       writer
 	trees    []slots.Tree
@@ -62,7 +63,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 		maxVerts = slots.DefaultVertsPerSlot
 	}
 	limit := max(maxVerts*scratchFactor, 16384)
-	b := &Builder{w: w, maxVerts: maxVerts}
+	b := &Builder{w: w, lat: world.NewCache(w), maxVerts: maxVerts}
 	b.wr.buf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.dbuf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.limit = limit

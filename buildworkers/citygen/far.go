@@ -28,7 +28,7 @@ const (
 // buildFar builds far item it (Kind walker.Far). ok is false when the
 // lattice holds no such edge.
 func (b *Builder) buildFar(it walker.Item, origin [3]float64) (Result, bool) {
-	spec, ok := b.w.Edge(it.Edge)
+	spec, ok := b.lat.Edge(it.Edge)
 	if !ok {
 		return Result{}, false
 	}
@@ -36,7 +36,7 @@ func (b *Builder) buildFar(it walker.Item, origin [3]float64) (Result, bool) {
 	if limit <= 0 {
 		limit = slots.DefaultFarVertsPerSlot
 	}
-	b.farNodes = b.w.EdgeNodes(spec, b.farNodes[:0])
+	b.farNodes = b.lat.EdgeNodes(spec, b.farNodes[:0])
 	pass := 0
 	for ; pass < 2; pass++ {
 		b.wr.reset(origin)

@@ -62,7 +62,7 @@ func (s *seg) y(f float64) float64 { return s.y0 + (s.y1-s.y0)*f }
 // reaches along every arm; segments clip their road there. It comes from
 // the lattice (every arm, loaded or not), so it matches world.Surface.
 func (b *Builder) junctionRadius(j *roadgraph.Junction) float64 {
-	return b.w.JunctionRadiusAt(world.JunctionCell(j.ID))
+	return b.lat.JunctionRadiusAt(world.JunctionCell(j.ID))
 }
 
 // roadHeights fills s.y0, s.y1 (and terrain h0, h1) by the world's road

@@ -261,7 +261,7 @@ func (s *Schedule) geomByID(id uint64) *edgeGeom {
 		s.lastGeom = g
 		return g
 	}
-	e, ok := s.w.Edge(id)
+	e, ok := s.lat.Edge(id)
 	if !ok {
 		return nil
 	}

@@ -51,7 +51,9 @@ func (c *frameChecker) check(vs []Vehicle, car Blocker, tt, dt float64) {
 		require.False(c.t, overlap(box(v), car), "vehicle %+v (u %.1f) on the car at %.2f", v.Key, v.U-v.Start, tt)
 		if p, ok := c.prev[v.Key]; ok {
 			moved := v.Pos.Sub(p.Pos).Len()
-			require.LessOrEqual(c.t, moved, avenueSpeedMax*(1+rejoinShare)*dt+0.01,
+			// 2 cm to spare: a lane outside a bend is a little longer than
+			// the centre line its u measures
+			require.LessOrEqual(c.t, moved, avenueSpeedMax*(1+rejoinShare)*dt+0.02,
 				"vehicle %+v jumped %.1f m at %.2f (u %.1f to %.1f)", v.Key, moved, tt, p.U-p.Start, v.U-v.Start)
 		}
 		next[v.Key] = v

@@ -45,7 +45,9 @@ func (w World) HeightGrid(xs, zs []float64, out []float64) {
 			detailReady = true
 			detail.landRow(j, &e, &h, inland, land == gridMax)
 		}
-		copy(out[j*nx:j*nx+nx], h[:nx])
+		for i, x := range xs {
+			out[j*nx+i] = withCauseway(h[i], x, zs[j])
+		}
 	}
 }
 

@@ -88,23 +88,17 @@ func (c Cell) hash(w World, salt int64) float64 {
 
 func isAvenue(v int32) bool { return v%avenueEvery == 0 }
 
-// Junction returns the position of the junction in cell c, if c holds one.
+// Junction returns the position of the junction in cell c, if c holds
+// one: a raw junction the network rule keeps (network.go). This form
+// computes the cell's whole block; a Cache answers from its memo.
 func (w World) Junction(c Cell) (Vec2, bool) {
-	if !c.valid() {
-		return Vec2{}, false
+	p, ok := w.RawJunction(c)
+	if !ok || c.OnTrunk() {
+		return p, ok
 	}
-	p := Vec2{float64(c.I) * CellSize, float64(c.J) * CellSize}
-	// Avenues stay straight: no jitter across an avenue's line.
-	if !isAvenue(c.I) {
-		p.X += junctionJitter * signed(hash64(w.Seed, int64(c.I), int64(c.J), saltJunction))
-	}
-	if !isAvenue(c.J) {
-		p.Z += junctionJitter * signed(hash64(w.Seed, int64(c.I), int64(c.J), saltJunction+100))
-	}
-	if w.Height(p.X, p.Z) < WaterLevel+0.5 || c.hash(w, saltJunction+200) >= keepJunction {
-		return Vec2{}, false
-	}
-	return p, true
+	var b blockNet
+	computeBlock(w, w, blockOrigin(c), &b)
+	return p, b.kept[blockIndex(b.origin, c)]
 }
 
 // junctionSource answers where junctions are: the World itself, or a
@@ -113,15 +107,18 @@ func (w World) Junction(c Cell) (Vec2, bool) {
 // on the heap: the builders and the car's surface queries must not
 // allocate.
 type junctionSource interface {
-	Junction(c Cell) (Vec2, bool)
+	Junction(c Cell) (Vec2, bool)    // kept by the network rule
+	RawJunction(c Cell) (Vec2, bool) // the lattice's candidate
 }
 
-// edgeX finds the +X edge leaving a junction in cell a, if any.
+// edgeX finds the +X edge leaving a junction in cell a, if any: the raw
+// lattice's edge (to the first raw junction east), when the network rule
+// keeps both its ends.
 func edgeX[S junctionSource](w World, src S, a Cell) (EdgeSpec, bool) {
 	for k := int32(1); k <= MaxSpanCells; k++ {
 		b := Cell{a.I + k, a.J}
-		if _, ok := src.Junction(b); ok {
-			if !isAvenue(a.J) && a.hash(w, saltEdge) >= keepStreetX {
+		if _, ok := src.RawJunction(b); ok {
+			if !isAvenue(a.J) && a.hash(w, saltEdge) >= keepStreetX || !kept(src, a) || !kept(src, b) {
 				return EdgeSpec{}, false
 			}
 			return EdgeSpec{ID: EdgeID(a, DirX), A: a, B: b, Dir: DirX}, true
@@ -130,14 +127,16 @@ func edgeX[S junctionSource](w World, src S, a Cell) (EdgeSpec, bool) {
 	return EdgeSpec{}, false
 }
 
+func kept[S junctionSource](src S, c Cell) bool {
+	_, ok := src.Junction(c)
+	return ok
+}
+
 // edgeZ finds the +Z edge leaving a junction in cell a, if any. Z edges
 // never skip a cell, so they never cross a long X span without a junction.
 func edgeZ[S junctionSource](w World, src S, a Cell) (EdgeSpec, bool) {
 	b := Cell{a.I, a.J + 1}
-	if _, ok := src.Junction(b); !ok {
-		return EdgeSpec{}, false
-	}
-	if !isAvenue(a.I) && a.hash(w, saltEdge+1) >= keepStreetZ {
+	if !isAvenue(a.I) && a.hash(w, saltEdge+1) >= keepStreetZ || !kept(src, a) || !kept(src, b) {
 		return EdgeSpec{}, false
 	}
 	return EdgeSpec{ID: EdgeID(a, DirZ), A: a, B: b, Dir: DirZ}, true
@@ -160,7 +159,7 @@ func arms[S junctionSource](w World, src S, c Cell, dst []EdgeSpec) []EdgeSpec {
 	}
 	for k := int32(1); k <= MaxSpanCells; k++ {
 		a := Cell{c.I - k, c.J}
-		if _, ok := src.Junction(a); ok {
+		if _, ok := src.RawJunction(a); ok {
 			if e, ok := edgeX(w, src, a); ok && e.B == c {
 				dst = append(dst, e)
 			}
@@ -168,9 +167,7 @@ func arms[S junctionSource](w World, src S, c Cell, dst []EdgeSpec) []EdgeSpec {
 		}
 	}
 	if e, ok := edgeZ(w, src, Cell{c.I, c.J - 1}); ok {
-		if _, ok := src.Junction(e.A); ok {
-			dst = append(dst, e)
-		}
+		dst = append(dst, e)
 	}
 	return dst
 }

@@ -105,15 +105,18 @@ type Surface struct {
 // a SurfaceCache answers the same for a moving car at a fraction of the
 // cost.
 func (w World) Surface(x, z float64) Surface {
-	c := &SurfaceCache{w: w, jc: newCache(w, oneQueryJunctions), entries: make([]*cellRoads, 0, surfaceCells)}
+	c := &SurfaceCache{w: w, jc: newCache(w, oneQueryJunctions, oneQueryBlocks), entries: make([]*cellRoads, 0, surfaceCells)}
 	return c.Surface(x, z)
 }
 
 // Junction memo sizes: a one-off query looks at the lattice cells around
 // five cells' arms; a cache, at those around its cells.
+// A query near a block's corner reads the network rule of up to four.
 const (
 	oneQueryJunctions = 64
 	surfaceJunctions  = 256
+	oneQueryBlocks    = 4
+	surfaceBlocks     = 4
 )
 
 // surfaceCells bounds a SurfaceCache: a query touches at most five cells
@@ -177,7 +180,7 @@ func (c *SurfaceCache) EdgeNodes(e EdgeSpec, dst []Vec2) []Vec2 {
 
 // NewSurfaceCache returns an empty cache for w.
 func NewSurfaceCache(w World) *SurfaceCache {
-	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions), entries: make([]*cellRoads, 0, surfaceCells), lines: new([memoLines]lineMemo)}
+	return &SurfaceCache{w: w, jc: newCache(w, surfaceJunctions, surfaceBlocks), entries: make([]*cellRoads, 0, surfaceCells), lines: new([memoLines]lineMemo)}
 }
 
 // NewSurfaceCacheCells is NewSurfaceCache holding cells lattice cells

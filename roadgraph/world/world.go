@@ -62,7 +62,13 @@ const (
 )
 
 // Height is the terrain height at (x, z) in metres; below WaterLevel is lake.
+// Trunks cross the lake on causeways (network.go).
 func (w World) Height(x, z float64) float64 {
+	return withCauseway(w.lakeHeight(x, z), x, z)
+}
+
+// lakeHeight is the terrain before the causeways.
+func (w World) lakeHeight(x, z float64) float64 {
 	e := fbm(w.Seed, saltLake, x/lakeScale, z/lakeScale, 4) + lakeBias
 	h := float64(e * landRelief) // rounded: see noise.go
 	if e > 0.02 {

@@ -81,15 +81,16 @@ func (s Scene) drawLattice(img *image.RGBA) {
 	c0, c1 := world.CellAt(lo.X, lo.Z), world.CellAt(hi.X, hi.Z)
 	var specs []world.EdgeSpec
 	var nodes []world.Vec2
+	lat := world.NewCache(s.World) // a junction's network rule is its block's: once per block
 	for i := c0.I - 4; i <= c1.I+1; i++ {
 		for j := c0.J - 1; j <= c1.J+1; j++ {
 			c := world.Cell{I: i, J: j}
-			specs = s.World.Arms(c, specs[:0])
+			specs = lat.Arms(c, specs[:0])
 			for _, e := range specs {
 				if e.A != c || s.Graph.Edge(e.ID) != nil {
 					continue
 				}
-				nodes = s.World.EdgeNodes(e, nodes[:0])
+				nodes = lat.EdgeNodes(e, nodes[:0])
 				for k := 0; k+1 < len(nodes); k++ {
 					s.capsule(img, nodes[k], nodes[k+1], e.HalfWidth()*0.5, color.RGBA{120, 120, 125, 255})
 				}
