@@ -51,9 +51,11 @@ type Builder struct {
 
 	farNodes []world.Vec2 // far items' centre line (far.go)
 
+	// roads is the lattice's roads around the solids placed (solid.go)
+	roads roadMemo
+
 	// per-build state
-	g    *roadgraph.Graph
-	hits []roadgraph.Hit // road query scratch
+	g *roadgraph.Graph
 }
 
 // NewBuilder returns a builder for world w whose results hold at most
@@ -63,7 +65,7 @@ func NewBuilder(w world.World, maxVerts int) *Builder {
 		maxVerts = slots.DefaultVertsPerSlot
 	}
 	limit := max(maxVerts*scratchFactor, 16384)
-	b := &Builder{w: w, lat: world.NewCache(w), maxVerts: maxVerts}
+	b := &Builder{w: w, lat: world.NewCache(w), maxVerts: maxVerts, roads: newRoadMemo()}
 	b.wr.buf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.dbuf = make([]uint32, limit*slots.WordsPerVertex)
 	b.wr.limit = limit
@@ -149,7 +151,9 @@ func (b *Builder) tree(p vec3, scale, variant float64) {
 }
 
 // obstacle records the box [u0,u1]×[y0,y1]×[v0,v1] of frame f as an
-// oriented collision box of the given kind, turned as it is drawn.
+// oriented collision box of the given kind, turned as it is drawn. Only
+// solid calls it, and the building masses after their clear (several
+// segments draw a mass; the one owning its centre records it).
 func (b *Builder) obstacle(f *frame, u0, u1, y0, y1, v0, v1 float64, kind slots.ObstacleKind) {
 	c := f.xz((u0+u1)/2, (v0+v1)/2)
 	b.obst = append(b.obst, slots.Obstacle{

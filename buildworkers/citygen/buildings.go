@@ -233,6 +233,10 @@ func (b *Builder) tower(l *lot) {
 	if !l.ownAny(u0-1, u1+1) {
 		return
 	}
+	if !b.clear(f, u0, u1, v0, v1) {
+		b.park(l) // every segment of the lot finds the same
+		return
+	}
 	y0 := b.base(l, u0, u1, v0, v1)
 	floors := 12 + int(18*l.r(11))
 	m := mass{u0: u0, u1: u1, v0: v0, v1: v1, y0: y0, fh: 3.6, bay: 2.0, roof: true, shops: true}
@@ -321,6 +325,10 @@ func (b *Builder) midrise(l *lot) {
 		b.yard(l, v1)
 		return
 	}
+	if !b.clear(f, u0, u1, v0, v1) {
+		b.yard(l, v1+1.5)
+		return
+	}
 	y0 := b.base(l, u0, u1, v0, v1)
 	m := mass{u0: u0, u1: u1, v0: v0, v1: v1, y0: y0, fh: 3.2, bay: 1.8, roof: true, shops: l.r(14) < 0.7, style: stylePunched}
 	m.floors = 6 + int(6*l.r(11))
@@ -395,8 +403,24 @@ func (b *Builder) yard(l *lot, vFront float64) {
 	}
 }
 
-// car is a parked car facing +d, centred at (u, v) on ground y.
+// car is a car parked in a yard, facing +d, centred at (u, v) on ground y.
 func (b *Builder) car(f *frame, u, v, y, r float64) {
+	if b.solid(f, u-0.9, u+0.9, y, y+1.5, v-2.1, v+2.1, slots.ObstacleParkedCar) {
+		b.drawCar(f, u, v, y, r)
+	}
+}
+
+// kerbCar is a car parked at the kerb of edge own, centred on the frame's
+// origin and facing +d: it stands on its street's carriageway, outside
+// the lanes.
+func (b *Builder) kerbCar(f *frame, own uint64, y, r float64) {
+	if b.clearOf(f, -0.9, 0.9, -2.1, 2.1, own, laneReach) {
+		b.obstacle(f, -0.9, 0.9, y, y+1.5, -2.1, 2.1, slots.ObstacleParkedCar)
+		b.drawCar(f, 0, 0, y, r)
+	}
+}
+
+func (b *Builder) drawCar(f *frame, u, v, y, r float64) {
 	w := &b.wr
 	cols := [4][3]float32{{0.7, 0.1, 0.1}, {0.15, 0.2, 0.5}, {0.85, 0.85, 0.85}, {0.1, 0.1, 0.1}}
 	w.col = cols[int(r*4)]
@@ -409,7 +433,6 @@ func (b *Builder) car(f *frame, u, v, y, r float64) {
 		w.box(f, u-0.9, u+0.9, y, y+0.6, vv-0.3, vv+0.3, facesOpen)
 	}
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, u-0.9, u+0.9, y, y+1.5, v-2.1, v+2.1, slots.ObstacleParkedCar)
 }
 
 func (b *Builder) house(l *lot) {
@@ -427,7 +450,7 @@ func (b *Builder) house(l *lot) {
 	if u1-u0 < 6 {
 		return
 	}
-	if !l.ownAny(u0-1, u1+1) {
+	if !l.ownAny(u0-1, u1+1) || !b.clear(f, u0, u1, v0, v1) {
 		b.garden(l, v1)
 		return
 	}
@@ -783,7 +806,7 @@ func (b *Builder) field(l *lot) {
 		p := f.p(u, ground(u, vBack), vBack)
 		b.tree(p, 0.9+0.6*l.r(510+k), l.r(520+k))
 	}
-	if barn && l.own(barnU+5) && l.lu > 18 {
+	if barn && l.own(barnU+5) && l.lu > 18 && b.clear(f, barnU, barnU+14, 10, 22) {
 		y := b.base(l, barnU, barnU+10, 10, 22)
 		w.rgb(0.55, 0.18, 0.12)
 		w.mat = slots.MaterialBuilding

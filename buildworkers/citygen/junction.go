@@ -120,18 +120,20 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 				w.triN(at(co, yt), at(out[k], yt), at(out[k+1], yt), up)
 			}
 		}
-		if sharp && b.level < levelRoadOnly {
-			// bollards around the corner
-			if b.level <= levelNoTrim {
-				w.rgb(0.3, 0.3, 0.3)
-				for k := 1; k < n; k++ {
-					p := in[k].Add(out[k].Sub(in[k]).Scale(0.15))
-					if !b.offOtherRoads(p, nil, bollardClear) {
-						continue // a pointed corner's tip can reach onto an arm's carriageway
-					}
+		if sharp && b.level <= levelNoTrim {
+			// bollards around the corner: 15 % of the way across its
+			// sidewalk, or further back where the kerb bulges into the
+			// fan a turning car sweeps; none where a pointed corner's
+			// sidewalk lies on an arm's carriageway
+			w.rgb(0.3, 0.3, 0.3)
+			for k := 1; k < n; k++ {
+				for step := range bollardSteps {
+					p := in[k].Add(out[k].Sub(in[k]).Scale(0.15 + 0.1*float64(step)))
 					fr := frame{o: p, a: world.Vec2{X: 1}, d: world.Vec2{Z: 1}}
-					w.box(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, facesOpen)
-					b.obstacle(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, slots.ObstacleFurniture)
+					if b.solid(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, slots.ObstacleFurniture) {
+						w.box(&fr, -0.08, 0.08, yt, yt+0.9, -0.08, 0.08, facesOpen)
+						break
+					}
 				}
 			}
 		}
@@ -139,36 +141,61 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 	if b.level >= levelRoadOnly {
 		return
 	}
-	// traffic lights on each approach's right-hand corner, or one lamp
+	// Traffic lights on each approach's right-hand corner, or one lamp. The
+	// pole stands by the stop line 0.8 m behind the kerb, or, where that is
+	// in the fan a turning car sweeps (the kerb corner bulges into it) or
+	// on the next arm's road (a pointed corner), the first clear spot
+	// further back across the sidewalk, then further out along the arm;
+	// the signal head stays over the same lane.
 	for i := 0; i < na; i++ {
 		a := &arms[i]
+		if !lights && i > 0 {
+			break
+		}
 		left := roadgraph.Left(a.d) // inbound traffic's right-hand side
-		p := J.Add(a.d.Scale(r - 1)).Add(left.Scale(a.hw + 0.8))
-		if !b.offOtherRoads(p, a.e, bollardClear) {
-			continue // in a pointed corner this spot is on the next arm's road
+		offset := 0.0
+		if lights {
+			_, axis := world.EdgeOrigin(a.e.ID)
+			offset = traffic.SignalOffset(b.w, j.ID, axis)
 		}
-		fr := frame{o: p, a: a.d, d: left.Scale(-1)}
-		if !lights {
-			if i == 0 {
-				b.streetLamp(&fr, y+kerbHeight, a.hw*0.4)
+	search:
+		for back := range poleBackSteps {
+			for out := range poleOutSteps {
+				across := 0.8 + 0.25*float64(out)
+				p := J.Add(a.d.Scale(r - 1 + float64(back))).Add(left.Scale(a.hw + across))
+				fr := frame{o: p, a: a.d, d: left.Scale(-1)}
+				if !lights && b.streetLamp(&fr, y+kerbHeight, a.hw*0.4+across-0.8) ||
+					lights && b.trafficLight(&fr, y+kerbHeight, a.hw*0.55+across-0.8, offset) {
+					break search
+				}
 			}
-			continue
 		}
-		_, axis := world.EdgeOrigin(a.e.ID)
-		b.trafficLight(&fr, y+kerbHeight, a.hw*0.55, traffic.SignalOffset(b.w, j.ID, axis))
 	}
 }
+
+// Where a junction's pole or corner bollard may step back to (solid.go):
+// bollards in steps of a tenth of the corner's sidewalk, poles in steps of
+// 0.25 m across (up to 2.3 m behind the kerb) and 1 m along the arm.
+const (
+	bollardSteps  = 8
+	poleOutSteps  = 7
+	poleBackSteps = 4
+)
 
 // trafficLight: a pole at the frame origin with a mast arm over the lanes
 // (along +d) and a signal head facing the approaching traffic (+a). Its
 // three lamps are MaterialSignal with the lamp in the variant and the
 // approach's signal offset (traffic.SignalOffset) in the street frame's
 // along: the shader lights the one the traffic obeys at the world clock.
-func (b *Builder) trafficLight(f *frame, y, reach, offset float64) {
+// False: the pole is not clear (solid), nothing is drawn.
+func (b *Builder) trafficLight(f *frame, y, reach, offset float64) bool {
+	const h = 6.2
+	if !b.solid(f, -0.14, 0.14, y, y+h, -0.14, 0.14, slots.ObstacleFurniture) {
+		return false
+	}
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.22, 0.23, 0.25)
-	const h = 6.2
 	w.box(f, -0.12, 0.12, y, y+h, -0.12, 0.12, facesOpen)
 	w.box(f, -0.08, 0.08, y+h-0.4, y+h-0.2, 0.12, reach+0.3, facesOpen|faceBottom)
 	w.rgb(0.12, 0.12, 0.12)
@@ -187,5 +214,5 @@ func (b *Builder) trafficLight(f *frame, y, reach, offset float64) {
 	}
 	w.mode, w.variant = mode, 0
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, -0.14, 0.14, y, y+h, -0.14, 0.14, slots.ObstacleFurniture)
+	return true
 }

@@ -13,10 +13,6 @@ import (
 	"citydrive/walker"
 )
 
-// laneReach is how far from the centre line a car driving in its lane
-// (2.5 m out) reaches with its 0.9 m half width.
-const laneReach = 2.5 + 0.9
-
 // TestKerbCarsStayOutOfTheLane builds the streets around the origin and
 // checks every parked car at a kerb: turned with its street, it is as wide
 // across the road as drawn and leaves the lane clear, however far the

@@ -244,12 +244,16 @@ func (b *Builder) lamps(s *seg) {
 	}
 }
 
-// streetLamp: pole at the frame origin, arm reaching reach metres along +d.
-func (b *Builder) streetLamp(f *frame, y, reach float64) {
+// streetLamp: pole at the frame origin, arm reaching reach metres along
+// +d. False: the pole is not clear (solid), nothing is drawn.
+func (b *Builder) streetLamp(f *frame, y, reach float64) bool {
+	const top = 7.5
+	if !b.solid(f, -0.12, 0.12, y, y+top, -0.12, 0.12, slots.ObstacleFurniture) {
+		return false
+	}
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.32, 0.33, 0.35)
-	const top = 7.5
 	w.box(f, -0.1, 0.1, y, y+top, -0.1, 0.1, facesOpen)
 	if b.level <= levelMerged {
 		w.box(f, -0.16, 0.16, y, y+0.6, -0.16, 0.16, facesSides) // base
@@ -261,7 +265,7 @@ func (b *Builder) streetLamp(f *frame, y, reach float64) {
 	p := func(u, v float64) vec3 { return f.p(u, y+top-0.41, v) }
 	w.quadN(p(-0.18, reach-0.15), p(0.18, reach-0.15), p(0.18, reach+0.55), p(-0.18, reach+0.55), vec3{0, -1, 0})
 	w.mat = slots.MaterialDefault
-	b.obstacle(f, -0.12, 0.12, y, y+top, -0.12, 0.12, slots.ObstacleFurniture)
+	return true
 }
 
 // water lays the lake surface across the whole lot band of a segment over
@@ -297,14 +301,20 @@ func (b *Builder) bridge(s *seg, f0, f1 float64) {
 	if b.level >= levelMassing {
 		return
 	}
-	// rails: posts every 1.4 m of along, a top rail and a mid rail
-	w.rgb(0.72, 0.72, 0.7)
+	// rails: posts every 1.4 m of along, a top rail and a mid rail; a
+	// rail that is not clear (solid: where a deck meets a junction, the
+	// crossing road's carriageway) is left out, truss and all
 	for _, sg := range [2]float64{1, -1} {
 		c := sg * (edge - 0.12)
 		p0, p1 := s.at(f0, c), s.at(f1, c)
 		fr := frame{o: p0, a: p1.Sub(p0).Norm(), d: roadgraph.Left(s.t)}
 		l := p1.Sub(p0).Len()
 		ya, yb := s.y(f0)+kerbHeight, s.y(f1)+kerbHeight
+		// the rail slopes with a ramp: its box spans both ends' heights
+		if !b.solid(&fr, 0, l, math.Min(ya, yb), math.Max(ya, yb)+1.1, -0.1, 0.1, slots.ObstacleRail) {
+			continue
+		}
+		w.rgb(0.72, 0.72, 0.7)
 		// the rail follows the road's slope: emit it as sloped bands
 		for _, r := range [2][2]float64{{0.95, 1.1}, {0.45, 0.55}} {
 			q := func(u, dy, v float64) vec3 { return fr.p(u, ya+(yb-ya)*u/l+dy, v) }
@@ -349,8 +359,6 @@ func (b *Builder) bridge(s *seg, f0, f1 float64) {
 				}
 			}
 		}
-		// the rail slopes with a ramp: its box spans both ends' heights
-		b.obstacle(&fr, 0, l, math.Min(ya, yb), math.Max(ya, yb)+1.1, -0.1, 0.1, slots.ObstacleRail)
 	}
 	// a pier under every fifth node over the water
 	if s.i%5 == 0 && s.h0 < world.WaterLevel {

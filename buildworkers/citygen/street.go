@@ -17,27 +17,16 @@ const (
 	// free of parked cars, as parking rules do, so a car turning in does
 	// not meet one across its path.
 	junctionParkGap = 10.0
-	// Street life keeps this far (metres, from its centre) outside every
-	// other road's kerb: near a junction, or where roads meet at a shallow
-	// angle, one road's sidewalk can lie on another's carriageway.
-	kerbCarClear   = 2.4 // half a car's length, and a margin
-	furnitureClear = 1.5 // half a bus shelter's length, and a margin
-	bollardClear   = 0.6 // a post, and a margin
+	// laneReach is how far from the centre line a car driving in its lane
+	// (2.5 m out) reaches with its 0.9 m half width: a car parked at the
+	// kerb stays outside it (solid.go).
+	laneReach = 2.5 + 0.9
 )
 
-// offOtherRoads reports whether p is at least clear metres outside the
-// kerb of every loaded road but own. It depends only on the set of loaded
-// edges, as side flags do, so workers and the main goroutine agree.
-func (b *Builder) offOtherRoads(p world.Vec2, own *roadgraph.Edge, clear float64) bool {
-	b.hits = b.g.RoadsWithin(p, world.AvenueHalfWidth+kerbWidth+clear, b.hits[:0])
-	for _, h := range b.hits {
-		if h.Edge != own && h.Dist < h.Edge.HalfWidth+kerbWidth+clear {
-			return false
-		}
-	}
-	return true
-}
-
+// streetLife places a kerb car and a piece of furniture on each side.
+// Where roads meet (near a junction, or at a shallow angle) one road's
+// kerb or sidewalk can lie on another's carriageway: solid's check drops
+// what would stand there.
 func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 	avenue := s.hw >= world.AvenueHalfWidth
 	whole := f0 <= 0 && f1 >= 1 // not clipped by a junction
@@ -47,9 +36,7 @@ func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 		side := roadgraph.Left(s.t).Scale(sg) // outwards, towards the kerb
 		if r := b.hash(saltKerbCar, int64(s.e.ID), int64(s.i), int64(k)); parking && !avenue && s.hint != world.Fields && r < kerbCarChance {
 			fr := frame{o: s.at(0.5, sg*(s.hw-kerbCarInset)), a: side, d: s.t}
-			if b.offOtherRoads(fr.o, s.e, kerbCarClear) {
-				b.car(&fr, 0, 0, y, r/kerbCarChance)
-			}
+			b.kerbCar(&fr, s.e.ID, y, r/kerbCarChance)
 		}
 		r := b.hash(saltFurniture, int64(s.e.ID), int64(s.i), int64(k))
 		f := 0.25 + 0.5*b.hash(saltFurniture, int64(s.e.ID), int64(s.i), int64(k)+2)
@@ -58,9 +45,6 @@ func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 		}
 		// u along the road, v outwards from the kerb
 		fr := frame{o: s.at(f, sg*(s.hw+kerbWidth+furnitureAt)), a: s.t, d: side}
-		if !b.offOtherRoads(fr.o, s.e, furnitureClear) {
-			continue
-		}
 		yw := s.y(f) + kerbHeight
 		switch {
 		case avenue && whole && r < 0.1:
@@ -78,6 +62,9 @@ func (b *Builder) streetLife(s *seg, f0, f1 float64) {
 }
 
 func (b *Builder) bench(f *frame, y float64) {
+	if !b.solid(f, -0.9, 0.9, y, y+0.95, 0.25, 0.82, slots.ObstacleFurniture) {
+		return
+	}
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.25, 0.25, 0.27)
@@ -87,43 +74,51 @@ func (b *Builder) bench(f *frame, y float64) {
 	w.rgb(0.45, 0.3, 0.18)
 	w.box(f, -0.9, 0.9, y+0.42, y+0.48, 0.25, 0.8, facesOpen|faceBottom)
 	w.box(f, -0.9, 0.9, y+0.55, y+0.95, 0.75, 0.82, facesOpen)
-	b.obstacle(f, -0.9, 0.9, y, y+0.95, 0.25, 0.82, slots.ObstacleFurniture)
 }
 
 func (b *Builder) bin(f *frame, y float64) {
+	if !b.solid(f, -0.28, 0.28, y, y+0.92, 0.07, 0.63, slots.ObstacleFurniture) {
+		return
+	}
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.15, 0.32, 0.2)
 	w.box(f, -0.25, 0.25, y, y+0.85, 0.1, 0.6, facesOpen)
 	w.rgb(0.1, 0.1, 0.1)
 	w.box(f, -0.28, 0.28, y+0.85, y+0.92, 0.07, 0.63, facesOpen)
-	b.obstacle(f, -0.28, 0.28, y, y+0.92, 0.07, 0.63, slots.ObstacleFurniture)
 }
 
 func (b *Builder) bollards(f *frame, y float64) {
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	for _, u := range [3]float64{-1.2, 0, 1.2} {
+		if !b.solid(f, u-0.09, u+0.09, y, y+0.8, -0.09, 0.09, slots.ObstacleFurniture) {
+			continue
+		}
 		w.rgb(0.3, 0.3, 0.32)
 		w.box(f, u-0.08, u+0.08, y, y+0.8, -0.08, 0.08, facesOpen)
 		w.rgb(0.9, 0.9, 0.9)
 		w.box(f, u-0.09, u+0.09, y+0.62, y+0.7, -0.09, 0.09, facesSides)
-		b.obstacle(f, u-0.09, u+0.09, y, y+0.8, -0.09, 0.09, slots.ObstacleFurniture)
 	}
 }
 
 func (b *Builder) hydrant(f *frame, y float64) {
+	if !b.solid(f, -0.2, 0.2, y, y+0.72, 0.06, 0.34, slots.ObstacleFurniture) {
+		return
+	}
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.75, 0.12, 0.1)
 	w.box(f, -0.14, 0.14, y, y+0.6, 0.06, 0.34, facesOpen)
 	w.box(f, -0.24, 0.24, y+0.35, y+0.45, 0.15, 0.25, facesOpen|faceBottom)
 	w.box(f, -0.09, 0.09, y+0.6, y+0.72, 0.11, 0.29, facesOpen)
-	b.obstacle(f, -0.2, 0.2, y, y+0.72, 0.06, 0.34, slots.ObstacleFurniture)
 }
 
 // busShelter: posts, a roof, a back pane and a bench, facing the road.
 func (b *Builder) busShelter(f *frame, y float64) {
+	if !b.solid(f, -2, 2, y, y+2.62, 0.2, 1.6, slots.ObstacleFurniture) {
+		return
+	}
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.rgb(0.3, 0.32, 0.35)
@@ -138,5 +133,4 @@ func (b *Builder) busShelter(f *frame, y float64) {
 	w.mat = slots.MaterialDefault
 	w.rgb(0.45, 0.3, 0.18)
 	w.box(f, -1.4, 1.4, y+0.45, y+0.52, 1.0, 1.4, facesOpen|faceBottom)
-	b.obstacle(f, -2, 2, y, y+2.62, 0.2, 1.6, slots.ObstacleFurniture)
 }
