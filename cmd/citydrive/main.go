@@ -25,6 +25,7 @@ func commands() []command {
 		{"shot", "drive with the autopilot for a while and write one frame as PNG", runShot},
 		{"bench", "headless streaming benchmark (no window)", runBench},
 		{"soak", "the real game loop headless, faster than real time: how the drive holds up", runSoak},
+		{"sweep", "the soak over many seeds and hours, in parallel: which drives break the rules", runSweep},
 		{"map", "draw a top-down picture of the road graph (no GL)", runMap},
 		{"server", "dedicated multiplayer server (QUIC)", runServer},
 		{"bots", "headless players against a server: bytes/s per player, server tick p99", runBots},

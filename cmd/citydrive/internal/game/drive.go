@@ -11,6 +11,11 @@ const (
 	stuckTime  = 2.0 // s
 )
 
+// ContactKinds names the kinds of obstacle in car.Contact's bit order:
+// ContactsByKind[i] counts the kind with bit 1<<i. The names are soak's
+// -json keys, so they are snake_case.
+var ContactKinds = [...]string{"building", "parked_car", "furniture", "rail", "shore", "voxel", "traffic"}
+
 // DriveStats is what the drive was like, measured every physics step.
 type DriveStats struct {
 	Distance        float64 // metres driven
@@ -22,6 +27,11 @@ type DriveStats struct {
 	TrafficContacts int     // of those, with traffic vehicles
 	MinHeight       float64 // lowest height of the car above the road surface (negative: sunk)
 	Resets          int     // times the car was put back on its lane
+
+	// ContactsByKind: of the contacts, how many touched each kind as they
+	// began (index: ContactKinds). A contact that begins on two kinds at
+	// once counts in both, so the sum can exceed Contacts.
+	ContactsByKind [len(ContactKinds)]int
 }
 
 // AverageSpeed is metres per second over the drive.
@@ -64,6 +74,11 @@ func (l *driveLog) step(dt, dist, speed, height float64, at world.Vec2, touched 
 		}
 		if touched.Has(car.TouchTraffic) {
 			l.TrafficContacts++
+		}
+		for i := range l.ContactsByKind {
+			if touched&(1<<i) != 0 {
+				l.ContactsByKind[i]++
+			}
 		}
 		if l.onContact != nil {
 			l.onContact(at, parkedCar)

@@ -66,3 +66,25 @@ func TestDriveLogWaitingIsNotStuck(t *testing.T) {
 	}
 	assert.Equal(t, 1, l.StuckEpisodes)
 }
+
+// Each contact counts once for every kind it began on, under the kind's
+// name; the names follow car.Contact's bits.
+func TestDriveLogCountsContactsByKind(t *testing.T) {
+	kinds := map[car.Contact]string{
+		car.TouchBuilding: "building", car.TouchParkedCar: "parked_car", car.TouchFurniture: "furniture",
+		car.TouchRail: "rail", car.TouchShore: "shore", car.TouchVoxel: "voxel", car.TouchTraffic: "traffic",
+	}
+	for k, name := range kinds {
+		i := 0
+		for k>>(i+1) != 0 {
+			i++
+		}
+		assert.Equal(t, name, ContactKinds[i], "bit %d", i)
+	}
+	var l driveLog
+	for _, c := range []car.Contact{car.TouchFurniture, car.TouchFurniture, 0, car.TouchShore | car.TouchParkedCar, car.TouchVoxel, 0, car.TouchFurniture} {
+		l.step(0.1, 1, 10, 0, world.Vec2{}, c)
+	}
+	assert.Equal(t, 3, l.Contacts, "the voxel touch continues the shore contact")
+	assert.Equal(t, [len(ContactKinds)]int{0, 1, 2, 0, 1, 0, 0}, l.ContactsByKind)
+}

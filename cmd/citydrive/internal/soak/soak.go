@@ -76,6 +76,10 @@ type Report struct {
 	Builds                int     `json:"builds"`
 	StaleDropped          int     `json:"stale_dropped"`
 	Fallback              string  `json:"fallback"`
+
+	// ContactsByKind counts contacts by what they began on, every kind
+	// present (game.ContactKinds); a contact with two kinds counts in both.
+	ContactsByKind map[string]int `json:"contacts_by_kind"`
 }
 
 // soakEpoch is the world time a soak's server starts at.
@@ -134,13 +138,22 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		KM: d.Distance / 1000, AverageKMH: d.AverageSpeed() * 3.6,
 		StuckEpisodes: d.StuckEpisodes, LongestStuckS: d.LongestStuck,
 		Contacts: d.Contacts, CarContacts: d.CarContacts, MinHeightM: d.MinHeight,
-		TrafficContacts: d.TrafficContacts, TrafficMean: ts.MeanVehicles, TrafficMax: ts.MaxVehicles, TrafficFarMean: ts.MeanFar, TrafficLagging: ts.MaxLagging, TrafficUSP50: ts.USP50, TrafficUSP99: ts.USP99,
+		TrafficContacts: d.TrafficContacts, ContactsByKind: contactsByKind(d), TrafficMean: ts.MeanVehicles, TrafficMax: ts.MaxVehicles, TrafficFarMean: ts.MeanFar, TrafficLagging: ts.MaxLagging, TrafficUSP50: ts.USP50, TrafficUSP99: ts.USP99,
 		Recoveries: s.Recoveries(), Frames: sum.Frames,
 		TrafficCPUUSP50: ts.CPUUSP50, TrafficCPUUSP99: ts.CPUUSP99, TrafficWorkerCPUUSP50: ts.WorkCPUUSP50, TrafficWorkerCPUUSP99: ts.WorkCPUUSP99,
 		TrafficWaits: ts.Waits, TrafficStolen: ts.Stolen, TrafficOwn: ts.Own,
 		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
 		Builds: sum.Stats.Builds, StaleDropped: sum.Stats.StaleDropped, Fallback: sum.Stats.Fallback,
 	}, nil
+}
+
+// contactsByKind is d's per-kind contact counts under their names.
+func contactsByKind(d game.DriveStats) map[string]int {
+	m := make(map[string]int, len(game.ContactKinds))
+	for i, name := range game.ContactKinds {
+		m[name] = d.ContactsByKind[i]
+	}
+	return m
 }
 
 // String is the report as lines for a person.
