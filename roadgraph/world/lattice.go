@@ -231,7 +231,11 @@ func edgeNodes[S junctionSource](w World, src S, e EdgeSpec, dst []Vec2) []Vec2 
 		amp2 = curveAmplitude * 0.35 * signed(mix(h))
 	}
 	at := func(t float64) Vec2 {
-		off := amp1*math.Sin(math.Pi*t) + amp2*math.Sin(2*math.Pi*t)
+		// sin(πt) squared leaves both junctions along the straight line
+		// between them (a zero slope at t = 0 and 1): arms meet at the
+		// lattice's angles, never in a hairpin a car cannot turn
+		s := math.Sin(math.Pi * t)
+		off := float64(amp1*s*s) + float64(amp2*math.Sin(2*math.Pi*t)*s)
 		return pa.Lerp(pb, t).Add(side.Scale(off))
 	}
 	// Arc length by dense sampling, then resample at equal arc steps.

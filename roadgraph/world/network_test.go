@@ -309,3 +309,64 @@ func BenchmarkRawJunction(b *testing.B) {
 		w.RawJunction(Cell{int32(i%1000) + 1, 3})
 	}
 }
+
+// MinArmAngle is the sharpest angle (degrees) two arms of a junction
+// meet at: streets leave a junction along the line to the next, so only
+// the jitter of the junctions bends a lattice corner.
+const minArmAngle = 45.0
+
+// armAngles is the smallest angle between the arms of the junction in
+// cell c (degrees; 180 with fewer than two arms).
+func armAngle(c *Cache, cell Cell) float64 {
+	var dirs []Vec2
+	for _, e := range c.Arms(cell, nil) {
+		nodes := c.EdgeNodes(e, nil)
+		d := nodes[1].Sub(nodes[0]).Norm()
+		if e.A != cell {
+			n := len(nodes) - 1
+			d = nodes[n-1].Sub(nodes[n]).Norm()
+		}
+		dirs = append(dirs, d)
+	}
+	least := 180.0
+	for i := range dirs {
+		for j := i + 1; j < len(dirs); j++ {
+			a := math.Acos(math.Max(-1, math.Min(1, dirs[i].Dot(dirs[j])))) * 180 / math.Pi
+			least = math.Min(least, a)
+		}
+	}
+	return least
+}
+
+// No hairpins: a car can turn from any arm into any other.
+func TestPropertyArmsMeetAtWideAngles(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := New(rapid.Uint64().Draw(rt, "seed"))
+		c := randomCell(rt, "cell")
+		cache := NewCache(w)
+		for di := int32(-2); di <= 2; di++ {
+			for dj := int32(-2); dj <= 2; dj++ {
+				cc := Cell{c.I + di, c.J + dj}
+				if _, ok := cache.Junction(cc); ok {
+					require.GreaterOrEqual(rt, armAngle(cache, cc), minArmAngle, "junction %v", cc)
+				}
+			}
+		}
+	})
+}
+
+// Seed 2169's junction at (880, 144) had two arms 35° apart: the autopilot
+// stuck in the hairpin for minutes.
+func TestSeed2169HasNoHairpin(t *testing.T) {
+	w := New(2169)
+	c := NewCache(w)
+	at := CellAt(880, 144)
+	for di := int32(-1); di <= 1; di++ {
+		for dj := int32(-1); dj <= 1; dj++ {
+			cc := Cell{at.I + di, at.J + dj}
+			if _, ok := c.Junction(cc); ok {
+				assert.GreaterOrEqual(t, armAngle(c, cc), minArmAngle, "junction %v", cc)
+			}
+		}
+	}
+}
