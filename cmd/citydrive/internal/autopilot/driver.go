@@ -12,8 +12,9 @@ import (
 
 // Driving, as a careful driver: it follows a smoothed line through its lane
 // (so a turn is an arc the car can drive instead of a corner it cuts or
-// overshoots), plans its speed from the curvature ahead, and a watchdog
-// backs out and re-routes when the car makes no progress.
+// overshoots), plans its speed from the curvature ahead, and stops short
+// of a dead end or a blockage; recover.go backs out of what it touches and
+// turns the car round where the road cannot be driven on.
 const (
 	steerLead     = 0.2  // seconds ahead the path's curvature is steered for
 	crossGain     = 2.0  // cross-track correction: 1/s
@@ -34,7 +35,6 @@ const (
 	pathBack      = 14.0 // metres of smoothed path kept behind the route's point
 	stuckWindow   = 2.0  // seconds without progress before it recovers
 	stuckProgress = 1.0  // metres of route progress that count
-	reverseTime   = 1.5  // seconds of backing out
 	planHz        = 40.0 // line plans per second
 	replanAfter   = 2.0  // metres of progress that make a new plan at once
 	swerveSlow    = 0.8  // metres of swerve around an obstacle ...
@@ -61,22 +61,27 @@ type Driver struct {
 	marks       []int
 	spans       [][2]float64
 	blocked     float64 // metres to an obstacle the car cannot pass (+Inf: none)
-	swerveLimit float64 // the speed limit swerving asks for (avoid)
-	sincePlan   float64 // seconds since the line was planned
+	// blockedAt: route metres from the route's point to where it cannot
+	// pass; blockedByTraffic: a vehicle waiting for the car is part of it
+	blockedAt        float64
+	blockedByTraffic bool
+	cols             []world.Vec2 // built blocks found along the line, scratch (avoid)
+	swerveLimit      float64      // the speed limit swerving asks for (avoid)
+	sincePlan        float64      // seconds since the line was planned
 	// sincePlanned is the same for yield's waiting clock (sincePlan is
 	// reset before yield runs).
 	sincePlanned float64
 
 	window   float64 // seconds in the current progress window
 	progress float64 // route metres gained in it
-	reverse  float64 // seconds of backing out left
 	reroutes uint64
 	// sinceReroute: seconds since the last re-route (they are rate-limited,
 	// so a car that is merely wide of its lane is steered back, not
 	// re-planned every step).
 	sinceReroute float64
 
-	Recoveries int // times it backed out after making no progress
+	Recoveries int // times it backed out (pressed against something, or no progress)
+	recoverState
 
 	// Traffic, when set, is yielded to (yield.go).
 	Traffic      Traffic
@@ -93,7 +98,10 @@ func NewDriver(g *roadgraph.Graph, pos, heading world.Vec2, seed uint64, cruise 
 	if !ok {
 		return nil, false
 	}
-	return &Driver{g: g, route: r, seed: seed, cruise: cruise}, true
+	d := &Driver{g: g, route: r, seed: seed, cruise: cruise}
+	d.blocked, d.turnBack = math.Inf(1), math.Inf(1)
+	r.avoid = &d.arms
+	return d, true
 }
 
 // Route is the route being followed.
@@ -103,9 +111,10 @@ func (d *Driver) Route() *Route { return d.route }
 // (the obstacles it steers around).
 func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	pos, fwd, v := c.Pos, c.Forward(), c.Speed()
+	d.clock += dt
 	gained := d.route.Track(pos)
 	d.sinceReroute += dt
-	if lane, _ := d.route.Pose(); lane.Sub(pos).Len() > offRoute && d.sinceReroute > rerouteEvery {
+	if lane, _ := d.route.Pose(); d.mode == modeDrive && lane.Sub(pos).Len() > offRoute && d.sinceReroute > rerouteEvery {
 		d.reroute(pos, fwd)
 	}
 	// The line changes slowly: it is planned at planHz and in between the
@@ -114,40 +123,33 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	d.sincePlanned += dt
 	if d.sincePlan >= 1.0/planHz || len(d.ahead) == 0 || gained > replanAfter {
 		d.sincePlan = 0
+		d.arms.Forget(d.clock - armKeep)
 		d.path()
 		d.locate(pos, 0, 2*int(pathBack/pathStep))
 		d.swerveLimit = d.avoid(env, pos, c.Y, v)
 		d.trafficLimit = d.yield(pos, fwd, v, math.Tan(c.Steer)/car.WheelBase, d.sincePlanned)
 		d.sincePlanned = 0
+		d.turnBack = d.route.TurnsBack(pathPoints * pathStep)
+		d.blockedBeyond()
 	} else {
 		d.locate(pos, d.here-2, d.here+int(replanAfter/pathStep)+2)
+	}
+	switch d.mode {
+	case modeBackOut:
+		if in, ok := d.backingOut(c, env, dt); ok {
+			return in
+		}
+	case modeTurn:
+		if in, ok := d.turning(c, env, dt); ok {
+			return in
+		}
+	}
+	if d.mode == modeDrive && d.recoverDrive(c, env, dt, gained) {
+		return d.Drive(c, env, 0) // the first step of the recovery
 	}
 	swerveLimit := d.swerveLimit
 	h := d.here
 	at := func(k int) world.Vec2 { return d.ahead[min(max(k, 1), len(d.ahead)-2)] }
-
-	if d.reverse > 0 {
-		d.reverse -= dt
-		if d.reverse <= 0 {
-			d.Reroute(pos, fwd)
-		}
-		// Backing up with the wheels turned away from the lane ahead
-		// swings the nose towards it.
-		alpha := angleTo(fwd, at(h+int(backOutLook/pathStep)).Sub(pos))
-		return car.Input{Brake: 1, Steer: -math.Copysign(1, alpha)}
-	}
-	d.window += dt
-	d.progress += gained
-	if d.Waiting() { // held up at a signal or behind a vehicle: not stuck
-		d.window, d.progress = 0, 0
-	}
-	if d.window >= stuckWindow {
-		if d.progress < stuckProgress {
-			d.reverse = reverseTime
-			d.Recoveries++
-		}
-		d.window, d.progress = 0, 0
-	}
 
 	// Steering: the path's own curvature a little ahead (the wheels take
 	// time to turn) plus corrections for heading and cross-track error —
@@ -161,6 +163,9 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	want := math.Min(math.Min(d.plannedSpeed(), swerveLimit), d.trafficLimit)
 	if !math.IsInf(d.blocked, 1) { // stop before it
 		want = math.Min(want, math.Sqrt(2*planBrake*d.blocked))
+	}
+	if !math.IsInf(d.turnBack, 1) { // stop where it turns round
+		want = math.Min(want, math.Sqrt(2*planBrake*math.Max(0, d.turnBack-turnLead)))
 	}
 	switch {
 	case v < want:
@@ -285,17 +290,19 @@ func (d *Driver) plannedSpeed() float64 {
 
 // Reroute picks up the road nearest pos, in the direction closest to
 // heading, with fresh (but repeatable) turns, and starts a new progress
-// window.
+// window; a manoeuvre in progress is dropped.
 func (d *Driver) Reroute(pos, heading world.Vec2) {
 	d.reroute(pos, heading)
-	d.window, d.progress = 0, 0
+	d.endManoeuvre()
 }
 
 func (d *Driver) reroute(pos, heading world.Vec2) {
 	d.reroutes++
 	d.sinceReroute = 0
 	if r, ok := New(d.g, pos, heading, d.seed+d.reroutes); ok {
+		r.avoid = &d.arms
 		d.route = r
+		d.turnBack = math.Inf(1)
 	}
 }
 

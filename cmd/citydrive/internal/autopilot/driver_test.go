@@ -79,8 +79,9 @@ func TestDriverKeepsItsLaneAndMakesGoodTime(t *testing.T) {
 	}
 }
 
-// A car that cannot move gets the driver to back out after 2 s, and to
-// re-route once it has.
+// A car that cannot move gets the driver to back out after 2 s, to drive
+// on once it has tried for backOutTime, and to back out again when it
+// still makes no progress: the watchdog is not a one-shot.
 func TestDriverBacksOutWhenItMakesNoProgress(t *testing.T) {
 	_, d, c := newDriver(t, 412)
 	env := openRoads{world.NewSurfaceCache(world.New(412))}
@@ -93,9 +94,14 @@ func TestDriverBacksOutWhenItMakesNoProgress(t *testing.T) {
 	assert.Equal(t, 1, d.Recoveries)
 	assert.Equal(t, 1.0, in.Brake, "brake held at rest is reverse")
 	assert.Zero(t, in.Throttle)
-	for range int(reverseTime*120) + 1 {
+	for range int(backOutTime*120) + 1 {
 		in = d.Drive(c, env, step)
 	}
 	assert.Zero(t, in.Brake, "after backing out it drives again")
-	assert.Equal(t, uint64(1), d.reroutes, "on a fresh route")
+	assert.Positive(t, in.Throttle)
+	for n = 0; n < 10*120 && in.Brake == 0; n++ {
+		in = d.Drive(c, env, step)
+	}
+	assert.InDelta(t, stuckWindow, float64(n)*step, 2*step, "and backs out again after another stuck window")
+	assert.Equal(t, 2, d.Recoveries)
 }

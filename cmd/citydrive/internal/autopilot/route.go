@@ -5,6 +5,7 @@
 package autopilot
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"citydrive/roadgraph"
@@ -30,7 +31,72 @@ type Route struct {
 	// the edge it came from (nil before the first turn), for looking back
 	prev        *roadgraph.Edge
 	prevForward bool
+	// avoid, when set, holds the arms that recently led to a blockage or a
+	// dead end: turn takes one only when nothing else is left. Copies of
+	// the route share it.
+	avoid *ArmMemory
 }
+
+// ArmMemory is a small bounded set of junction arms that led to a
+// blockage or a dead end recently: an arm is an edge left from one of its
+// junctions. The oldest is forgotten first.
+type ArmMemory struct {
+	arms [armMemory]arm
+	n    int // arms held
+	next int // where the next one goes
+}
+
+// armMemory is how many arms are remembered.
+const armMemory = 8
+
+type arm struct {
+	edge, from uint64  // edge and junction ids (pointers do not outlive eviction)
+	at         float64 // the driver's clock when it was remembered
+}
+
+// Add remembers edge e left from junction from (at: the caller's clock).
+func (m *ArmMemory) Add(e *roadgraph.Edge, from *roadgraph.Junction, at float64) {
+	if e == nil || from == nil {
+		return
+	}
+	for i := range m.n {
+		if a := &m.arms[i]; a.edge == e.ID && a.from == from.ID {
+			a.at = at
+			return
+		}
+	}
+	m.arms[m.next] = arm{edge: e.ID, from: from.ID, at: at}
+	m.next = (m.next + 1) % armMemory
+	m.n = min(m.n+1, armMemory)
+}
+
+// Has reports whether edge e left from junction from is remembered.
+func (m *ArmMemory) Has(e *roadgraph.Edge, from *roadgraph.Junction) bool {
+	if m == nil {
+		return false
+	}
+	for i := range m.n {
+		if a := m.arms[i]; a.edge == e.ID && a.from == from.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// Forget drops the arms remembered before clock time before.
+func (m *ArmMemory) Forget(before float64) {
+	k := 0
+	for i := range m.n {
+		if a := m.arms[i]; a.at >= before {
+			m.arms[k] = a
+			k++
+		}
+	}
+	m.n, m.next = k, k%armMemory
+}
+
+// Len is the number of arms remembered.
+func (m *ArmMemory) Len() int { return m.n }
 
 // New starts a route on the road nearest pos, in the direction closest to
 // heading. seed makes the turns repeatable.
@@ -81,25 +147,36 @@ func (r *Route) Advance(d float64) {
 
 // turn picks the next edge at the junction ahead, seeded: going straight
 // on is likelier than turning (as for a real driver), and a dead end
-// turns back.
+// turns back. Arms into a dead end, or back at a hairpin sharper than the
+// car can turn in a street, are taken only when nothing else is left; an
+// arm remembered as blocked (r.avoid) only when nothing but turning back
+// is — and turning back is preferred to it.
 func (r *Route) turn() {
 	j := r.edge.JunctionAt(r.forward)
 	r.g.EnsureJunctionArms(j)
 	r.Turns++
 	in := r.travelDir(r.edge, j, true)
-	// Arms into a dead end, or back at a hairpin sharper than the car can
-	// turn in a street, are taken only when nothing else is left.
-	awkward := func(a *roadgraph.Edge) bool {
-		return r.deadEnd(a, j) || in.Dot(r.travelDir(a, j, false)) < hairpin
+	// tier 0: a fine arm, 1: awkward, 2: remembered as blocked
+	tier := func(a *roadgraph.Edge) int {
+		switch {
+		case r.avoid.Has(a, j):
+			return 2
+		case r.deadEnd(a, j) || in.Dot(r.travelDir(a, j, false)) < hairpin:
+			return 1
+		}
+		return 0
 	}
-	total, open := 0.0, false
+	best := 3
 	for _, a := range j.Arms {
-		if a != r.edge && !awkward(a) {
-			open = true
+		if a != r.edge {
+			best = min(best, tier(a))
 		}
 	}
+	if best == 2 {
+		best = 3 // every way on is blocked: turn back
+	}
 	weight := func(a *roadgraph.Edge) float64 {
-		if a == r.edge || (open && awkward(a)) {
+		if a == r.edge || tier(a) != best {
 			return 0
 		}
 		if in.Dot(r.travelDir(a, j, false)) > straightOn {
@@ -107,6 +184,7 @@ func (r *Route) turn() {
 		}
 		return 1
 	}
+	total := 0.0
 	for _, a := range j.Arms {
 		total += weight(a)
 	}
@@ -180,15 +258,21 @@ func (r *Route) deadEnd(a *roadgraph.Edge, from *roadgraph.Junction) bool {
 // Track moves the route to the centre-line point nearest the car at pos
 // among the next maxTrack metres (never backwards), so the route follows
 // the car rather than dead reckoning from its speed. The centre line, not
-// the lane, because it runs on unbroken through a junction. It returns the
-// metres advanced.
+// the lane, because it runs on unbroken through a junction. It stops where
+// the route turns back (a dead end): the way back runs along the same
+// centre line, and the car is on it only once it has turned round
+// (Reverse). It returns the metres advanced.
 func (r *Route) Track(pos world.Vec2) float64 {
 	saved := *r.pcg
 	c := *r
 	p, _ := c.centre()
 	best, bestAt := p.Dist2(pos), 0.0
 	for d := trackStep; d <= maxTrack; d += trackStep {
+		e, fwd := c.edge, c.forward
 		c.Advance(trackStep)
+		if c.turnedBack(e, fwd) {
+			break
+		}
 		p, _ = c.centre()
 		if d2 := p.Dist2(pos); d2 < best {
 			best, bestAt = d2, d
@@ -197,6 +281,44 @@ func (r *Route) Track(pos world.Vec2) float64 {
 	*r.pcg = saved
 	r.Advance(bestAt)
 	return bestAt
+}
+
+// turnedBack reports whether the route, on edge e travelling forward a
+// moment ago, has since turned back onto the same edge.
+func (r *Route) turnedBack(e *roadgraph.Edge, forward bool) bool {
+	return r.edge == e && r.forward != forward && e.A != e.B
+}
+
+// Reverse turns the route round where it is: the other lane of the same
+// edge, in the other direction (the driver has turned the car round).
+func (r *Route) Reverse() {
+	r.forward = !r.forward
+	r.t = r.segLen() - r.t
+	r.prev = nil
+}
+
+// TurnsBack is the centre-line metres from here to the junction where the
+// route turns back on its own edge (a dead end, or every other arm
+// remembered as blocked), looking at most within metres ahead; +Inf when
+// it does not within them.
+func (r *Route) TurnsBack(within float64) float64 {
+	saved := *r.pcg
+	defer func() { *r.pcg = saved }()
+	c := *r
+	total := 0.0
+	for {
+		j, e, dist := c.NextJunction()
+		if j == nil || total+dist > within {
+			return math.Inf(1)
+		}
+		total += dist
+		fwd := c.forward
+		c.Advance(dist + 1e-9)
+		if c.turnedBack(e, fwd) {
+			return total
+		}
+		total += 1e-9
+	}
 }
 
 // Track's window: a car is never further ahead of its route in one physics
@@ -274,6 +396,8 @@ func (r *Route) retreat(d float64) bool {
 
 // Centres appends the centre-line position at n points step metres
 // apart, starting here, without moving the route (turns as in Ahead).
+// Where the route turns back (a dead end) they run on straight past the
+// junction: a U-turn is the driver's to make, not a line to follow.
 func (r *Route) Centres(step float64, n int, dst []world.Vec2) []world.Vec2 {
 	saved := *r.pcg
 	c := *r
@@ -291,7 +415,14 @@ func (r *Route) Centres(step float64, n int, dst []world.Vec2) []world.Vec2 {
 		}
 		over := c.t - l
 		c.t = l
+		e, fwd := c.edge, c.forward
 		c.Advance(over + 1e-12) // into the next segment, turning as Advance does
+		if n > 0 && c.turnedBack(e, fwd) {
+			for k := 0; n > 0; k++ {
+				dst = append(dst, b.Add(dir.Scale(over+float64(k)*step)))
+				n--
+			}
+		}
 	}
 	*r.pcg = saved
 	return dst

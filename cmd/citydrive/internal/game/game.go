@@ -518,12 +518,19 @@ func (s *Session) handle(in Controls) {
 	}
 }
 
-// ResetCar puts the car back on the lane nearest it, at rest, facing along
-// the lane in the direction closest to where it faced.
+// ResetCar puts the car back on the lane of the loaded roads nearest it,
+// at rest, facing along the lane in the direction closest to where it
+// faced, clear of obstacles, built blocks and the water: where the nearest
+// spot is not clear, the nearest one along the lane that is
+// (autopilot.ResetPose). The autopilot picks up the route from there.
 func (s *Session) ResetCar() {
-	s.driver.Reroute(s.car.Pos, s.car.Forward())
-	pos, dir := s.driver.Route().Pose()
-	s.car = car.New(pos, dir, s.carEnv())
+	env := s.carEnv()
+	pos, dir, ok := autopilot.ResetPose(s.stream.Graph(), env, s.car.Pos, s.car.Forward())
+	if !ok { // no road loaded: stay, at rest
+		pos, dir = s.car.Pos, s.car.Forward()
+	}
+	s.driver.Reroute(pos, dir)
+	s.car = car.New(pos, dir, env)
 	s.prev = poseOf(s.car)
 	s.drive.Resets++
 }
