@@ -17,7 +17,9 @@ import (
 
 // The city must be real content: over the default drive (the bench's
 // route at 30 m/s, the visible set every 0.25 s) the average item holds at
-// least 2,500 vertices. Every item that becomes visible is built once, so
+// least 2,300 vertices (2,500 before the network rule: the route now
+// crosses causeways with water either side, and a building that would
+// stand on a road is a plaza). Every item that becomes visible is built once, so
 // the figure does not depend on timing.
 func TestDriveAverageIsRealContent(t *testing.T) {
 	for _, seed := range []uint64{412, 7} {
@@ -50,7 +52,7 @@ func TestDriveAverageIsRealContent(t *testing.T) {
 		}
 		avg := float64(total) / float64(items)
 		t.Logf("seed %d: %d items, %.0f vertices per item, largest %d", seed, items, avg, biggest)
-		assert.GreaterOrEqual(t, avg, 2500.0, "seed %d", seed)
+		assert.GreaterOrEqual(t, avg, 2300.0, "seed %d", seed)
 		assert.LessOrEqual(t, biggest, slots.DefaultVertsPerSlot, "nothing exceeds a slot")
 	}
 }
