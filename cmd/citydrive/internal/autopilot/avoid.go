@@ -240,10 +240,26 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 			limit = math.Min(limit, math.Sqrt(swerveSpeed*swerveSpeed+2*planBrake*dist))
 		}
 	}
-	for j := range d.shift {
-		k := d.here + j
+	// The line behind the car moves too, fading out backwards as the
+	// swerve fades in ahead: moved from the car on only, it would step
+	// aside at the car, and the step (a false heading across the lane,
+	// steered for at every plan) would drag the car off the line as
+	// long as the swerve lasts. Every point moves square to the line as
+	// it was (a direction taken across points already moved would turn
+	// the move along the line, and the line would zig-zag).
+	behind := min(d.here, int(ramp))
+	from := d.here - behind
+	d.lefts = d.lefts[:0]
+	for k := from; k < d.here+len(d.fade); k++ {
 		t := d.ahead[min(k+1, len(d.ahead)-1)].Sub(d.ahead[max(k-1, 0)]).Norm()
-		d.ahead[k] = d.ahead[k].Add(roadgraph.Left(t).Scale(d.fade[j]))
+		f := d.fade[0] * (1 - float64(d.here-k)/ramp)
+		if k >= d.here {
+			f = d.fade[k-d.here]
+		}
+		d.lefts = append(d.lefts, roadgraph.Left(t).Scale(f))
+	}
+	for i, m := range d.lefts {
+		d.ahead[from+i] = d.ahead[from+i].Add(m)
 	}
 	return limit
 }

@@ -66,6 +66,7 @@ type Driver struct {
 	blockedAt        float64
 	blockedByTraffic bool
 	cols             []world.Vec2 // built blocks found along the line, scratch (avoid)
+	lefts            []world.Vec2 // the moves of the line behind the car, scratch (avoid)
 	swerveLimit      float64      // the speed limit swerving asks for (avoid)
 	sincePlan        float64      // seconds since the line was planned
 	// sincePlanned is the same for yield's waiting clock (sincePlan is
@@ -89,6 +90,7 @@ type Driver struct {
 	waiting      bool    // held up by a signal or a vehicle
 	waited       float64 // seconds held up at a crawl
 	committed    uint64  // junction driven through on amber
+	toStop       float64 // metres to the next junction's stop line at the last plan (-Inf: none)
 }
 
 // NewDriver starts a driver on the road nearest pos, heading as close to

@@ -39,6 +39,10 @@ const (
 	yieldLook    = 90.0 // metres along the line it looks
 	amberBrake   = 5.0  // m/s²: at amber it stops if that braking suffices
 	predictTime  = 2.0  // seconds a moving vehicle is projected ahead at most
+	sweepTime    = 2.0  // seconds of a crossing vehicle's path that are in its way
+	sweepStep    = 1.0  // metres between the places looked at along it
+	sweepAccel   = 5.0  // m/s²: the car could be there as soon as this takes it
+	sweepSlack   = 0.5  // seconds the vehicle is still counted on after it is gone
 	waitSpeed    = 1.0  // m/s: slower than this while held up is waiting
 	// MaxWait is how long waiting counts as waiting: held up longer, the
 	// car is stuck (and the watchdog backs out).
@@ -58,6 +62,10 @@ func (d *Driver) yield(pos, fwd world.Vec2, v, curv, dt float64) float64 {
 		return math.Inf(1)
 	}
 	limit := d.signalLimit(v)
+	d.toStop = math.Inf(-1)
+	if j, _, dist := d.route.NextJunction(); j != nil {
+		d.toStop = stopDistance(j, dist)
+	}
 	end := min(d.here+int(yieldLook/pathStep), len(d.ahead)-1)
 	for _, o := range d.Traffic.Vehicles() {
 		rel := o.Pos.Sub(pos)
@@ -95,11 +103,7 @@ func (d *Driver) signalLimit(v float64) float64 {
 	if d.committed == j.ID {
 		return math.Inf(1)
 	}
-	hw := 0.0
-	for _, a := range j.Arms {
-		hw = math.Max(hw, a.HalfWidth)
-	}
-	stop := dist - traffic.StopLine(hw) - stopMargin - car.Length/2
+	stop := stopDistance(j, dist)
 	if stop < -1 { // already over the line
 		return math.Inf(1)
 	}
@@ -108,6 +112,17 @@ func (d *Driver) signalLimit(v float64) float64 {
 		return math.Inf(1)
 	}
 	return math.Sqrt(2 * followBrake * math.Max(0, stop))
+}
+
+// stopDistance is how far the car's centre is from where it stops at
+// junction j's stop line, dist centre-line metres ahead (negative: over
+// it).
+func stopDistance(j *roadgraph.Junction, dist float64) float64 {
+	hw := 0.0
+	for _, a := range j.Arms {
+		hw = math.Max(hw, a.HalfWidth)
+	}
+	return dist - traffic.StopLine(hw) - stopMargin - car.Length/2
 }
 
 // followLimit is the speed from which the car keeps its distance to
@@ -123,6 +138,40 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	along, across := half(cos, sin)
 	inWay := ok && math.Abs(lat) < car.Width/2+across+corridorSide
 	vs := math.Max(0, o.Speed*cos)
+	if !inWay && o.Speed > 0 && d.toStop >= -1 && !d.behindInLane(o) &&
+		!(o.U < o.Stop && d.Traffic.WaitsForCar(o.Key)) {
+		// Short of its stop line, the car holds there while a vehicle
+		// crosses its way in the junction: wherever the vehicle will be
+		// within sweepTime along its own path (not only where it will be
+		// when the car gets there: it is in the way all the while it
+		// crosses). One still short of its own stop line that waits for
+		// the car is not waited for (it waits for the car).
+		for u := 0.0; u <= o.Speed*sweepTime; u += sweepStep {
+			p, dir := o.Pos, o.Dir
+			if u > 0 {
+				a, ok := d.Traffic.Ahead(o.Key, u)
+				if !ok {
+					break
+				}
+				p, dir = a.Pos, a.Dir
+			}
+			ps, plat, pt, pok := d.onLine(p, end)
+			if !pok {
+				continue
+			}
+			pa, across := half(dir.Dot(pt), math.Abs(dir.X*pt.Z-dir.Z*pt.X))
+			if math.Abs(plat) >= car.Width/2+across+corridorSide || ps <= d.toStop {
+				continue
+			}
+			// in the way there unless gone by the time the car, speeding
+			// up hard, could get there
+			reach := math.Max(0, ps-car.Length/2-pa)
+			arrive := (math.Sqrt(math.Max(0, v)*math.Max(0, v)+2*sweepAccel*reach) - math.Max(0, v)) / sweepAccel
+			if gone := (u+traffic.VehicleLength+car.Width)/o.Speed + sweepSlack; arrive < gone {
+				return math.Sqrt(2 * followBrake * math.Max(0, d.toStop))
+			}
+		}
+	}
 	if !inWay && o.Speed > 0 {
 		// a vehicle crossing or turning: where it will be by the time the
 		// car gets there, along its own path
@@ -143,6 +192,15 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	}
 	free := s - car.Length/2 - along - followGap - followTime*vs
 	return math.Sqrt(math.Max(0, vs*vs+2*followBrake*free))
+}
+
+// behindInLane: vehicle o comes up behind the car, going its way (it
+// brakes for the car: its path ahead runs through the car, not across
+// its way).
+func (d *Driver) behindInLane(o *traffic.Vehicle) bool {
+	back := d.ahead[max(d.here-2, 0)]
+	t := d.ahead[min(d.here+2, len(d.ahead)-1)].Sub(back).Norm()
+	return o.Dir.Dot(t) > 0.5 && o.Pos.Sub(d.ahead[d.here]).Dot(t) < 0
 }
 
 // The bumper: the line is where the car should be, but in a tight turn it
