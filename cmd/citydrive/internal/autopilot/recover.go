@@ -714,19 +714,13 @@ func (r *Route) edgeAhead(d float64) (*roadgraph.Edge, *roadgraph.Junction, bool
 	if r.TurnsBack(d) <= d {
 		return r.edge, r.edge.JunctionAt(!r.forward), false
 	}
-	saved := *r.pcg
-	c := *r
-	c.Advance(math.Max(d, 0))
-	*r.pcg = saved
+	c := r.peek(math.Max(d, 0))
 	return c.edge, c.edge.JunctionAt(!c.forward), c.edge != r.edge
 }
 
 // dirAhead is the route's direction of travel d metres ahead.
 func (r *Route) dirAhead(d float64) world.Vec2 {
-	saved := *r.pcg
-	c := *r
-	c.Advance(d)
-	*r.pcg = saved
+	c := r.peek(d)
 	_, dir := c.centre()
 	return dir
 }

@@ -432,12 +432,19 @@ func (r *Route) Centres(step float64, n int, dst []world.Vec2) []world.Vec2 {
 // the route. It takes the turns the route itself will take: the random
 // state is put back afterwards.
 func (r *Route) Ahead(d float64) world.Vec2 {
+	c := r.peek(d)
+	p, _ := c.Pose()
+	return p
+}
+
+// peek is a copy of the route d metres further along, r unmoved: the turns
+// taken on the way are the route's own, and its random state is put back.
+func (r *Route) peek(d float64) Route {
 	saved := *r.pcg
 	c := *r
 	c.Advance(d)
 	*r.pcg = saved
-	p, _ := c.Pose()
-	return p
+	return c
 }
 
 // NextJunction is the junction the route's edge leads to, that edge, and
