@@ -156,7 +156,7 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 		offset := 0.0
 		if lights {
 			_, axis := world.EdgeOrigin(a.e.ID)
-			offset = traffic.SignalOffset(b.w, j.ID, axis)
+			offset = traffic.SignalOffset(j.ID, axis)
 		}
 	search:
 		for back := range poleBackSteps {

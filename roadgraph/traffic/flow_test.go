@@ -260,7 +260,8 @@ func TestTurningVehiclesLookAlongTheirCurve(t *testing.T) {
 // their schedule once it is gone; without it they keep their schedule.
 func TestVehiclesStopForAnotherPlayersCar(t *testing.T) {
 	s, f, other, first, t0 := inLane(t)
-	car := Blocker{Pos: other.Pos.Add(world.Vec2{X: 200}), Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
+	// the player's car far from every vehicle of the scene
+	car := Blocker{Pos: other.Pos.Add(world.Vec2{X: 1000}), Dir: world.Vec2{X: 1}, Length: 4.2, Width: 1.8}
 	alone := NewFlow(NewSchedule(s.World(), 17.5))
 	f.SetOthers([]Blocker{other})
 	const dt = 1.0 / 60

@@ -49,6 +49,10 @@ type edgeGeom struct {
 	phase  [2]float64 // signal offset (seconds) of A, of B
 	min    world.Vec2
 	max    world.Vec2
+	// reach is the box every vehicle of the edge lies in, lanes and turns
+	// through its junctions (reachBox; rok once it is computed)
+	reach  [2]world.Vec2
+	rok    bool
 	exits  [2][4]world.EdgeSpec // lane l's choices at its far end (no U-turn)
 	nexits [2]int
 	turns  [2][4]turn // memoised turns onto the exits (or the U-turn: index 0)
@@ -197,7 +201,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		}
 		g.r[end] = StopLine(hw)
 		g.arms[end] = len(s.arms)
-		g.phase[end] = s.w.Hash01(saltSignal, int64(world.JunctionID(c)), 0, 0) * SignalPeriod
+		g.phase[end] = signalOffset(world.JunctionID(c))
 		// lane 0 ends at B (end 1), lane 1 at A (end 0)
 		l := 1 - end
 		for _, a := range s.arms {
@@ -421,15 +425,48 @@ func (s *Schedule) turn(g *edgeGeom, k Key, stop float64) *turn {
 	if n > 0 {
 		i = min(n-1, int(s.w.Hash01(saltTurn, int64(g.spec.ID), int64(k.Lane)<<8|int64(k.K), k.Cycle)*float64(n)))
 	}
-	tr := &g.turns[k.Lane][i]
+	return s.exitTurn(g, k.Lane, i, stop)
+}
+
+// exitTurn is lane l's turn onto its exit i, from its stop line at stop.
+func (s *Schedule) exitTurn(g *edgeGeom, l uint8, i int, stop float64) *turn {
+	tr := &g.turns[l][i]
 	if !tr.ok {
-		p0, d0 := g.lanePoint(k.Lane, stop)
-		p1, d1 := s.exitPoint(g, k.Lane, i)
+		p0, d0 := g.lanePoint(l, stop)
+		p1, d1 := s.exitPoint(g, l, i)
 		tr.p0, tr.p1, tr.c = p0, p1, control(p0, d0, p1, d1)
 		tr.length = (p0.Sub(tr.c).Len() + tr.c.Sub(p1).Len() + p1.Sub(p0).Len()) / 2
 		tr.ok = true
 	}
 	return tr
+}
+
+// reachBox is the box that holds every place a vehicle of g can be: its
+// lanes (laneReach about its nodes) and its turns through the junctions
+// at both ends (a quadratic Bezier lies in the triangle of its points). A
+// turn can bulge metres beyond the nodes' box, and a query that pruned by
+// that box alone would miss a vehicle in the junction.
+func (s *Schedule) reachBox(g *edgeGeom) (lo, hi world.Vec2) {
+	if g.rok {
+		return g.reach[0], g.reach[1]
+	}
+	lo = world.Vec2{X: g.min.X - laneReach, Z: g.min.Z - laneReach}
+	hi = world.Vec2{X: g.max.X + laneReach, Z: g.max.Z + laneReach}
+	for l := uint8(0); l < 2; l++ {
+		lt := g.timing(l)
+		if lt.stop <= lt.start {
+			continue
+		}
+		for i := range max(1, g.nexits[l]) {
+			tr := s.exitTurn(g, l, i, lt.stop)
+			for _, p := range [3]world.Vec2{tr.p0, tr.c, tr.p1} {
+				lo = world.Vec2{X: math.Min(lo.X, p.X), Z: math.Min(lo.Z, p.Z)}
+				hi = world.Vec2{X: math.Max(hi.X, p.X), Z: math.Max(hi.Z, p.Z)}
+			}
+		}
+	}
+	g.reach, g.rok = [2]world.Vec2{lo, hi}, true
+	return lo, hi
 }
 
 // exitPoint is where lane l's exit i begins, and the direction there.
@@ -484,7 +521,7 @@ func (s *Schedule) Vehicles(t float64, centre world.Vec2, radius float64, dst []
 	s.nearby(centre, radius)
 	r2 := radius * radius
 	for _, g := range s.near {
-		if boxDist2(g.min, g.max, centre) > (radius+laneReach)*(radius+laneReach) {
+		if lo, hi := s.reachBox(g); boxDist2(lo, hi, centre) > r2 {
 			continue
 		}
 		for l := uint8(0); l < 2; l++ {
@@ -574,8 +611,8 @@ func boxDist2(lo, hi, p world.Vec2) float64 {
 // the light at t is ShowLight(floorMod(t, SignalPeriod)+offset). The city
 // builder stores it in the signal heads it draws, so the shader shows the
 // same light as SignalLight from the world clock alone.
-func SignalOffset(w world.World, junction uint64, d world.Dir) float64 {
-	return floorMod(w.Hash01(saltSignal, int64(junction), 0, 0)*SignalPeriod-greenStart(d), SignalPeriod)
+func SignalOffset(junction uint64, d world.Dir) float64 {
+	return floorMod(signalOffset(junction)-greenStart(d), SignalPeriod)
 }
 
 // ShowLight is the light at cycle position u (seconds, any real: taken

@@ -57,7 +57,7 @@ type planned struct {
 	cell   world.Cell // the edge's start cell (Vehicles reads the edges of the cells around the centre)
 	cycles bool       // the cycle is in Vehicles' range all through the window: no need to check
 	nn, hn uint8
-	min    world.Vec2 // the edge's box
+	min    world.Vec2 // the edge's reach box (reachBox)
 	max    world.Vec2
 	// a box holding every point at() answers itself (the lane part and
 	// the turn): Vehicles skips a record whose box is out of its radius
@@ -122,7 +122,7 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 	// (less than a cell) of this one: a cell more each way
 	s.nearby(centre, max(reach, radius+world.CellSize))
 	for _, g := range s.near {
-		if boxDist2(g.min, g.max, centre) > (reach+laneReach)*(reach+laneReach) {
+		if lo, hi := s.reachBox(g); boxDist2(lo, hi, centre) > reach*reach {
 			continue
 		}
 		for l := uint8(0); l < 2; l++ {
@@ -170,7 +170,8 @@ func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64, centr
 	if u1 < lt.start-1 || u0 > end+1 {
 		return planned{}, 0, false
 	}
-	r := planned{key: k, cell: g.spec.A, min: g.min, max: g.max, lt: lt, m: m, length: g.length,
+	lo, hi := s.reachBox(g)
+	r := planned{key: k, cell: g.spec.A, min: lo, max: hi, lt: lt, m: m, length: g.length,
 		yStop: s.laneHeight(g, k.Lane, lt.stop), turn: *tr, nAll: int32(len(g.nodes)), hAll: int32(g.nh)}
 	// The lane part of the window, a metre wider each way for rounding.
 	r.uLo, r.uHi = math.Max(lt.start, u0-1), math.Min(lt.stop, u1+1)
@@ -295,7 +296,7 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 	c := world.CellAt(centre.X, centre.Z)
 	cr := int32(math.Ceil(radius/world.CellSize)) + 1
 	q := vehiclesQuery{t: t, centre: centre, iLo: c.I - cr - world.MaxSpanCells, iHi: c.I + cr, jLo: c.J - cr - 1, jHi: c.J + cr,
-		r2: radius * radius, box2: (radius + laneReach) * (radius + laneReach)}
+		r2: radius * radius}
 	if radius <= p.near {
 		for _, i := range p.nearIdx {
 			dst = p.recs[i].appendAt(s, &q, dst)
@@ -309,18 +310,18 @@ func (p *Plan) Vehicles(s *Schedule, t float64, centre world.Vec2, radius float6
 }
 
 // vehiclesQuery is one Plan.Vehicles: its time, centre, the cells whose
-// edges it reads and its radius (and the edge boxes') squared.
+// edges it reads and its radius squared.
 type vehiclesQuery struct {
 	t                  float64
 	centre             world.Vec2
 	iLo, iHi, jLo, jHi int32
-	r2, box2           float64
+	r2                 float64
 }
 
 // appendAt appends r's vehicle to dst when it is one of q's.
 func (r *planned) appendAt(s *Schedule, q *vehiclesQuery, dst []Vehicle) []Vehicle {
 	if r.cell.I < q.iLo || r.cell.I > q.iHi || r.cell.J < q.jLo || r.cell.J > q.jHi ||
-		boxDist2(r.min, r.max, q.centre) > q.box2 {
+		boxDist2(r.min, r.max, q.centre) > q.r2 {
 		return dst
 	}
 	if !r.cycles {

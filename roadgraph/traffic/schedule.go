@@ -10,8 +10,8 @@
 // its centre line. Every SignalPeriod each lane sends a platoon of up to
 // maxPlatoon vehicles, timed so that they cross the stop line at the lane's
 // far junction during that junction's green (junctions with SignalArms or
-// more arms have signals; their phase is a function of the junction id and
-// t); at a signal the platoon queues at the red and moves off at the green
+// more arms have signals; their phase is a green wave, a function of the
+// junction's lattice point and t); at a signal the platoon queues at the red and moves off at the green
 // (queue.go). After the stop line a vehicle turns through the junction onto an exit
 // lane chosen from (edge, lane, cycle, vehicle) and leaves the schedule at
 // that lane's entry, where the exit lane's own platoons run.
@@ -56,7 +56,7 @@ const (
 
 // Hash salts (world.Hash01), distinct from the city builder's.
 const (
-	saltSignal = 7100 + iota
+	_ = 7100 + iota // retired: signal offsets were hashed per junction
 	saltSpeed
 	saltCount
 	saltTurn
@@ -74,11 +74,26 @@ const (
 
 func (l Light) String() string { return [...]string{"green", "amber", "red"}[l] }
 
-// signalPhase is where junction id's signal cycle stands at t, in [0,
+// waveSpeed is the green wave's speed (m/s): each junction's X green
+// starts (i+j)·CellSize/waveSpeed seconds after the origin's, so a car
+// going east or south at about this speed meets green after green. A
+// little above the autopilot's cruise, so a car that slows for a turn or a
+// vehicle catches the next green rather than arriving just before it (a
+// 20 m/s wave did worse than hashed offsets).
+const waveSpeed = 36.0
+
+// signalOffset is where junction's signal cycle stands at t = 0, in [0,
+// SignalPeriod): the green wave. It is a function of the lattice point
+// alone, so every player and every renderer sees the same lights.
+func signalOffset(junction uint64) float64 {
+	c := world.JunctionCell(junction)
+	return floorMod(-float64(int64(c.I)+int64(c.J))*world.CellSize/waveSpeed, SignalPeriod)
+}
+
+// signalPhase is where junction's signal cycle stands at t, in [0,
 // SignalPeriod).
-func signalPhase(w world.World, junction uint64, t float64) float64 {
-	off := w.Hash01(saltSignal, int64(junction), 0, 0) * SignalPeriod
-	return floorMod(t+off, SignalPeriod)
+func signalPhase(junction uint64, t float64) float64 {
+	return floorMod(t+signalOffset(junction), SignalPeriod)
 }
 
 // greenStart is the phase at which axis d turns green.
@@ -95,11 +110,11 @@ const greenLength = SignalPeriod/2 - Amber
 // SignalLight is the light shown at t to traffic arriving at junction
 // (whose lattice arms number arms) along an edge of axis d. A junction with
 // fewer than SignalArms arms has no signal: always green.
-func SignalLight(w world.World, junction uint64, arms int, d world.Dir, t float64) Light {
+func SignalLight(junction uint64, arms int, d world.Dir, t float64) Light {
 	if arms < SignalArms {
 		return Green
 	}
-	return ShowLight(signalPhase(w, junction, t) - greenStart(d))
+	return ShowLight(signalPhase(junction, t) - greenStart(d))
 }
 
 func floorMod(a, m float64) float64 {
@@ -145,7 +160,7 @@ func (s *Schedule) Light(edge uint64, atB bool, t float64) Light {
 	if atB {
 		end, c = 1, g.spec.B
 	}
-	return SignalLight(s.w, world.JunctionID(c), g.arms[end], g.spec.Dir, t)
+	return SignalLight(world.JunctionID(c), g.arms[end], g.spec.Dir, t)
 }
 
 // StopLine is how far from a junction's centre its stop lines lie, given

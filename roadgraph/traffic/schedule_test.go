@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
@@ -131,7 +132,7 @@ func TestVehiclesCrossTheStopLineOnGreen(t *testing.T) {
 				}
 				arms := len(w.Arms(end, nil))
 				// it crosses within dt after tt
-				light := SignalLight(w, world.JunctionID(end), arms, e.Dir, tt+dt/2)
+				light := SignalLight(world.JunctionID(end), arms, e.Dir, tt+dt/2)
 				assert.Equal(t, Green, light, "vehicle %+v at the stop line", v.Key)
 				if arms >= SignalArms {
 					crossings++
@@ -148,7 +149,7 @@ func TestSignalsAlternateBetweenAxes(t *testing.T) {
 	id := world.JunctionID(c)
 	green := map[world.Dir]float64{}
 	for tt := 0.0; tt < SignalPeriod; tt += 0.1 {
-		x, z := SignalLight(w, id, 4, world.DirX, tt), SignalLight(w, id, 4, world.DirZ, tt)
+		x, z := SignalLight(id, 4, world.DirX, tt), SignalLight(id, 4, world.DirZ, tt)
 		assert.False(t, x == Green && z == Green, "both axes green at %v", tt)
 		assert.True(t, x == Red || z == Red, "one axis is red at %v", tt)
 		if x == Green {
@@ -157,10 +158,65 @@ func TestSignalsAlternateBetweenAxes(t *testing.T) {
 		if z == Green {
 			green[world.DirZ] += 0.1
 		}
-		assert.Equal(t, Green, SignalLight(w, id, 2, world.DirX, tt), "a bend has no signal")
+		assert.Equal(t, Green, SignalLight(id, 2, world.DirX, tt), "a bend has no signal")
 	}
 	assert.InDelta(t, greenLength, green[world.DirX], 0.2)
 	assert.InDelta(t, greenLength, green[world.DirZ], 0.2)
+}
+
+// The signals are a green wave east and south: a car that leaves one
+// junction as its light turns green and goes on at waveSpeed reaches the
+// next one, a cell on, as that one turns green too, whichever the seed.
+func TestSignalsMakeAGreenWave(t *testing.T) {
+	greenAt := func(c world.Cell, d world.Dir) float64 {
+		id := world.JunctionID(c)
+		for tt := 0.0; tt < SignalPeriod; tt += 0.01 {
+			if SignalLight(id, 4, d, tt) == Green && SignalLight(id, 4, d, tt-0.01) != Green {
+				return tt
+			}
+		}
+		t.Fatalf("no green at %v", c)
+		return 0
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		c := world.Cell{I: rapid.Int32Range(-20000, 20000).Draw(rt, "i"), J: rapid.Int32Range(-20000, 20000).Draw(rt, "j")}
+		for _, d := range []world.Dir{world.DirX, world.DirZ} {
+			next := world.Cell{I: c.I + 1, J: c.J}
+			if d == world.DirZ {
+				next = world.Cell{I: c.I, J: c.J + 1}
+			}
+			late := floorMod(greenAt(next, d)-greenAt(c, d), SignalPeriod)
+			assert.InDelta(rt, world.CellSize/waveSpeed, late, 0.02, "%v along %v", c, d)
+		}
+	})
+}
+
+// Vehicles within a radius are all of them: none is left out because
+// its turn through a junction bulges beyond its edge's nodes.
+func TestVehiclesWithinARadiusAreAllOfThem(t *testing.T) {
+	for _, seed := range []uint64{412, testSeed} {
+		w := world.New(seed)
+		s, wide := NewSchedule(w, 17.5), NewSchedule(w, 17.5)
+		_, p := busyJunction(t, w)
+		found := 0
+		for i := range 400 {
+			c := p.Add(world.Vec2{X: float64(i%20)*23 - 230, Z: float64(i/20)*29 - 290})
+			tt := 1000 + 0.73*float64(i)
+			for _, r := range []float64{20, 50, 120} {
+				got := map[Key]bool{}
+				for _, v := range s.Vehicles(tt, c, r, nil) {
+					got[v.Key] = true
+				}
+				for _, v := range wide.Vehicles(tt, c, r+300, nil) {
+					if v.Pos.Dist2(c) <= r*r {
+						found++
+						assert.True(t, got[v.Key], "seed %d: %+v, %.1f m from %v (radius %v), left out", seed, v.Key, v.Pos.Sub(c).Len(), c, r)
+					}
+				}
+			}
+		}
+		assert.Greater(t, found, 5000, "seed %d: busy streets", seed)
+	}
 }
 
 // A vehicle moves smoothly, along its lane and through its turn.
@@ -242,7 +298,7 @@ func TestSignalOffsetShowsTheScheduleLight(t *testing.T) {
 		s := NewSchedule(w, 8)
 		for _, e := range specs {
 			atB := e.B == c
-			off := SignalOffset(w, world.JunctionID(c), e.Dir)
+			off := SignalOffset(world.JunctionID(c), e.Dir)
 			for tt := 1000.0; tt < 1000+3*SignalPeriod; tt += 0.25 {
 				require.Equal(t, s.Light(e.ID, atB, tt), ShowLight(floorMod(tt, SignalPeriod)+off), "edge %d at %v", e.ID, tt)
 			}
