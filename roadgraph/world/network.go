@@ -86,10 +86,31 @@ func (w World) OnCauseway(p Vec2) bool {
 // widest junction surface (an avenue's) and a car turning at its rim.
 const sweptRadius = AvenueHalfWidth + WalkWidth + junctionMargin + 3.0
 
+// maxSlope bounds the terrain's slope near the lake (it is far under
+// this): heights between samples a few metres apart differ by at most
+// maxSlope times the distance.
+const maxSlope = 0.15
+
 // sweptSure: a centre this high above the lake has land all around within
-// sweptRadius (the terrain's slope is far under 15 %), so the ring need not
-// be sampled.
-const sweptSure = WetMargin + 0.15*sweptRadius
+// sweptRadius, so the ring need not be sampled.
+const sweptSure = WetMargin + maxSlope*sweptRadius
+
+// sweptSamples points on the ring are sampled; every point of the ring
+// lies within half a chord of one, so a sample that high above WetMargin
+// (sweptDip) keeps the whole ring dry, not just the samples (8 samples
+// missed a shore cutting in between two of them).
+const sweptSamples = 32
+
+var (
+	sweptDip  = maxSlope * sweptRadius * math.Sin(math.Pi/sweptSamples)
+	sweptRing = func() (r [sweptSamples]Vec2) {
+		for k := range r {
+			a := 2 * math.Pi * float64(k) / sweptSamples
+			r[k] = Vec2{sweptRadius * math.Cos(a), sweptRadius * math.Sin(a)}
+		}
+		return r
+	}()
+)
 
 // sweptOnLand reports whether the ring around p at sweptRadius is land,
 // high enough that no road there counts as wet (WetMargin).
@@ -97,11 +118,8 @@ func (w World) sweptOnLand(p Vec2, h float64) bool {
 	if h >= sweptSure {
 		return true
 	}
-	const diag = sweptRadius * math.Sqrt2 / 2
-	ring := [8]Vec2{{sweptRadius, 0}, {-sweptRadius, 0}, {0, sweptRadius}, {0, -sweptRadius},
-		{diag, diag}, {diag, -diag}, {-diag, diag}, {-diag, -diag}}
-	for _, d := range ring {
-		if w.Height(p.X+d.X, p.Z+d.Z) < WaterLevel+WetMargin {
+	for _, d := range sweptRing {
+		if w.Height(p.X+d.X, p.Z+d.Z) < WaterLevel+WetMargin+sweptDip {
 			return false
 		}
 	}

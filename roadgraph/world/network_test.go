@@ -255,6 +255,19 @@ func TestPropertyBridgesLandOnRoadOnLand(t *testing.T) {
 	})
 }
 
+// Found by the property above: eight samples on the ring were dry while
+// the shore cut in between two of them (at 202.5°).
+func TestAShoreBetweenTheRingSamplesIsSeen(t *testing.T) {
+	w := New(0x3df5e0)
+	for _, e := range bridgeEnds(w, Cell{-895, 1048574}, 2) {
+		p, ok := w.Junction(e)
+		require.True(t, ok)
+		if !e.OnTrunk() {
+			require.True(t, landAround(w, p, sweptRadius-1), "the bridge end %v at (%.0f, %.0f) stands on land", e, p.X, p.Z)
+		}
+	}
+}
+
 // The cache answers what the world answers.
 func TestPropertyCacheAgreesWithTheNetworkRule(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
