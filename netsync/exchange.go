@@ -1,6 +1,8 @@
 package netsync
 
 import (
+	"errors"
+
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
 )
@@ -47,4 +49,18 @@ func (s *Server) submitEdit(tag uint64, m *wire.EditRequest, e voxel.BlockEdit) 
 		return w.SubmitEditOnce(tag, m.Player, m.Seq, e)
 	}
 	return s.cfg.World.SubmitEdit(tag, e)
+}
+
+// answeredRetry acknowledges a retry of a request the world applied
+// before (voxel.ErrAlreadyApplied) and reports true: nothing is broadcast,
+// which would show others a block that may have been overwritten since.
+// p is nil if the player left meanwhile.
+func (s *Server) answeredRetry(p *serverPeer, seq uint32, err error) bool {
+	if !errors.Is(err, voxel.ErrAlreadyApplied) {
+		return false
+	}
+	if p != nil {
+		s.send(p, &wire.EditAck{Seq: seq})
+	}
+	return true
 }

@@ -487,6 +487,9 @@ func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
 func (s *Server) editDone(tag uint64, e voxel.BlockEdit, err error) {
 	player, seq := untag(tag)
 	p := s.peers[player] // nil if the player left meanwhile
+	if s.answeredRetry(p, seq, err) {
+		return
+	}
 	if err != nil {
 		s.metrics.editsRejected.WithLabelValues(worldError.label()).Inc()
 		if p != nil {

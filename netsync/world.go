@@ -45,6 +45,9 @@ const RemoteEdit uint64 = 0
 // OnceWorld is a World that applies a retried edit only once: the client's
 // player key (stable across reconnects and servers) and sequence number
 // name the request. The server uses SubmitEditOnce when its World has it.
+// A retry of a request applied before comes back from CommittedEdits with
+// an error that is voxel.ErrAlreadyApplied: the server acknowledges it and
+// broadcasts nothing.
 type OnceWorld interface {
 	World
 	SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.BlockEdit) error

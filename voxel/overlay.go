@@ -109,6 +109,12 @@ func Touched(p ChunkPos, idx int, dst []ChunkPos) []ChunkPos {
 	return dst
 }
 
+// ErrAlreadyApplied is how a world that applies each request once hands
+// back a retry of one it applied before (a replay, or a resend after a
+// reconnect or restart): the request is answered as done, and nothing is
+// applied or announced again.
+var ErrAlreadyApplied = errors.New("edit already applied")
+
 // BlockEdit is one block edit placed in the world: the chunk, the local
 // index in it (see Index) and the block it now holds. It is what travels
 // from a player's request through the server to the store.

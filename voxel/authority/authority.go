@@ -135,9 +135,11 @@ type World struct {
 
 // commit is one submitted edit on its way through the store.
 type commit struct {
-	tag uint64 // the caller's, handed back
-	e   voxel.BlockEdit
-	err error
+	tag    uint64 // the caller's, handed back
+	player uint64 // with seq, names the request (0: anonymous)
+	seq    uint32
+	e      voxel.BlockEdit
+	err    error
 }
 
 // op is a change for the loop: a chunk entered or left the union, or
@@ -307,6 +309,15 @@ func (w *World) validate(e voxel.BlockEdit) error {
 // goroutine; a non-nil error is a rejection shown to the player. tag comes
 // back with the edit from CommittedEdits.
 func (w *World) SubmitEdit(tag uint64, e voxel.BlockEdit) error {
+	return w.SubmitEditOnce(tag, 0, 0, e)
+}
+
+// SubmitEditOnce is SubmitEdit for the request player (the client's key)
+// and seq name: the store applies it at most once (its per-chunk stamps
+// are written in the edit's transaction), so a replay or a resend after a
+// reconnect or restart comes back from CommittedEdits with an error that
+// is voxel.ErrAlreadyApplied: acknowledged, not applied or broadcast again.
+func (w *World) SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.BlockEdit) error {
 	if err := w.validate(e); err != nil {
 		return err
 	}
@@ -316,7 +327,7 @@ func (w *World) SubmitEdit(tag uint64, e voxel.BlockEdit) error {
 	default:
 	}
 	select {
-	case w.commits <- commit{tag: tag, e: e}:
+	case w.commits <- commit{tag: tag, player: player, seq: seq, e: e}:
 		return nil
 	default:
 		return ErrBusy
@@ -341,20 +352,25 @@ func (w *World) CommittedEdits(done func(tag uint64, e voxel.BlockEdit, err erro
 // retried on its own so one bad edit cannot fail the others. err is set on
 // each failed edit.
 func (w *World) commit(cs []commit) {
-	batch := make([]voxel.BlockEdit, len(cs))
+	batch := make([]store.Edit, len(cs))
 	for i, c := range cs {
-		batch[i] = c.e
+		batch[i] = store.Edit{BlockEdit: c.e, Player: c.player, Seq: c.seq}
 	}
 	start := time.Now()
 	w.storeMu.Lock()
-	err := w.st.ApplyBatch(batch)
+	dup, err := w.st.ApplyEdits(batch)
 	if err != nil && len(cs) > 1 {
 		for i, e := range batch {
-			cs[i].err = w.st.ApplyBatch([]voxel.BlockEdit{e})
+			var d []bool
+			if d, cs[i].err = w.st.ApplyEdits([]store.Edit{e}); cs[i].err == nil && d[0] {
+				cs[i].err = voxel.ErrAlreadyApplied
+			}
 		}
 	} else {
 		for i := range cs {
-			cs[i].err = err
+			if cs[i].err = err; err == nil && dup[i] {
+				cs[i].err = voxel.ErrAlreadyApplied
+			}
 		}
 	}
 	var unloaded []voxel.ChunkPos
@@ -377,7 +393,7 @@ func (w *World) commit(cs []commit) {
 	w.commitSeconds.Observe(time.Since(start).Seconds())
 	w.commitBatch.Observe(float64(len(cs)))
 	for i, c := range cs {
-		if c.err != nil {
+		if c.err != nil && !errors.Is(c.err, voxel.ErrAlreadyApplied) {
 			w.log.Error("committing edit failed", "chunk", c.e.Pos, "index", c.e.Index, "block", c.e.Block, "err", c.err)
 			cs[i].err = fmt.Errorf("the server could not save that edit: %v", c.err)
 		}

@@ -8,6 +8,9 @@
 //	                "seed" → uint64, "generator" → uint32 (big-endian)
 //	bucket "edits": 12-byte chunk key (X, Y, Z as big-endian int32 with the
 //	                sign bit flipped) → voxel.Overlay encoding (3 bytes/edit)
+//	bucket "stamps": chunk key → count u8, then per player who edited the
+//	                chunk lately (at most MaxStamps, oldest first) its key
+//	                u64 and newest applied sequence u32: exactly-once edits
 //
 // Crash safety: every Apply is one bbolt read-write transaction; bbolt
 // writes the new pages, fsyncs, then writes and fsyncs the meta page that
@@ -48,6 +51,9 @@ const (
 var (
 	bucketMeta  = []byte("meta")
 	bucketEdits = []byte("edits")
+	// bucketStamps is added by this version to stores made before it (at
+	// open): an older binary ignores it.
+	bucketStamps = []byte("stamps")
 	keyMagic    = []byte("magic")
 	keyFormat   = []byte("format")
 	keySeed     = []byte("seed")
@@ -64,7 +70,10 @@ var (
 
 // Store is an open edit store. Safe for concurrent use (bbolt serialises
 // writers; readers run in parallel).
-type Store struct{ db *bolt.DB }
+type Store struct {
+	db   *bolt.DB
+	path string // named in errors
+}
 
 // DefaultDir is the default data directory: $XDG_DATA_HOME/citydrive, or
 // ~/.local/share/citydrive.
@@ -108,7 +117,7 @@ func Open(dir string, seed uint64, gen uint32, compatible ...uint32) (*Store, er
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, path: path}, nil
 }
 
 // create initialises a fresh database in an empty directory.
@@ -136,6 +145,9 @@ func create(dir string, seed uint64, gen uint32) error {
 			return err
 		}
 		if _, err := tx.CreateBucket(bucketEdits); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(bucketStamps); err != nil {
 			return err
 		}
 		return errors.Join(
@@ -185,6 +197,9 @@ func check(db *bolt.DB, path string, seed uint64, gen uint32, compatible []uint3
 		return err
 	}
 	return db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketStamps); err != nil {
+			return err
+		}
 		m := tx.Bucket(bucketMeta)
 		if binary.BigEndian.Uint32(m.Get(keyGen)) == gen {
 			return nil
@@ -218,40 +233,167 @@ func (s *Store) Apply(p voxel.ChunkPos, idx uint16, b voxel.Block) error {
 // It returns only after the commit, so a caller may acknowledge every edit
 // of the batch once it returned nil.
 func (s *Store) ApplyBatch(edits []voxel.BlockEdit) error {
+	once := make([]Edit, len(edits))
+	for i, e := range edits {
+		once[i] = Edit{BlockEdit: e}
+	}
+	_, err := s.ApplyEdits(once)
+	return err
+}
+
+// Edit is a block edit and the request that asked for it: the player's key
+// (stable across reconnects and restarts; 0 is anonymous and never
+// deduplicated) and that player's sequence number.
+type Edit struct {
+	voxel.BlockEdit
+	Player uint64
+	Seq    uint32
+}
+
+// ApplyEdits is ApplyBatch applying each request at most once. Every chunk
+// remembers, per player who edited it lately (at most MaxStamps), the
+// newest sequence applied there, written in the same transaction as the
+// chunk's edits; an edit whose sequence is not newer than its player's
+// stamp on that chunk is a retry (a replay, or a resend after a reconnect
+// or a restart) and is skipped. dup[i] reports that edits[i] was skipped,
+// so the caller acknowledges it without applying or announcing it again.
+// A client's edits of one chunk reach the store in sequence order (one
+// ordered stream, one committer), so an older sequence than the stamp was
+// answered already.
+func (s *Store) ApplyEdits(edits []Edit) (dup []bool, err error) {
 	for _, e := range edits {
 		if int(e.Index) >= voxel.ChunkVolume || !e.Block.Valid() {
-			return fmt.Errorf("%w: chunk %v index %d block %d", ErrBadEdit, e.Pos, e.Index, e.Block)
+			return nil, fmt.Errorf("%w: chunk %v index %d block %d", ErrBadEdit, e.Pos, e.Index, e.Block)
 		}
 	}
 	if len(edits) == 0 {
-		return nil
+		return nil, nil
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketEdits)
+	dup = make([]bool, len(edits))
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		bk, bs := tx.Bucket(bucketEdits), tx.Bucket(bucketStamps)
 		// Merge per chunk first so a chunk edited n times is written once.
-		merged := make(map[voxel.ChunkPos]voxel.Overlay, len(edits))
+		type chunk struct {
+			o       voxel.Overlay
+			st      stamps
+			touched bool
+		}
+		merged := make(map[voxel.ChunkPos]*chunk, len(edits))
 		var order []voxel.ChunkPos
-		for _, e := range edits {
-			o, ok := merged[e.Pos]
+		for i, e := range edits {
+			c, ok := merged[e.Pos]
 			if !ok {
 				k := Key(e.Pos)
-				var err error
-				if o, err = voxel.DecodeOverlay(bk.Get(k[:])); err != nil {
-					return fmt.Errorf("%w: chunk %v: %v", ErrCorrupt, e.Pos, err)
+				o, err := voxel.DecodeOverlay(bk.Get(k[:]))
+				if err != nil {
+					return fmt.Errorf("%w: %s: chunk %v: %v", ErrCorrupt, s.path, e.Pos, err)
 				}
+				st, err := decodeStamps(bs.Get(k[:]))
+				if err != nil {
+					return fmt.Errorf("%w: %s: stamps of chunk %v: %v", ErrCorrupt, s.path, e.Pos, err)
+				}
+				c = &chunk{o: o, st: st}
+				merged[e.Pos] = c
 				order = append(order, e.Pos)
 			}
-			merged[e.Pos] = o.With(e.Index, e.Block)
+			if !c.st.stamp(e.Player, e.Seq) {
+				dup[i] = true
+				continue
+			}
+			c.o, c.touched = c.o.With(e.Index, e.Block), true
 		}
 		for _, p := range order {
-			o := merged[p]
+			c := merged[p]
+			if !c.touched {
+				continue
+			}
 			k := Key(p)
-			if err := bk.Put(k[:], o.AppendEncode(make([]byte, 0, len(o)*3))); err != nil {
+			if err := bk.Put(k[:], c.o.AppendEncode(make([]byte, 0, len(c.o)*3))); err != nil {
 				return err
+			}
+			if len(c.st) > 0 {
+				if err := bs.Put(k[:], c.st.appendEncode(nil)); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return dup, nil
+}
+
+// MaxStamps bounds the players remembered per chunk (as the cluster's
+// chunk values do): enough for everyone editing one chunk while a client
+// reconnects and resends.
+const MaxStamps = 32
+
+const stampSize = 12 // player u64, seq u32
+
+// stamps is a chunk's players and their newest applied sequence, oldest
+// first.
+type stamps []stamp
+
+type stamp struct {
+	player uint64
+	seq    uint32
+}
+
+// seqNewer is serial-number order (wraps after 2^31 edits of a player),
+// the order netsync/wire.SeqNewer defines for the wire.
+func seqNewer(a, b uint32) bool { return int32(a-b) > 0 }
+
+// stamp records (player, seq) as applied and reports true, or false if
+// that player's stamp is seq or newer (a retry). Player 0 is never
+// stamped.
+func (st *stamps) stamp(player uint64, seq uint32) bool {
+	if player == 0 {
+		return true
+	}
+	s := *st
+	for i, x := range s {
+		if x.player != player {
+			continue
+		}
+		if !seqNewer(seq, x.seq) {
+			return false
+		}
+		s = append(s[:i], s[i+1:]...) // re-added at the end, newest
+		break
+	}
+	if len(s) == MaxStamps {
+		s = append(s[:0], s[1:]...)
+	}
+	*st = append(s, stamp{player, seq})
+	return true
+}
+
+func (st stamps) appendEncode(dst []byte) []byte {
+	dst = append(dst, byte(len(st)))
+	for _, s := range st {
+		dst = binary.BigEndian.AppendUint64(dst, s.player)
+		dst = binary.BigEndian.AppendUint32(dst, s.seq)
+	}
+	return dst
+}
+
+// decodeStamps parses a stamps value, its length checked before anything
+// is allocated (nil: none yet).
+func decodeStamps(b []byte) (stamps, error) {
+	if b == nil {
+		return nil, nil
+	}
+	if len(b) < 1 || int(b[0]) > MaxStamps || len(b) != 1+int(b[0])*stampSize {
+		return nil, fmt.Errorf("stamps value of %d bytes", len(b))
+	}
+	st := make(stamps, b[0])
+	for i := range st {
+		r := b[1+i*stampSize:]
+		st[i] = stamp{binary.BigEndian.Uint64(r), binary.BigEndian.Uint32(r[8:])}
+	}
+	return st, nil
 }
 
 // EditedChunks calls fn with every chunk that has edits, in key order (one
