@@ -85,7 +85,7 @@ func TestRetriedEditIsAppliedOnce(t *testing.T) {
 		return w
 	}
 	wa, wb := join(0), join(1)
-	commit := func(w *cluster.World, player uint64, seq uint32, b voxel.Block) {
+	commit := func(w *cluster.World, player uint64, seq uint32, b voxel.Block, want error) {
 		t.Helper()
 		tag := uint64(player)<<32 | uint64(seq)
 		require.Eventually(t, func() bool {
@@ -95,15 +95,19 @@ func TestRetriedEditIsAppliedOnce(t *testing.T) {
 		done := false
 		require.Eventually(t, func() bool {
 			w.CommittedEdits(func(got uint64, _ voxel.BlockEdit, err error) {
-				require.NoError(t, err)
-				done = done || got == tag
+				if got == tag {
+					require.ErrorIs(t, err, want)
+					done = true
+				}
 			})
 			return done
 		}, deadline, 5*time.Millisecond, "committed")
 	}
-	commit(wa, 5, 1, voxel.Stone) // player 5 through server a: stored, say its ack was lost
-	commit(wb, 6, 1, voxel.Air)   // another player changes the block
-	commit(wb, 5, 1, voxel.Stone) // player 5 retries through server b
+	commit(wa, 5, 1, voxel.Stone, nil) // player 5 through server a: stored, say its ack was lost
+	commit(wb, 6, 1, voxel.Air, nil)   // another player changes the block
+	// Player 5 retries through server b: acknowledged as done, and handed
+	// back as a retry, so the server broadcasts no stale block.
+	commit(wb, 5, 1, voxel.Stone, voxel.ErrAlreadyApplied)
 	require.Eventually(t, func() bool {
 		o, ok := wa.Chunk(home)
 		b, _ := o.Get(3)

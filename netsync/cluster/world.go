@@ -484,8 +484,12 @@ func (w *World) settle(r request, rev uint64, err error) {
 		w.done = append(w.done, result{tag: r.tag, e: r.e, err: fmt.Errorf("the server could not save that edit: %v", err)})
 		return
 	}
+	if rev == 0 { // a retry of a request stored before: acked, not broadcast
+		w.done = append(w.done, result{tag: r.tag, e: r.e, err: voxel.ErrAlreadyApplied})
+		return
+	}
 	wt := w.watched[RegionOf(r.e.Pos)]
-	if rev == 0 || wt == nil || !wt.ready || wt.chunks[r.e.Pos].rev >= rev {
+	if wt == nil || !wt.ready || wt.chunks[r.e.Pos].rev >= rev {
 		w.done = append(w.done, result{tag: r.tag, e: r.e})
 		return
 	}

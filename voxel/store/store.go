@@ -54,10 +54,10 @@ var (
 	// bucketStamps is added by this version to stores made before it (at
 	// open): an older binary ignores it.
 	bucketStamps = []byte("stamps")
-	keyMagic    = []byte("magic")
-	keyFormat   = []byte("format")
-	keySeed     = []byte("seed")
-	keyGen      = []byte("generator")
+	keyMagic     = []byte("magic")
+	keyFormat    = []byte("format")
+	keySeed      = []byte("seed")
+	keyGen       = []byte("generator")
 )
 
 // Errors callers can test with errors.Is.
