@@ -18,6 +18,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"citydrive/voxel"
+	"citydrive/voxel/store/lazyfs"
 )
 
 const (
@@ -31,6 +32,7 @@ const (
 // TestMain doubles as the crash test's child: with childDirEnv set, the
 // test binary writes edits forever, printing "i" after each commit.
 func TestMain(m *testing.M) {
+	lazyfs.RunIfHelper() // the power-cut file system's helper process
 	if dir := os.Getenv(childDirEnv); dir != "" {
 		run, _ := strconv.Atoi(os.Getenv(childRunEnv))
 		os.Exit(child(dir, run))
