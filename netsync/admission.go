@@ -90,16 +90,20 @@ func blockCentre(pos voxel.ChunkPos, index uint16) (x, y, z float64) {
 	return float64(ox+int64(lx)) + 0.5, float64(oy+int64(ly)) + 0.5, float64(oz+int64(lz)) + 0.5
 }
 
-// tokens is a token bucket holding at most rate tokens, refilled at rate
-// per second: the per-player edit rate limit.
+// tokens is a token bucket holding at most burst tokens, refilled at rate
+// per second: the per-player edit rate limit, and the other budgets.
 type tokens struct {
-	n, rate float64
+	n, rate, burst float64
 }
 
-func newTokens(rate float64) tokens { return tokens{n: rate, rate: rate} }
+// newTokens is a full bucket whose burst is its rate.
+func newTokens(rate float64) tokens { return newBucket(rate, rate) }
+
+// newBucket is a full bucket of burst tokens refilled at rate.
+func newBucket(rate, burst float64) tokens { return tokens{n: burst, rate: rate, burst: burst} }
 
 // refill adds dt seconds' worth of tokens.
-func (t *tokens) refill(dt float64) { t.n = min(t.rate, t.n+dt*t.rate) }
+func (t *tokens) refill(dt float64) { t.n = min(t.burst, t.n+dt*t.rate) }
 
 // take spends one token if there is one.
 func (t *tokens) take() bool {

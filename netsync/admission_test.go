@@ -41,7 +41,7 @@ func TestAdmission(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			bucket := tokens{n: tc.tokens, rate: tc.rule.rate}
+			bucket := tokens{n: tc.tokens, rate: tc.rule.rate, burst: tc.rule.rate}
 			var c [3]float64
 			if tc.car != nil {
 				c = *tc.car

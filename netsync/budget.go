@@ -2,7 +2,7 @@ package netsync
 
 import (
 	"math"
-	"sync"
+	"time"
 
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
@@ -57,43 +57,6 @@ func (w *tickWork) open() bool { return w.used < w.limit }
 // spend records n units of work done.
 func (w *tickWork) spend(n int) { w.used += n }
 
-// addrGate bounds concurrent handshakes per remote IP. It is safe for
-// concurrent use (the accept loop acquires, handshake goroutines release).
-type addrGate struct {
-	max int
-	mu  sync.Mutex
-	n   map[string]int
-}
-
-func newAddrGate(max int) *addrGate { return &addrGate{max: max, n: map[string]int{}} }
-
-// acquire takes a slot for ip, reporting false when ip holds max already.
-func (g *addrGate) acquire(ip string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.n[ip] >= g.max {
-		return false
-	}
-	g.n[ip]++
-	return true
-}
-
-// release gives back a slot acquire took.
-func (g *addrGate) release(ip string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.n[ip]--; g.n[ip] <= 0 {
-		delete(g.n, ip)
-	}
-}
-
-// held is how many slots ip holds (tests, metrics).
-func (g *addrGate) held(ip string) int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.n[ip]
-}
-
 // saturateCentre clamps a subscription centre so that every chunk of a
 // cylinder of radius up to wire.AbsMaxRadius around it, and every offset
 // from it, fits in int32: no position arithmetic can overflow.
@@ -101,4 +64,54 @@ func saturateCentre(c voxel.ChunkPos) voxel.ChunkPos {
 	const m = wire.AbsMaxRadius
 	clamp := func(v int32) int32 { return min(max(v, math.MinInt32+m), math.MaxInt32-m) }
 	return voxel.ChunkPos{X: clamp(c.X), Y: clamp(c.Y), Z: clamp(c.Z)}
+}
+
+// budgetKind names a per-client budget of a message kind that has no
+// rule of its own (Subscribes are coalesced, edits rejected by their
+// bucket): what happens past it is the kind's, see each use.
+type budgetKind uint8
+
+const (
+	budgetClock budgetKind = iota // Clock pings: the control reader waits for a token
+	budgetCar                     // car datagrams: dropped unread
+	budgetReset                   // Reset requests: answered with a refusal
+	numBudgetKinds
+)
+
+var budgetNames = [numBudgetKinds]string{budgetClock: "clock", budgetCar: "car", budgetReset: "reset"}
+
+func (k budgetKind) String() string { return budgetNames[k] }
+
+// clocked is a token bucket refilled by the wall clock, for budgets kept
+// by a connection's own goroutine (the tick refills the others).
+type clocked struct {
+	tokens
+	last time.Time
+}
+
+func newClocked(rate, burst float64, now time.Time) clocked {
+	return clocked{tokens: newBucket(rate, burst), last: now}
+}
+
+// take refills up to now and spends one token if there is one.
+func (c *clocked) take(now time.Time) bool {
+	c.refill(max(0, now.Sub(c.last).Seconds()))
+	c.last = now
+	return c.tokens.take()
+}
+
+// spend refills up to now and spends a token, owed if there is none (a
+// caller that waited for wait's duration).
+func (c *clocked) spend(now time.Time) {
+	c.refill(max(0, now.Sub(c.last).Seconds()))
+	c.last = now
+	c.n--
+}
+
+// wait is how long until a token will be there (0: one is).
+func (c *clocked) wait() time.Duration {
+	if c.n >= 1 {
+		return 0
+	}
+	return time.Duration((1 - c.n) / c.rate * float64(time.Second))
 }

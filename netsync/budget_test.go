@@ -3,6 +3,7 @@ package netsync
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,21 +67,6 @@ func TestSubscribeGate(t *testing.T) {
 	}
 }
 
-func TestAddrGate(t *testing.T) {
-	g := newAddrGate(2)
-	assert.True(t, g.acquire("10.0.0.1"))
-	assert.True(t, g.acquire("10.0.0.1"))
-	assert.False(t, g.acquire("10.0.0.1"), "third from one address")
-	assert.True(t, g.acquire("10.0.0.2"), "another address is not locked out")
-	g.release("10.0.0.1")
-	assert.True(t, g.acquire("10.0.0.1"), "a released slot is reusable")
-	g.release("10.0.0.1")
-	g.release("10.0.0.1")
-	g.release("10.0.0.2")
-	assert.Zero(t, g.held("10.0.0.1"))
-	assert.Empty(t, g.n, "no entries kept for idle addresses")
-}
-
 func TestSaturateCentre(t *testing.T) {
 	const m = wire.AbsMaxRadius
 	cases := []struct{ in, want voxel.ChunkPos }{
@@ -123,4 +109,23 @@ func TestTickWorkSpreadsABurst(t *testing.T) {
 	assert.True(t, w.open(), "one unit left")
 	w.spend(1)
 	assert.False(t, w.open(), "the allowance exactly used up")
+}
+
+// A clocked bucket refills by the clock it is handed, spends what it has,
+// and says how long until the next token.
+func TestClockedBucket(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	b := newClocked(2, 2, t0)
+	assert.True(t, b.take(t0))
+	assert.True(t, b.take(t0))
+	assert.False(t, b.take(t0), "the burst is spent")
+	assert.Equal(t, 500*time.Millisecond, b.wait())
+	assert.False(t, b.take(t0.Add(499*time.Millisecond)))
+	assert.True(t, b.take(t0.Add(500*time.Millisecond)), "one token at 2/s after 0.5 s")
+	b.spend(t0.Add(500 * time.Millisecond))
+	assert.Less(t, b.n, 0.0, "a waited-for token is owed")
+	assert.False(t, b.take(t0.Add(time.Second)), "and paid back before the next")
+	assert.True(t, b.take(t0.Add(time.Hour)))
+	assert.Equal(t, 1.0, b.n, "full again (the burst), one spent")
+	assert.Zero(t, b.wait())
 }

@@ -75,6 +75,10 @@ type Client struct {
 
 	start time.Time // LocalTime's zero
 	clock *clockSamples
+
+	spawnPose  wire.Pose // the server's placement at the join
+	spawnReady chan struct{}
+	resetSeq   atomic.Uint32
 }
 
 // Dial connects to a server, pins its certificate, runs the handshake and
@@ -121,13 +125,18 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
 		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
-		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}, start: time.Now(), clock: newClockSamples()}
+		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}, start: time.Now(), clock: newClockSamples(),
+		spawnReady: make(chan struct{})}
 	if err := c.handshake(ctx); err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
 			log.Error("connection refused", "by_server", re.ByServer, "reason", re.Reason)
 		}
 		_ = conn.CloseWithError(CodeRefused, err.Error())
+		if c.ctx != nil { // it failed waiting for the spawn: the readers run
+			c.cancel()
+			c.wg.Wait()
+		}
 		_ = ep.Close()
 		return nil, err
 	}
@@ -198,9 +207,19 @@ func (c *Client) handshake(ctx context.Context) error {
 	id := c.cfg.Identity
 	again := resend{wait: id.retry()}
 	var due []wire.EditRequest
+	spawned := false
 	c.spawn(func() {
 		err := readFrames(chunk, wire.ChunkCap, 0, lim, func(m wire.Message) error {
 			switch m := m.(type) {
+			case *wire.Pose:
+				if !spawned { // the first message: the spawn, which Dial waits for
+					if m.Seq != 0 {
+						return fmt.Errorf("%w: the first Pose answers Reset %d, none was asked", wire.ErrMalformed, m.Seq)
+					}
+					spawned, c.spawnPose = true, *m
+					close(c.spawnReady)
+					return nil
+				}
 			case *wire.ChunkDefaults:
 				due = again.delivered(m.Pos, due[:0])
 			case *wire.ChunkEdits:
@@ -250,7 +269,34 @@ func (c *Client) handshake(ctx context.Context) error {
 		case <-c.ctx.Done():
 		}
 	})
-	return nil
+	select { // the game starts where the server places the car
+	case <-c.spawnReady:
+		return nil
+	case <-c.ctx.Done():
+		return c.Err()
+	case <-hsCtx.Done():
+		c.fail(CodeTimeout, fmt.Errorf("netsync: no spawn from the server within %v: %w", transport.HandshakeTimeout, ErrTimedOut))
+		return c.Err()
+	}
+}
+
+// Spawn is where the server placed this player's car at the join (a Pose
+// of Seq 0, Y 0: on the ground there). Its first car snapshot must lie
+// near it.
+func (c *Client) Spawn() wire.Pose { return c.spawnPose }
+
+// Reset asks the server to put the car at x, y, z (metres) facing heading
+// (radians, the car snapshot's convention): a deliberate reset. The
+// server answers with a Pose of the returned Seq, from Messages or a
+// PoseSink: the car goes where that Pose says (the asked place if
+// granted; if refused, its Reason says why and where the car stays).
+func (c *Client) Reset(x, y, z, heading float64) (uint32, error) {
+	seq := c.resetSeq.Add(1)
+	if seq == 0 { // 0 is the server's own placements
+		seq = c.resetSeq.Add(1)
+	}
+	q := wire.QuantiseCar(0, 0, x, y, z, heading, 0)
+	return seq, c.queue(&wire.Reset{Seq: seq, X: q.X, Y: q.Y, Z: q.Z, Heading: q.Heading})
 }
 
 // explain turns the server's close reason into an error the player can

@@ -1,6 +1,7 @@
 package netsync
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -18,9 +19,6 @@ import (
 const (
 	// DefaultClockInterval is how often a client pings the world clock.
 	DefaultClockInterval = 2 * time.Second
-	// minClockGap is the shortest gap between two answers the server gives
-	// one client: faster pings go unanswered (20 a second at most).
-	minClockGap = 50 * time.Millisecond
 	// clockSamplesKept bounds the samples a client holds for its frame
 	// loop; older ones are dropped (the estimator keeps the recent best).
 	clockSamplesKept = 16
@@ -39,25 +37,35 @@ func (s *Server) worldNow() uint64 {
 	return uint64(max(0, min(f().Microseconds(), wire.MaxClockMicros)))
 }
 
-// clockAnswerer answers one client's pings, at most one per minClockGap.
-// It is used only by that client's control-stream reader goroutine.
+// clockAnswerer answers one client's pings within its budget
+// (ClockPingsPerSecond): past it the control reader waits for a token
+// before reading on, so a flood is held back by the stream's flow control
+// and costs the server no more than the budget. It is used only by that
+// client's control-stream reader goroutine.
 type clockAnswerer struct {
-	s    *Server
-	ctrl *quic.Stream
-	enc  *wire.Encoder
-	buf  []byte
-	last time.Time
+	s      *Server
+	ctx    context.Context // the peer's
+	ctrl   *quic.Stream
+	enc    *wire.Encoder
+	buf    []byte
+	budget clocked
 }
 
 func (a *clockAnswerer) answer(m *wire.Clock) error {
 	if m.World != 0 {
 		return fmt.Errorf("%w: a client's Clock carries a world time", wire.ErrMalformed)
 	}
-	now := time.Now()
-	if now.Sub(a.last) < minClockGap {
-		return nil
+	if !a.budget.take(time.Now()) {
+		a.s.metrics.overBudget[budgetClock].Inc()
+		t := time.NewTimer(a.budget.wait())
+		select {
+		case <-t.C:
+		case <-a.ctx.Done():
+			t.Stop()
+			return a.ctx.Err()
+		}
+		a.budget.spend(time.Now())
 	}
-	a.last = now
 	var err error
 	a.buf, err = a.enc.AppendFrame(a.buf[:0], &wire.Clock{Echo: m.Echo, World: a.s.worldNow()}, wire.ControlCap)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"time"
 
@@ -28,6 +29,9 @@ type ServerConfig struct {
 	// FirstPlayer offsets this server's player ids (the first player gets
 	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
 	FirstPlayer uint32
+	// SpawnX, SpawnZ (metres) is where the server places every new
+	// player's car: its first snapshot must lie within SpawnRadius of it.
+	SpawnX, SpawnZ float64
 	// WorldClock is the world clock the server announces (traffic runs on
 	// it); nil: WallWorldClock.
 	WorldClock func() time.Duration
@@ -83,9 +87,28 @@ type Tuning struct {
 	// one Subscribe is applied per tick whatever its size. 16,384 is about
 	// 9 joins, or 50 moves by one chunk, at radius 8.
 	SubscribeChunksPerTick int
-	// MaxHandshakesPerAddr bounds concurrent handshakes from one IP, so one
-	// host holding half-open handshakes cannot take every slot.
+	// MaxHandshakesPerAddr bounds concurrent handshakes from one address
+	// (an IPv4 address or an IPv6 /64), so one host holding half-open
+	// handshakes cannot take every slot; when all MaxHandshakes are held,
+	// a newcomer takes the oldest slot of the address holding the most.
 	MaxHandshakesPerAddr int
+	// MaxPlayersPerAddr bounds the players connected from one address: a
+	// household or a NAT gets several, one host cannot take every seat.
+	MaxPlayersPerAddr int
+	// IdleLimit is how long a player may stay connected sending neither a
+	// car snapshot nor an edit request.
+	IdleLimit time.Duration
+	// ClockPingsPerSecond is each client's Clock budget (also the burst):
+	// past it the server reads that client's control stream no faster.
+	ClockPingsPerSecond float64
+	// CarsPerSecond is each client's car-datagram budget (also the
+	// burst); datagrams past it are dropped unread.
+	CarsPerSecond float64
+	// ResetEvery is the shortest gap between two granted car resets of a
+	// player (a burst of one); ResetReach (metres) is how far from the
+	// car's accepted position a reset may put it.
+	ResetEvery time.Duration
+	ResetReach float64
 	// HelloTimeout bounds the time from accepting a connection to a
 	// complete Hello (shorter than HandshakeTimeout, the whole handshake).
 	HelloTimeout time.Duration
@@ -97,14 +120,18 @@ type Tuning struct {
 	SubscribeTimeout time.Duration
 
 	// MaxCarSpeed (m/s) bounds how fast a player's car may move between
-	// two accepted snapshots, plus CarSlack metres (quantisation, datagram
-	// jitter); faster moves and jumps are dropped, and edit reach is
-	// measured from the last accepted position. A car moved for real is
-	// accepted at its new place after CarReanchor of plausible snapshots
-	// there. 0: positions are not checked.
+	// two accepted snapshots, plus at most CarSlack metres in all
+	// (quantisation, datagram jitter: plausible.go); faster moves and
+	// jumps are dropped and the car held at its last accepted position,
+	// from which edit reach is measured. Only a Reset moves it further.
+	// 0: positions are not checked.
 	MaxCarSpeed float64
 	CarSlack    float64
-	CarReanchor time.Duration
+	// SpawnRadius (metres) is how far from the spawn a new player's first
+	// snapshot may lie, horizontally (the game puts the car on the road
+	// nearest the spawn). 0: anywhere, for load tools that place their
+	// bots themselves.
+	SpawnRadius float64
 
 	// TickBudget is the work one tick may take before the server slows
 	// time: the tick rate drops smoothly (the factor grows with the square
@@ -140,13 +167,19 @@ func DefaultServerConfig() ServerConfig {
 			SubscribesPerSecond:    8,
 			SubscribeChunksPerTick: 16384,
 			MaxHandshakesPerAddr:   8,
+			MaxPlayersPerAddr:      8,
+			IdleLimit:              time.Minute,
+			ClockPingsPerSecond:    2, // the client pings every 2 s
+			CarsPerSecond:          60,
+			ResetEvery:             2 * time.Second,
+			ResetReach:             150, // autopilot.ResetPose looks 60 m along the nearest lane
 			HelloTimeout:           2 * time.Second,
 			FrameTimeout:           5 * time.Second,
 			SubscribeTimeout:       10 * time.Second,
 
 			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
 			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
-			CarReanchor: 3 * time.Second,
+			SpawnRadius: 500,
 
 			TickBudget:  10 * time.Millisecond,
 			TickFloorHz: 10,
@@ -169,7 +202,7 @@ func (c *ServerConfig) check() error {
 		return fmt.Errorf("netsync: TickHz %d out of range (1..%d)", c.TickHz, wire.MaxTickHz)
 	case c.DeliveriesPerTick < 1, c.DefaultsPerTick < 1, c.InboundQueue < 1, c.InboundPerTick < 1,
 		c.OutboundFrames < 1, c.OutboundBytes < 1, c.MaxHandshakes < 1, c.MaxPlayers < 1, c.MaxHandshakesPerAddr < 1,
-		c.SubscribeChunksPerTick < 1:
+		c.SubscribeChunksPerTick < 1, c.MaxPlayersPerAddr < 1:
 		return errors.New("netsync: every per-tick, queue and player bound must be at least 1 (start from DefaultServerConfig)")
 	case !(c.EditsPerSecond > 0):
 		return fmt.Errorf("netsync: EditsPerSecond %g must be positive", c.EditsPerSecond)
@@ -179,8 +212,14 @@ func (c *ServerConfig) check() error {
 		return fmt.Errorf("netsync: SubscribesPerSecond %g must be at least 1", c.SubscribesPerSecond)
 	case c.TickBudget < 0, c.TickFloorHz < 1:
 		return fmt.Errorf("netsync: TickBudget %v must not be negative and TickFloorHz %d at least 1 (it is capped at TickHz)", c.TickBudget, c.TickFloorHz)
-	case !(c.MaxCarSpeed >= 0 && c.CarSlack >= 0) || c.CarReanchor < 0:
-		return fmt.Errorf("netsync: MaxCarSpeed %g, CarSlack %g and CarReanchor %v must not be negative", c.MaxCarSpeed, c.CarSlack, c.CarReanchor)
+	case !(c.MaxCarSpeed >= 0 && c.CarSlack >= 0 && c.SpawnRadius >= 0 && c.ResetReach >= 0):
+		return fmt.Errorf("netsync: MaxCarSpeed %g, CarSlack %g, SpawnRadius %g and ResetReach %g must not be negative", c.MaxCarSpeed, c.CarSlack, c.SpawnRadius, c.ResetReach)
+	case math.IsNaN(c.SpawnX) || math.IsInf(c.SpawnX, 0) || math.IsNaN(c.SpawnZ) || math.IsInf(c.SpawnZ, 0):
+		return fmt.Errorf("netsync: spawn (%g, %g) must be finite", c.SpawnX, c.SpawnZ)
+	case c.IdleLimit <= 0, c.ResetEvery <= 0:
+		return fmt.Errorf("netsync: IdleLimit %v and ResetEvery %v must be positive", c.IdleLimit, c.ResetEvery)
+	case !(c.ClockPingsPerSecond >= 1 && c.CarsPerSecond >= 1):
+		return fmt.Errorf("netsync: ClockPingsPerSecond %g and CarsPerSecond %g must be at least 1", c.ClockPingsPerSecond, c.CarsPerSecond)
 	case !(c.Reach >= 0):
 		return fmt.Errorf("netsync: Reach %g must not be negative", c.Reach)
 	}

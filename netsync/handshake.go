@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -20,77 +18,83 @@ import (
 // the frame is not discarded by an immediate CONNECTION_CLOSE.
 const refuseLinger = time.Second
 
-// acceptLoop hands every new connection to a handshake goroutine, at most
-// MaxHandshakes at a time and MaxHandshakesPerAddr half-open ones (no
-// complete Hello yet) from one IP; the rest are told the server is busy.
-// The per-address slot is given back as soon as the Hello is in, so
-// players behind one NAT (or a crowd of bots on one host) only contend for
-// the round trip of their Hello, while a host holding connections open
-// without a Hello still cannot take more than its share.
+// acceptLoop hands every new connection to a handshake goroutine. Until
+// its Hello is in, a connection holds a slot of the handshake pool
+// (MaxHandshakes in all, MaxHandshakesPerAddr per address, fair shares
+// when full: handpool.go); both are given back together the moment the
+// Hello is complete or HelloTimeout passes, so players behind one NAT (or
+// a crowd of bots on one host) contend only for their Hello's round trip,
+// and a connection that stalls after its Hello holds a player seat
+// (bounded per address by MaxPlayersPerAddr), never a handshake slot.
 func (s *Server) acceptLoop() {
 	for {
 		conn, err := s.ln.Accept(s.ctx)
 		if err != nil {
 			return
 		}
-		ip := remoteIP(conn.RemoteAddr())
-		if !s.perAddr.acquire(ip) {
-			s.metrics.handshakesBusy.WithLabelValues("addr").Inc()
+		key := addrKey(conn.RemoteAddr())
+		slot, busy := s.pool.acquire(key, func() {
+			s.metrics.handshakesBusy.WithLabelValues("evicted").Inc()
+			_ = conn.CloseWithError(CodeBusy, "server busy: your unfinished handshake's slot went to another address; try again")
+		})
+		switch busy {
+		case limitAddr:
+			s.metrics.handshakesBusy.WithLabelValues(string(busy)).Inc()
 			s.log.Warn("too many concurrent handshakes from one address; refusing", "remote", conn.RemoteAddr())
 			_ = conn.CloseWithError(CodeBusy, fmt.Sprintf("server busy: more than %d handshakes at once from your address, try again", s.cfg.MaxHandshakesPerAddr))
 			continue
-		}
-		select {
-		case s.handshakes <- struct{}{}:
-		default:
-			s.perAddr.release(ip)
-			s.metrics.handshakesBusy.WithLabelValues("server").Inc()
+		case limitServer:
+			s.metrics.handshakesBusy.WithLabelValues(string(busy)).Inc()
 			s.log.Warn("too many concurrent handshakes; refusing", "remote", conn.RemoteAddr())
 			_ = conn.CloseWithError(CodeBusy, "server busy, try again")
 			continue
 		}
-		var once sync.Once
-		helloIn := func() { once.Do(func() { s.perAddr.release(ip) }) }
+		helloIn := func() { s.pool.release(slot) }
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.handshakes; helloIn() }()
-			s.handshake(conn, helloIn)
+			defer helloIn()
+			s.handshake(conn, key, helloIn)
 		}()
 	}
 }
 
-// remoteIP is the host part of a remote address, the per-address key.
-func remoteIP(a net.Addr) string {
-	if u, ok := a.(*net.UDPAddr); ok {
-		return u.IP.String()
-	}
-	host, _, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String()
-	}
-	return host
-}
+// seatResult is reservePlayer's answer.
+type seatResult uint8
 
-// reservePlayer takes one of MaxPlayers' places before the Welcome, so a
-// burst of joins cannot pass the limit; unreservePlayer gives it back.
-func (s *Server) reservePlayer() bool {
+const (
+	seated     seatResult = iota
+	serverFull            // MaxPlayers
+	addrFull              // MaxPlayersPerAddr
+)
+
+// reservePlayer takes one of MaxPlayers' places, and one of
+// MaxPlayersPerAddr for key, before the Welcome, so a burst of joins
+// cannot pass either limit; unreservePlayer gives both back.
+func (s *Server) reservePlayer(key string) seatResult {
+	if !s.seats.take(key) {
+		return addrFull
+	}
 	for {
 		n := s.players.Load()
 		if int(n) >= s.cfg.MaxPlayers {
-			return false
+			s.seats.give(key)
+			return serverFull
 		}
 		if s.players.CompareAndSwap(n, n+1) {
-			return true
+			return seated
 		}
 	}
 }
 
-func (s *Server) unreservePlayer() { s.players.Add(-1) }
+func (s *Server) unreservePlayer(key string) {
+	s.players.Add(-1)
+	s.seats.give(key)
+}
 
 // handshake runs the control-stream handshake; on success the new peer is
 // handed to the tick loop. helloIn is called once a complete Hello is read.
-func (s *Server) handshake(conn *quic.Conn, helloIn func()) {
+func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HandshakeTimeout)
 	defer cancel()
 	remote := conn.RemoteAddr()
@@ -134,15 +138,19 @@ func (s *Server) handshake(conn *quic.Conn, helloIn func()) {
 
 	own := wire.ProtocolVersion
 	rule := admittance{protocol: own, seed: s.cfg.Seed, generator: s.cfg.Generator, maxPlayers: s.cfg.MaxPlayers}
-	reserved := s.reservePlayer()
+	seat := s.reservePlayer(key)
 	players := 0 // a place is reserved: only mismatches refuse
-	if !reserved {
+	if seat == serverFull {
 		players = s.cfg.MaxPlayers
 	}
 	reason := rule.refusal(conn.ConnectionState().TLS.NegotiatedProtocol, hello, players)
+	if reason == "" && seat == addrFull { // a mismatch is said first
+		s.metrics.playersRefusedAddr.Inc()
+		reason = fmt.Sprintf("too many players from your address: at most %d at once; try again when one has left", s.cfg.MaxPlayersPerAddr)
+	}
 	if reason != "" {
-		if reserved {
-			s.unreservePlayer()
+		if seat == seated {
+			s.unreservePlayer(key)
 		}
 		s.log.Info("refusing client", "remote", remote, "reason", reason)
 		if f, err := wire.NewEncoder().AppendFrame(nil, &wire.Refuse{Reason: reason}, wire.ControlCap); err == nil {
@@ -171,22 +179,22 @@ func (s *Server) handshake(conn *quic.Conn, helloIn func()) {
 		_, err = ctrl.Write(f)
 	}
 	if err != nil {
-		s.unreservePlayer()
+		s.unreservePlayer(key)
 		fail(CodeProtocol, "writing Welcome: "+err.Error())
 		return
 	}
 	chunk, err := conn.AcceptStream(ctx)
 	if err != nil {
-		s.unreservePlayer()
+		s.unreservePlayer(key)
 		fail(CodeProtocol, "no chunk stream: "+err.Error())
 		return
 	}
-	p := s.newPeer(id, conn, ctrl, chunk) // removePeer gives the place back
+	p := s.newPeer(id, key, conn, ctrl, chunk) // removePeer gives the place back
 	p.welcomedHz = int(welcome.TickHz)
 	select {
 	case s.joins <- p:
 	case <-s.ctx.Done():
 		p.fail(CodeShutdown, "server shutting down")
-		s.unreservePlayer()
+		s.unreservePlayer(key)
 	}
 }

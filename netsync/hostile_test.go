@@ -166,7 +166,7 @@ func TestHalfOpenHandshakesFromOneAddress(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[quic.ApplicationErrorCode]int{CodeBusy: 4}, closedCodes(t, busy))
-	assert.Equal(t, 2, s.perAddr.held("127.0.0.2"))
+	assert.Equal(t, 2, s.pool.held("127.0.0.2"))
 
 	good := dial(t, s.clientConfig()) // from 127.0.0.1
 	firstDefault(t, good)
@@ -198,7 +198,7 @@ func TestPerAddressLimitCountsOnlyHalfOpen(t *testing.T) {
 	m, err := wire.Decode(p, wire.DefaultLimits)
 	require.NoError(t, err)
 	require.IsType(t, &wire.Welcome{}, m)
-	assert.Zero(t, s.perAddr.held("127.0.0.1"), "the Hello is in: the address slot is free")
+	assert.Zero(t, s.pool.held("127.0.0.1"), "the Hello is in: the address slot is free")
 
 	good := dial(t, s.clientConfig()) // same address, while slow's handshake is still open
 	firstDefault(t, good)

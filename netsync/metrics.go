@@ -27,6 +27,9 @@ const (
 	MetricCarsRejected     = "citydrive_car_snapshots_rejected_total"
 	MetricTickRate         = "citydrive_tick_rate_hz"
 	MetricHandshakesBusy   = "citydrive_handshakes_refused_busy_total"
+	MetricPlayersAddrFull  = "citydrive_players_refused_address_total"
+	MetricOverBudget       = "citydrive_messages_over_budget_total"
+	MetricIdleClosed       = "citydrive_idle_closed_total"
 )
 
 // TickBuckets are the tick-duration histogram's buckets (seconds): fine
@@ -59,7 +62,12 @@ type metrics struct {
 	carsRejected    prometheus.Counter
 	tickRate        prometheus.GaugeFunc
 	handshakesBusy  *prometheus.CounterVec
-	clients         *clientBytes
+	// playersRefusedAddr counts joins refused by MaxPlayersPerAddr.
+	playersRefusedAddr prometheus.Counter
+	overBudget         [numBudgetKinds]prometheus.Counter
+	overBudgetVec      *prometheus.CounterVec
+	idleClosed         prometheus.Counter
+	clients            *clientBytes
 }
 
 func newMetrics(s *Server) *metrics {
@@ -114,10 +122,22 @@ func newMetrics(s *Server) *metrics {
 		handshakesBusy: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricHandshakesBusy, Help: "Connections refused as busy, by limit (server: all handshakes; addr: one address's).",
 		}, []string{"limit"}),
+		playersRefusedAddr: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricPlayersAddrFull, Help: "Joins refused because their address had MaxPlayersPerAddr players already.",
+		}),
+		overBudgetVec: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricOverBudget, Help: "Client messages past their kind's per-client budget, by kind (clock: waited for, car: dropped, reset: refused).",
+		}, []string{"kind"}),
+		idleClosed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricIdleClosed, Help: "Connections closed for sending neither car nor edit within IdleLimit.",
+		}),
 		clients: &clientBytes{s: s,
 			in:  prometheus.NewDesc(MetricClientBytesIn, "QUIC bytes received from a client (all streams, datagrams and acknowledgements; no UDP/IP headers).", []string{"player"}, nil),
 			out: prometheus.NewDesc(MetricClientBytesOut, "QUIC bytes sent to a client, retransmissions included (no UDP/IP headers).", []string{"player"}, nil),
 		},
+	}
+	for k := range numBudgetKinds {
+		m.overBudget[k] = m.overBudgetVec.WithLabelValues(k.String())
 	}
 	m.delivered[kindDefault] = m.deliveredVec.WithLabelValues("default")
 	m.delivered[kindEdits] = m.deliveredVec.WithLabelValues("edits")
@@ -129,7 +149,8 @@ func newMetrics(s *Server) *metrics {
 
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
-		m.tickCPU, m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.tickRate, m.handshakesBusy, m.clients} {
+		m.tickCPU, m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.tickRate, m.handshakesBusy,
+		m.playersRefusedAddr, m.overBudgetVec, m.idleClosed, m.clients} {
 		if err := r.Register(c); err != nil {
 			return err
 		}

@@ -295,7 +295,8 @@ func TestServerIdentitySurvivesRestart(t *testing.T) {
 }
 
 func TestCarRelay(t *testing.T) {
-	s := startServer(t, nil)
+	s := startServer(t, func(c *ServerConfig) { c.SpawnRadius = 0 }) // d's car starts 32 km out
+
 	a := dial(t, s.clientConfig())
 	b := dial(t, s.clientConfig())
 	far := s.clientConfig()

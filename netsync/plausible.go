@@ -6,41 +6,46 @@ import (
 )
 
 // carRule is the server's rule for car snapshots: a car moves no faster
-// than maxSpeed (m/s), plus slack metres for quantisation and datagram
-// jitter (time is measured by the server, on arrival). Moves are measured
-// from an anchor, an accepted position renewed at most every anchorEvery,
-// so the slack cannot be collected snapshot by snapshot: it buys at most
-// slack metres per anchorEvery. A snapshot breaking the rule is
-// dropped (not relayed, not used for edit reach). A car that really was
-// moved (a respawn) is accepted at its new place once its snapshots there
-// have been plausible among themselves for reanchor.
+// than maxSpeed (m/s), plus slack metres in all for quantisation and
+// datagram jitter (time is measured by the server, on arrival). The slack
+// is a credit: a move longer than maxSpeed × elapsed spends it, a shorter
+// one earns it back up to slack, so it cannot be collected over and over
+// (a sustained speed above maxSpeed runs it out within slack metres). A
+// snapshot breaking the rule is dropped (not relayed, not used for edit
+// reach) and the car held at its last accepted position; a car is moved
+// further only by a placement (the spawn, a granted Reset), which the
+// next accepted snapshot must lie near.
 type carRule struct {
 	maxSpeed float64 // m/s; 0: every finite position is accepted
 	slack    float64 // metres
-	reanchor time.Duration
 }
 
-// anchorEvery is how often the anchor moves up to the accepted position.
-const anchorEvery = time.Second
-
-// carTrack is one player's accepted car position and, while its snapshots
-// are rejected, the candidate track they form.
+// carTrack is one player's accepted car position and any placement
+// waiting for its first snapshot.
 type carTrack struct {
-	x, y, z float64 // the anchor
+	x, y, z float64 // the last accepted position
 	at      time.Time
 	have    bool
+	credit  float64 // slack metres left
 
-	cx, cy, cz float64
-	cat, since time.Time
-	cand       bool
+	px, pz, pr float64 // a placement: its centre and radius (horizontal)
+	pat        time.Time
+	placed     bool
 }
 
-// reach reports whether (x, y, z) at t is within reach of (x0, y0, z0) at
-// t0 for a car.
-func (r carRule) reach(x0, y0, z0 float64, t0 time.Time, x, y, z float64, t time.Time) bool {
-	dt := max(0, t.Sub(t0).Seconds())
-	dx, dy, dz := x-x0, y-y0, z-z0
-	return math.Sqrt(dx*dx+dy*dy+dz*dz) <= r.maxSpeed*dt+r.slack
+// place makes the next accepted snapshot one within radius (plus what the
+// car can drive since now) of (x, z), horizontally.
+func (t *carTrack) place(x, z, radius float64, now time.Time) {
+	t.px, t.pz, t.pr, t.pat, t.placed = x, z, radius, now, true
+}
+
+// where is the place the car is held at (horizontal): the placement
+// waiting, else the last accepted position; false if there is neither.
+func (t *carTrack) where() (x, z float64, ok bool) {
+	if t.placed {
+		return t.px, t.pz, true
+	}
+	return t.x, t.z, t.have
 }
 
 // judge decides a snapshot at (x, y, z) metres arriving at now, updating
@@ -49,25 +54,28 @@ func (r carRule) judge(t *carTrack, x, y, z float64, now time.Time) bool {
 	if math.IsNaN(x+y+z) || math.IsInf(x+y+z, 0) {
 		return false
 	}
-	if r.maxSpeed == 0 || !t.have {
-		t.x, t.y, t.z, t.at, t.have, t.cand = x, y, z, now, true, false
+	if r.maxSpeed == 0 {
+		t.x, t.y, t.z, t.at, t.have = x, y, z, now, true
 		return true
 	}
-	if r.reach(t.x, t.y, t.z, t.at, x, y, z, now) {
-		if now.Sub(t.at) >= anchorEvery {
-			t.x, t.y, t.z, t.at = x, y, z, now
+	if t.placed {
+		drive := r.maxSpeed * max(0, now.Sub(t.pat).Seconds())
+		if math.Hypot(x-t.px, z-t.pz) > t.pr+drive {
+			return false
 		}
-		t.cand = false
+		t.x, t.y, t.z, t.at, t.have, t.credit, t.placed = x, y, z, now, true, r.slack, false
 		return true
 	}
-	if t.cand && r.reach(t.cx, t.cy, t.cz, t.cat, x, y, z, now) {
-		t.cx, t.cy, t.cz, t.cat = x, y, z, now
-		if now.Sub(t.since) >= r.reanchor {
-			t.x, t.y, t.z, t.at, t.cand = x, y, z, now, false
-			return true
-		}
+	if !t.have { // no placement to check against (SpawnRadius 0)
+		t.x, t.y, t.z, t.at, t.have, t.credit = x, y, z, now, true, r.slack
+		return true
+	}
+	drive := r.maxSpeed * max(0, now.Sub(t.at).Seconds())
+	d := math.Sqrt((x-t.x)*(x-t.x) + (y-t.y)*(y-t.y) + (z-t.z)*(z-t.z))
+	if d > drive+t.credit {
 		return false
 	}
-	t.cx, t.cy, t.cz, t.cat, t.since, t.cand = x, y, z, now, now, true
-	return false
+	t.credit = min(r.slack, t.credit+drive-d)
+	t.x, t.y, t.z, t.at = x, y, z, now
+	return true
 }

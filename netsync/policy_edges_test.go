@@ -50,7 +50,15 @@ func TestServerConfigEdges(t *testing.T) {
 		{"TickFloorHz", func(c *ServerConfig) { c.TickFloorHz = 1 }, func(c *ServerConfig) { c.TickFloorHz = 0 }},
 		{"MaxCarSpeed", func(c *ServerConfig) { c.MaxCarSpeed = 0 }, func(c *ServerConfig) { c.MaxCarSpeed = -1e-9 }},
 		{"CarSlack", func(c *ServerConfig) { c.CarSlack = 0 }, func(c *ServerConfig) { c.CarSlack = math.NaN() }},
-		{"CarReanchor", func(c *ServerConfig) { c.CarReanchor = 0 }, func(c *ServerConfig) { c.CarReanchor = -1 }},
+		{"SpawnRadius", func(c *ServerConfig) { c.SpawnRadius = 0 }, func(c *ServerConfig) { c.SpawnRadius = math.NaN() }},
+		{"SpawnX", func(c *ServerConfig) { c.SpawnX = -1e9 }, func(c *ServerConfig) { c.SpawnX = math.Inf(1) }},
+		{"SpawnZ", func(c *ServerConfig) { c.SpawnZ = 1e9 }, func(c *ServerConfig) { c.SpawnZ = math.NaN() }},
+		{"ResetReach", func(c *ServerConfig) { c.ResetReach = 0 }, func(c *ServerConfig) { c.ResetReach = -1 }},
+		{"ResetEvery", func(c *ServerConfig) { c.ResetEvery = 1 }, func(c *ServerConfig) { c.ResetEvery = 0 }},
+		{"IdleLimit", func(c *ServerConfig) { c.IdleLimit = 1 }, func(c *ServerConfig) { c.IdleLimit = 0 }},
+		{"MaxPlayersPerAddr", func(c *ServerConfig) { c.MaxPlayersPerAddr = 1 }, func(c *ServerConfig) { c.MaxPlayersPerAddr = 0 }},
+		{"ClockPingsPerSecond", func(c *ServerConfig) { c.ClockPingsPerSecond = 1 }, func(c *ServerConfig) { c.ClockPingsPerSecond = 0.999 }},
+		{"CarsPerSecond", func(c *ServerConfig) { c.CarsPerSecond = 1 }, func(c *ServerConfig) { c.CarsPerSecond = math.NaN() }},
 		{"Reach", func(c *ServerConfig) { c.Reach = 0 }, func(c *ServerConfig) { c.Reach = math.NaN() }},
 		{"Addr", func(c *ServerConfig) { c.Addr = ":0" }, func(c *ServerConfig) { c.Addr = "" }},
 	}
@@ -89,7 +97,7 @@ func TestAdmissionReachEdges(t *testing.T) {
 }
 
 func TestTokensEdges(t *testing.T) {
-	b := tokens{n: 1, rate: 4}
+	b := tokens{n: 1, rate: 4, burst: 4}
 	assert.True(t, b.take(), "exactly one token is enough")
 	assert.False(t, b.take())
 	b.refill(0.125) // half a token at 4 per second
@@ -183,8 +191,10 @@ func TestDefaultServerConfigIsTheDocumentedOne(t *testing.T) {
 		InboundQueue: 256, InboundPerTick: 64, OutboundFrames: 4096, OutboundBytes: 8 << 20,
 		MaxHandshakes: 64, MaxPlayers: 512, HandshakeTimeout: transport.HandshakeTimeout,
 		SubscribesPerSecond: 8, SubscribeChunksPerTick: 16384, MaxHandshakesPerAddr: 8,
+		MaxPlayersPerAddr: 8, IdleLimit: time.Minute, ClockPingsPerSecond: 2, CarsPerSecond: 60,
+		ResetEvery: 2 * time.Second, ResetReach: 150,
 		HelloTimeout: 2 * time.Second, FrameTimeout: 5 * time.Second, SubscribeTimeout: 10 * time.Second,
-		MaxCarSpeed: 58, CarSlack: 16, CarReanchor: 3 * time.Second,
+		MaxCarSpeed: 58, CarSlack: 16, SpawnRadius: 500,
 		TickBudget: 10 * time.Millisecond, TickFloorHz: 10,
 	}, c.Tuning)
 }
@@ -192,7 +202,7 @@ func TestDefaultServerConfigIsTheDocumentedOne(t *testing.T) {
 // A car's move is measured in all three axes from where it was, and a
 // move of exactly top speed × time + slack is allowed.
 func TestCarRuleEdges(t *testing.T) {
-	rule := carRule{maxSpeed: 50, slack: 10, reanchor: 3 * time.Second}
+	rule := carRule{maxSpeed: 50, slack: 10}
 	t0 := time.Unix(1000, 0)
 	from := [3]float64{100, 20, -300}
 	for _, move := range [][3]float64{{60, 0, 0}, {0, -60, 0}, {0, 0, 60}, {36, 0, -48}} {
@@ -203,23 +213,26 @@ func TestCarRuleEdges(t *testing.T) {
 			assert.Equal(t, scale == 1, ok, "move %v × %v in 1 s (limit 60 m)", move, scale)
 		}
 	}
-	// Time before the anchor counts as none: only the slack is allowed.
+	// Time before the last accepted snapshot counts as none: only the slack is allowed.
 	var tr carTrack
 	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
 	assert.True(t, rule.judge(&tr, 10, 0, 0, t0.Add(-time.Second)))
 	assert.False(t, rule.judge(&tr, 20.5, 0, 0, t0.Add(-time.Second)))
 }
 
-// The anchor moves up to a snapshot that comes exactly anchorEvery after
-// it: from there only the slack is allowed at once.
-func TestCarAnchorMovesAtExactlyItsPeriod(t *testing.T) {
-	rule := carRule{maxSpeed: 50, slack: 10, reanchor: 3 * time.Second}
+// The slack is a credit: spent by a move past top speed, earned back by a
+// slower one, never above the slack; exactly the credit is allowed.
+func TestCarSlackCreditEdges(t *testing.T) {
+	rule := carRule{maxSpeed: 50, slack: 10}
 	t0 := time.Unix(1000, 0)
 	var tr carTrack
 	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
-	at := t0.Add(anchorEvery)
-	assert.True(t, rule.judge(&tr, 60, 0, 0, at), "top speed for a second plus the slack")
-	assert.Equal(t, [3]float64{60, 0, 0}, [3]float64{tr.x, tr.y, tr.z}, "re-anchored")
-	assert.True(t, rule.judge(&tr, 70, 0, 0, at), "the slack from the new anchor")
-	assert.False(t, rule.judge(&tr, 0, 0, 0, at), "back at the old anchor: 60 m in no time")
+	assert.True(t, rule.judge(&tr, 60, 0, 0, t0.Add(time.Second)), "top speed for a second plus the slack")
+	assert.Zero(t, tr.credit)
+	assert.False(t, rule.judge(&tr, 60.001, 0, 0, t0.Add(time.Second)), "no credit left")
+	assert.True(t, rule.judge(&tr, 60+49, 0, 0, t0.Add(2*time.Second)), "a metre under top speed")
+	assert.Equal(t, 1.0, tr.credit, "earns a metre back")
+	assert.True(t, rule.judge(&tr, 60+49+1, 0, 0, t0.Add(2*time.Second)), "exactly the credit")
+	assert.True(t, rule.judge(&tr, 110, 0, 0, t0.Add(time.Hour)), "parked an hour")
+	assert.Equal(t, 10.0, tr.credit, "never above the slack")
 }

@@ -34,8 +34,8 @@ type Server struct {
 	wg     sync.WaitGroup
 
 	joins      chan *serverPeer
-	handshakes chan struct{} // semaphore
-	perAddr    *addrGate
+	pool       *handshakePool
+	seats      *seats // players per address key
 	nextPlayer atomic.Uint32
 	players    atomic.Int32
 	runOnce    atomic.Bool
@@ -94,17 +94,17 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: log, endpoint: ep, ln: ln, fingerprint: fp,
 		ctx: ctx, cancel: cancel,
-		joins:      make(chan *serverPeer, 16),
-		runDone:    make(chan struct{}),
-		handshakes: make(chan struct{}, cfg.MaxHandshakes),
-		perAddr:    newAddrGate(cfg.MaxHandshakesPerAddr),
-		peers:      map[uint32]*serverPeer{},
-		enc:        wire.NewEncoder(),
-		union:      newUnion(),
+		joins:   make(chan *serverPeer, 16),
+		runDone: make(chan struct{}),
+		pool:    newHandshakePool(cfg.MaxHandshakes, cfg.MaxHandshakesPerAddr),
+		seats:   newSeats(cfg.MaxPlayersPerAddr),
+		peers:   map[uint32]*serverPeer{},
+		enc:     wire.NewEncoder(),
+		union:   newUnion(),
 		pace: pacing{edited: cfg.DeliveriesPerTick, defaults: cfg.DefaultsPerTick, skips: maxSkips,
 			budget: cfg.DeliveryBudget, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
-		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack, reanchor: cfg.CarReanchor},
+		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack},
 		dil:   newDilation(cfg.TickBudget, cfg.TickHz, cfg.TickFloorHz),
 		hz:    cfg.TickHz,
 		live:  map[uint32]*serverPeer{},
@@ -257,6 +257,7 @@ func (s *Server) tick(now time.Time) {
 		if p.ctx.Err() == nil {
 			p.tokens.refill(dt)
 			p.sub.bucket.refill(dt)
+			p.resets.refill(dt)
 			s.drain(p)
 			if s.subWork.open() {
 				if m, ok := p.sub.due(); ok && p.ctx.Err() == nil {
@@ -267,6 +268,10 @@ func (s *Server) tick(now time.Time) {
 			// delay, not the client's.
 			if !p.area.subscribed && !p.sub.waiting() && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
 				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
+			}
+			if now.Sub(p.active) > s.cfg.IdleLimit && p.ctx.Err() == nil {
+				s.metrics.idleClosed.Inc()
+				p.fail(CodeTimeout, fmt.Sprintf("idle: neither a car nor an edit for %v", s.cfg.IdleLimit))
 			}
 		}
 		if p.ctx.Err() != nil {
@@ -296,8 +301,12 @@ func (s *Server) setRate(hz int) {
 }
 
 func (s *Server) addPeer(p *serverPeer, now time.Time) {
-	p.joined = now
-	if p.welcomedHz != s.hz { // the rate changed since its Welcome
+	p.joined, p.active = now, now
+	if s.cars.maxSpeed > 0 && s.cfg.SpawnRadius > 0 {
+		p.track.place(s.cfg.SpawnX, s.cfg.SpawnZ, s.cfg.SpawnRadius, now)
+	}
+	s.send(p, &wire.Pose{X: centimetres(s.cfg.SpawnX), Z: centimetres(s.cfg.SpawnZ)}) // the spawn: Seq 0, first on the stream
+	if p.welcomedHz != s.hz {                                                         // the rate changed since its Welcome
 		s.send(p, &wire.TickRate{Hz: uint32(s.hz)})
 	}
 	s.peers[p.id] = p
@@ -319,7 +328,7 @@ func (s *Server) removePeer(p *serverPeer) {
 	s.liveMu.Lock()
 	delete(s.live, p.id)
 	s.liveMu.Unlock()
-	s.players.Add(-1)
+	s.unreservePlayer(p.key)
 	s.left = p.area.leave(s.left[:0])
 	for _, pos := range s.left {
 		s.union.unref(pos)
@@ -367,7 +376,10 @@ func (s *Server) handle(p *serverPeer, m wire.Message) {
 			s.metrics.subsCoalesced.Inc()
 		}
 	case *wire.EditRequest:
+		p.active = s.lastTick
 		s.edit(p, m)
+	case *wire.Reset:
+		s.reset(p, m, s.lastTick)
 	}
 }
 
@@ -522,12 +534,15 @@ func (s *Server) intakeCars(now time.Time) bool {
 		if !fresh {
 			continue
 		}
+		p.active = now
 		x, y, z := c.Position()
 		if !s.cars.judge(&p.track, x, y, z, now) {
 			s.metrics.carsRejected.Inc()
+			s.held(p, now)
 			continue
 		}
 		p.lastCar, p.hasCar = c, true
+		p.heldSince = time.Time{}
 		changed = true
 	}
 	return changed

@@ -20,6 +20,7 @@ import (
 // relay for its connection, and the tick goroutine's record of it.
 type serverPeer struct {
 	id    uint32
+	key   string // the address key (addrKey): MaxPlayersPerAddr's
 	conn  *quic.Conn
 	ctrl  *quic.Stream
 	chunk *quic.Stream
@@ -52,14 +53,18 @@ type serverPeer struct {
 	lastCar    wire.CarSnapshot // the last accepted snapshot
 	hasCar     bool
 	track      carTrack
+	active     time.Time // its last car or edit arrived (IdleLimit)
+	resets     tokens
+	heldSince  time.Time // its snapshots have been refused since (zero: not held)
+	poseSent   time.Time // the last Pose correcting a held car
 }
 
-func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
+func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
 	// The peer's context ends only through fail, which also closes the
 	// connection with a code and reason (shutdownPeers fails every peer).
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &serverPeer{
-		id: id, conn: conn, ctrl: ctrl, chunk: chunk,
+		id: id, key: key, conn: conn, ctrl: ctrl, chunk: chunk,
 		log:    s.log.With("player", id, "remote", conn.RemoteAddr().String()),
 		ctx:    ctx,
 		cancel: cancel,
@@ -69,6 +74,7 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		area:   newArea(),
 		tokens: newTokens(s.cfg.EditsPerSecond),
 		sub:    newSubscribeGate(s.cfg.SubscribesPerSecond),
+		resets: newBucket(1/s.cfg.ResetEvery.Seconds(), 1),
 	}
 	lim := wire.Limits{MaxRadius: s.cfg.MaxRadius, MaxBlock: s.cfg.MaxBlock}
 	s.spawn(func() {
@@ -76,7 +82,7 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		// direction uses the control cap.
 		err := readFrames(chunk, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
 			switch m.(type) {
-			case *wire.Subscribe, *wire.EditRequest:
+			case *wire.Subscribe, *wire.EditRequest, *wire.Reset:
 			default:
 				return fmt.Errorf("%w: %v not allowed from a client on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
@@ -90,7 +96,8 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 		p.readerDone("chunk stream", err)
 	})
 	s.spawn(func() {
-		clock := clockAnswerer{s: s, ctrl: ctrl, enc: wire.NewEncoder()}
+		clock := clockAnswerer{s: s, ctx: ctx, ctrl: ctrl, enc: wire.NewEncoder(),
+			budget: newClocked(s.cfg.ClockPingsPerSecond, s.cfg.ClockPingsPerSecond, time.Now())}
 		err := readFrames(ctrl, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
 			if c, ok := m.(*wire.Clock); ok {
 				return clock.answer(c)
@@ -101,13 +108,21 @@ func (s *Server) newPeer(id uint32, conn *quic.Conn, ctrl, chunk *quic.Stream) *
 	})
 	s.spawn(func() {
 		var buf []wire.CarSnapshot
+		budget := newClocked(s.cfg.CarsPerSecond, s.cfg.CarsPerSecond, time.Now())
 		for {
 			d, err := conn.ReceiveDatagram(p.ctx)
 			if err != nil {
 				return
 			}
+			if !budget.take(time.Now()) { // checked before any decoding: a flood costs no more
+				s.metrics.overBudget[budgetCar].Inc()
+				continue
+			}
 			buf, err = wire.DecodeCarDatagram(d, buf[:0])
-			if err != nil || len(buf) != 1 {
+			if err == nil && len(buf) != 1 {
+				err = fmt.Errorf("%d cars in it: a client sends its own car only, one per datagram", len(buf))
+			}
+			if err != nil {
 				p.fail(CodeProtocol, fmt.Sprintf("bad car datagram (%d bytes): %v", len(d), err))
 				return
 			}

@@ -27,6 +27,13 @@ type ClientSink interface {
 	EditResult(seq uint32, applied bool, reason string)
 }
 
+// PoseSink is told about the server's Poses: a granted or refused Reset
+// (Seq of it), or where the server holds the car after moves it refused
+// (Seq 0). A ClientSink that is also a PoseSink gets them from Dispatch.
+type PoseSink interface {
+	Pose(p wire.Pose)
+}
+
 // Drain hands at most max queued server messages to sink without blocking
 // and returns how many it handled.
 func (c *Client) Drain(sink ClientSink, max int) int {
@@ -58,5 +65,9 @@ func Dispatch(sink ClientSink, m wire.Message) {
 		sink.EditResult(m.Seq, true, "")
 	case *wire.EditReject:
 		sink.EditResult(m.Seq, false, m.Reason)
+	case *wire.Pose:
+		if ps, ok := sink.(PoseSink); ok {
+			ps.Pose(*m)
+		}
 	}
 }

@@ -35,6 +35,8 @@ const (
 	KindEditBroadcast Kind = 23
 	KindTickRate      Kind = 30 // protocol 3
 	KindClock         Kind = 31 // protocol 5
+	KindReset         Kind = 32 // protocol 6
+	KindPose          Kind = 33 // protocol 6
 )
 
 func (k Kind) String() string {
@@ -65,6 +67,10 @@ func (k Kind) String() string {
 		return "TickRate"
 	case KindClock:
 		return "Clock"
+	case KindReset:
+		return "Reset"
+	case KindPose:
+		return "Pose"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -105,6 +111,10 @@ func newMessage(k Kind) Message {
 		return new(TickRate)
 	case KindClock:
 		return new(Clock)
+	case KindReset:
+		return new(Reset)
+	case KindPose:
+		return new(Pose)
 	}
 	return nil
 }

@@ -33,6 +33,8 @@ func samples() []Message {
 		&EditBroadcast{Pos: pos, Index: 31000, Block: 9},
 		&TickRate{Hz: 17},
 		&Clock{Echo: 4_000_123, World: 1_780_000_123_456_789},
+		&Reset{Seq: 3, X: -123_456, Y: 2_150, Z: 9_870_000, Heading: 40000},
+		&Pose{Seq: 3, X: -123_456, Y: 2_150, Z: 9_870_000, Heading: 40000, Reason: "too many resets: at most one every 2s"},
 	}
 }
 
@@ -56,6 +58,7 @@ func TestMessageSizes(t *testing.T) {
 	budget := map[Kind]int{
 		KindHello: 24, KindWelcome: 41, KindClock: 16, KindSubscribe: 16, KindChunkDefaults: 24,
 		KindChunkDrop: 12, KindEditRequest: 28, KindEditAck: 8, KindEditBroadcast: 16,
+		KindReset: 20,
 	}
 	for _, m := range samples() {
 		b, err := Encode(m)

@@ -23,8 +23,9 @@ import "citydrive/voxel"
 // it slows time under load. Version 4 added the client's player key to
 // EditRequest, so a cluster applies a retried edit once. Version 5 added
 // the world clock: Clock (kind 31) on the control stream and the
-// Welcome's World field.
-const ProtocolVersion uint32 = 5
+// Welcome's World field. Version 6 added Reset (kind 32) and Pose (kind
+// 33): the server places cars (spawn, resets, held after refused moves).
+const ProtocolVersion uint32 = 6
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
 // blocks and edits are package voxel's types: the wire carries the voxel
