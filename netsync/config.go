@@ -29,9 +29,6 @@ type ServerConfig struct {
 	// FirstPlayer offsets this server's player ids (the first player gets
 	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
 	FirstPlayer uint32
-	// SpawnX, SpawnZ (metres) is where the server places every new
-	// player's car: its first snapshot must lie within SpawnRadius of it.
-	SpawnX, SpawnZ float64
 	// WorldClock is the world clock the server announces (traffic runs on
 	// it); nil: WallWorldClock.
 	WorldClock func() time.Duration
@@ -127,6 +124,9 @@ type Tuning struct {
 	// 0: positions are not checked.
 	MaxCarSpeed float64
 	CarSlack    float64
+	// SpawnX, SpawnZ (metres) is where the server places every new
+	// player's car (the first Pose on its chunk stream).
+	SpawnX, SpawnZ float64
 	// SpawnRadius (metres) is how far from the spawn a new player's first
 	// snapshot may lie, horizontally (the game puts the car on the road
 	// nearest the spawn). 0: anywhere, for load tools that place their

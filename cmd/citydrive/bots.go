@@ -38,7 +38,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\n")
+		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\nThe bots come from one address and start -spread apart, so their server needs\n  citydrive server -max-players-per-addr N -spawn-radius 0\n(a default server lets 8 players in per address, all near its spawn).\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -17,6 +17,7 @@ import (
 	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/render/scale"
+	"citydrive/roadgraph/world"
 	"citydrive/voxel/gen"
 	"citydrive/voxel/ground"
 	"citydrive/voxel/store"
@@ -160,7 +161,9 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	if remote {
 		dialAddr, pin = *addr, *fingerprint
 	} else {
-		h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: *data, Seed: *sf.seed, Logger: log})
+		tuning := netsync.DefaultServerConfig().Tuning // the solo server spawns the car where -start says
+		tuning.SpawnX, tuning.SpawnZ = vf.start.p.X, vf.start.p.Z
+		h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: *data, Seed: *sf.seed, Logger: log, Tuning: tuning})
 		if err != nil {
 			return fmt.Errorf("starting the solo server: %w", err)
 		}
@@ -189,13 +192,20 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		return fmt.Errorf("joining %s: %w", dialAddr, err)
 	}
 	var redial game.Dialer
+	start := vf.start.p
 	if remote {
 		redial = dial // a remote server may restart: keep driving and rejoin
+		// The server places the car: it is held at the spawn until it is there.
+		x, _, z := c.Spawn().Position()
+		if vf.start.set && (x != start.X || z != start.Z) {
+			log.Warn("the server chooses where cars start: -start is not used", "spawn_x", x, "spawn_z", z)
+		}
+		start = world.Vec2{X: x, Z: z}
 	}
 	sp := speaker.Open(nil, *mute, log)
 	defer sp.Close()
 	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
+		Streaming: cfg, World: w, Render: ropt, Start: start,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
 		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,

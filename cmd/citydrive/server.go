@@ -36,7 +36,17 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	reach := fs.Float64("reach", def.Reach, "how far from their car (metres) players may edit blocks (0: anywhere in their area)")
 	maxPlayers := fs.Int("max-players", def.MaxPlayers, "connected players at most; more are refused \"server full\"")
 	maxHS := fs.Int("max-handshakes", def.MaxHandshakes, "concurrent handshakes at most; more are refused busy (close code 5)")
-	maxHSAddr := fs.Int("max-handshakes-per-addr", def.MaxHandshakesPerAddr, "concurrent handshakes from one IP at most; more are refused busy")
+	maxHSAddr := fs.Int("max-handshakes-per-addr", def.MaxHandshakesPerAddr, "concurrent handshakes from one address (IPv4, or IPv6 /64) at most; more are refused busy")
+	maxPlayersAddr := fs.Int("max-players-per-addr", def.MaxPlayersPerAddr, "players connected from one address (IPv4, or IPv6 /64) at most: a household or NAT gets several; more are refused")
+	idleLimit := fs.Duration("idle-limit", def.IdleLimit, "how long a player may send neither car nor edit before it is let go")
+	clockRate := fs.Float64("clock-pings-per-second", def.ClockPingsPerSecond, "world-clock pings read per client per second (also the burst); faster ones wait")
+	carRate := fs.Float64("cars-per-second", def.CarsPerSecond, "car datagrams taken per client per second (also the burst); the rest are dropped unread")
+	resetEvery := fs.Duration("reset-every", def.ResetEvery, "shortest time between two granted car resets (Backspace) of a player")
+	resetReach := fs.Float64("reset-reach", def.ResetReach, "how far (metres) a reset may move a car from where the server has it")
+	var spawn pointFlag
+	spawn.p.X, spawn.p.Z = def.SpawnX, def.SpawnZ
+	fs.Var(&spawn, "spawn", "where new players' cars start: `x,z` metres (default 0,0)")
+	spawnRadius := fs.Float64("spawn-radius", def.SpawnRadius, "how far (metres) from -spawn a new player's first car position may be (0: anywhere, for load tools such as citydrive bots)")
 	subRate := fs.Float64("subscribes-per-second", def.SubscribesPerSecond, "Subscribes applied per client per second (also the burst); faster ones are coalesced, the newest kept")
 	subChunks := fs.Int("subscribe-chunks-per-tick", def.SubscribeChunksPerTick, "cylinder changes (chunks entered plus left) applied per tick for all clients; later Subscribes wait a tick")
 	helloTimeout := fs.Duration("hello-timeout", def.HelloTimeout, "time from accepting a connection to a complete Hello")
@@ -72,8 +82,14 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-delivery-budget must be in [0, 1s], got %v", *budget)
 	case !(*reach >= 0 && *reach <= 1e6):
 		return fmt.Errorf("-reach must be in [0, 1e6] metres, got %g", *reach)
-	case *maxPlayers < 1, *maxHS < 1, *maxHSAddr < 1:
-		return fmt.Errorf("-max-players, -max-handshakes and -max-handshakes-per-addr must be at least 1")
+	case *maxPlayers < 1, *maxHS < 1, *maxHSAddr < 1, *maxPlayersAddr < 1:
+		return fmt.Errorf("-max-players, -max-handshakes, -max-handshakes-per-addr and -max-players-per-addr must be at least 1")
+	case *idleLimit <= 0, *resetEvery <= 0:
+		return fmt.Errorf("-idle-limit and -reset-every must be positive")
+	case !(*clockRate >= 1 && *clockRate <= 1000), !(*carRate >= 1 && *carRate <= 1e4):
+		return fmt.Errorf("-clock-pings-per-second must be in [1, 1000] and -cars-per-second in [1, 1e4], got %g and %g", *clockRate, *carRate)
+	case !(*resetReach >= 0 && *resetReach <= 1e6), !(*spawnRadius >= 0 && *spawnRadius <= 1e9):
+		return fmt.Errorf("-reset-reach must be in [0, 1e6] and -spawn-radius in [0, 1e9] metres, got %g and %g", *resetReach, *spawnRadius)
 	case *subChunks < 1:
 		return fmt.Errorf("-subscribe-chunks-per-tick must be at least 1, got %d", *subChunks)
 	case !(*subRate >= 1 && *subRate <= 1000):
@@ -115,6 +131,10 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning.SubscribeChunksPerTick = *subChunks
 	tuning.TickBudget, tuning.TickFloorHz = *tickBudget, *tickFloor
 	tuning.HelloTimeout, tuning.FrameTimeout, tuning.SubscribeTimeout = *helloTimeout, *frameTimeout, *subTimeout
+	tuning.MaxPlayersPerAddr, tuning.IdleLimit = *maxPlayersAddr, *idleLimit
+	tuning.ClockPingsPerSecond, tuning.CarsPerSecond = *clockRate, *carRate
+	tuning.ResetEvery, tuning.ResetReach = *resetEvery, *resetReach
+	tuning.SpawnX, tuning.SpawnZ, tuning.SpawnRadius = spawn.p.X, spawn.p.Z, *spawnRadius
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
 		return fmt.Errorf("-cpuprofile: %w", err)

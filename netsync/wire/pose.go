@@ -67,12 +67,12 @@ func (m *Pose) decodeFields(r *reader) (err error) {
 }
 
 // Position returns the position in metres.
-func (m *Pose) Position() (x, y, z float64) {
+func (m Pose) Position() (x, y, z float64) {
 	return float64(m.X) / 100, float64(m.Y) / 100, float64(m.Z) / 100
 }
 
 // Radians returns the heading in radians.
-func (m *Pose) Radians() float64 { return float64(m.Heading) / 65536 * 2 * math.Pi }
+func (m Pose) Radians() float64 { return float64(m.Heading) / 65536 * 2 * math.Pi }
 
 func encodePose(e *msgpack.Encoder, seq uint32, x, y, z int32, heading uint16) error {
 	if err := e.EncodeUint(uint64(seq)); err != nil {

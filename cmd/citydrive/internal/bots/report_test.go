@@ -285,6 +285,9 @@ func startServer(t *testing.T, mod func(*netsync.ServerConfig)) *netsync.Server 
 	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, gen.Version, netsync.NewMemoryWorld()
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.TickBudget = 0 // a loaded test machine must not slow the server's time
+	// The bots' server (docs/networking.md): they all come from loopback
+	// and start spread out, not at the spawn.
+	cfg.MaxPlayersPerAddr, cfg.SpawnRadius = 10000, 0
 	mod(&cfg)
 	s, err := netsync.NewServer(cfg)
 	require.NoError(t, err)

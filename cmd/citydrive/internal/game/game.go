@@ -385,6 +385,7 @@ func (s *Session) Update(dt float64) {
 	t2 := time.Now()
 	if s.link != nil {
 		s.link.update(s.clock, game, s.car.Pos.X, s.car.Y, s.car.Pos.Z, s.car.Heading, s.car.Speed())
+		s.placeFromServer()
 	}
 	s.ground3.Update(s.car.Pos, s.car.Y)
 	t3 := time.Now()
@@ -523,16 +524,44 @@ func (s *Session) handle(in Controls) {
 // faced, clear of obstacles, built blocks and the water: where the nearest
 // spot is not clear, the nearest one along the lane that is
 // (autopilot.ResetPose). The autopilot picks up the route from there.
+// Connected, the car goes there only when the server grants it: the
+// place is asked for (a Reset) and the server's Pose moves the car
+// (placeFromServer).
 func (s *Session) ResetCar() {
 	env := s.carEnv()
 	pos, dir, ok := autopilot.ResetPose(s.stream.Graph(), env, s.car.Pos, s.car.Forward())
 	if !ok { // no road loaded: stay, at rest
 		pos, dir = s.car.Pos, s.car.Forward()
 	}
-	s.driver.Reroute(pos, dir)
-	s.car = car.New(pos, dir, env)
-	s.prev = poseOf(s.car)
+	if s.link != nil && s.link.reset(pos.X, env.Surface(pos.X, pos.Z).Y, pos.Z, car.HeadingOf(dir)) {
+		return
+	}
+	s.placeCar(pos, dir)
 	s.drive.Resets++
+}
+
+// placeCar puts the car at pos facing dir, at rest, with the autopilot's
+// route from there.
+func (s *Session) placeCar(pos, dir world.Vec2) {
+	s.driver.Reroute(pos, dir)
+	s.car = car.New(pos, dir, s.carEnv())
+	s.prev = poseOf(s.car)
+}
+
+// placeFromServer moves the car where the server's latest Pose says: a
+// granted or refused reset, or where the server holds a car whose moves
+// it refused (a reconnect puts it at the new connection's spawn).
+func (s *Session) placeFromServer() {
+	p, reset, ok := s.link.takePose()
+	if !ok {
+		return
+	}
+	x, _, z := p.Position()
+	h := p.Radians()
+	s.placeCar(world.Vec2{X: x, Z: z}, world.Vec2{X: math.Cos(h), Z: -math.Sin(h)}) // car.Forward's convention
+	if reset {
+		s.drive.Resets++
+	}
 }
 
 // view is the car as drawn: between the last two physics states.

@@ -53,6 +53,10 @@ type link struct {
 	redialed chan *netsync.Client
 	wg       sync.WaitGroup
 	player   uint32
+
+	resetSeq uint32     // the Reset waiting for its Pose (0: none)
+	pose     *wire.Pose // a Pose the car is to be put at, not yet taken
+	poseSeq  uint32     // its Seq
 }
 
 func newLink(c *netsync.Client, t *ground.Client, dial Dialer) *link {
@@ -69,7 +73,9 @@ func (l *link) check() error {
 		select {
 		case c := <-l.redialed:
 			l.c, l.player = c, c.Player()
-			l.status = "RECONNECTED"
+			l.status = "RECONNECTED: BACK AT THE SPAWN"
+			sp := c.Spawn() // a new connection's car starts where the server puts it
+			l.pose, l.poseSeq, l.resetSeq = &sp, 0, 0
 			l.pending = c.Unanswered() // sent again on the new connection
 			l.world.Resubscribe()
 		default:
@@ -141,6 +147,50 @@ func (s sink) EditResult(seq uint32, applied bool, reason string) {
 	} else {
 		s.l.status = fmt.Sprintf("EDIT %d REFUSED: %s", seq, reason)
 	}
+}
+
+// Pose takes a server Pose: the answer to our Reset, or where the server
+// holds the car; answers to an earlier Reset are stale.
+func (s sink) Pose(p wire.Pose) {
+	l := s.l
+	if p.Seq != 0 && p.Seq != l.resetSeq {
+		return
+	}
+	if p.Seq != 0 {
+		l.resetSeq = 0
+		if p.Reason != "" {
+			l.status = "RESET REFUSED: " + p.Reason
+		}
+	} else if p.Reason != "" {
+		l.status = "CAR HELD: " + p.Reason
+	}
+	l.pose, l.poseSeq = &p, p.Seq
+}
+
+// reset asks the server to put the car at x, y, z facing heading; false
+// when there is no server to ask (reconnecting: the car is reset here).
+func (l *link) reset(x, y, z, heading float64) bool {
+	if l.c == nil {
+		return false
+	}
+	seq, err := l.c.Reset(x, y, z, heading)
+	if err != nil {
+		l.status = "RESET NOT SENT: " + err.Error()
+		return false
+	}
+	l.resetSeq = seq
+	return true
+}
+
+// takePose returns the Pose the car is to be put at, if one came, and
+// whether it answers a Reset.
+func (l *link) takePose() (wire.Pose, bool, bool) {
+	if l.pose == nil {
+		return wire.Pose{}, false, false
+	}
+	p := *l.pose
+	l.pose = nil
+	return p, p.Seq != 0, true
 }
 
 // subscribe is the terrain client's Subscriber; it returns the radius the

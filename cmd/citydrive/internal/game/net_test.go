@@ -15,6 +15,7 @@ import (
 
 	"citydrive/cmd/citydrive/internal/host"
 	"citydrive/netsync"
+	"citydrive/netsync/wire"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 	"citydrive/voxel/ground"
@@ -137,7 +138,11 @@ func TestLinkRejoinsARestartedServer(t *testing.T) {
 	}
 	require.NoError(t, l.check())
 	require.NotNil(t, l.c)
-	assert.Equal(t, "RECONNECTED", l.status)
+	assert.Equal(t, "RECONNECTED: BACK AT THE SPAWN", l.status)
+	p, reset, ok := l.takePose()
+	assert.True(t, ok, "the car goes to the new connection's spawn")
+	assert.False(t, reset)
+	assert.Equal(t, l.c.Spawn(), p)
 	tc.Update(car, 5) // resubscribes
 	select {
 	case m := <-l.c.Messages():
@@ -145,4 +150,52 @@ func TestLinkRejoinsARestartedServer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		require.FailNow(t, "no area after rejoining")
 	}
+}
+
+// Backspace over the network: the link asks the server (a Reset) and the
+// car moves only with the server's answer, a Pose; a second reset at once
+// is refused for the rate, and its Pose puts the car where the server
+// has it, with the reason on the HUD.
+func TestLinkResetIsTheServersAnswer(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := host.Start(ctx, host.Options{DataDir: t.TempDir(), Seed: 412, Logger: log})
+	require.NoError(t, err)
+	defer h.Close()
+	cfg := h.ClientConfig()
+	cfg.Radius, cfg.Logger = 1, log
+	c, err := netsync.Dial(ctx, cfg)
+	require.NoError(t, err)
+	l := newLink(c, nil, nil)
+	defer l.close()
+	answer := func() (p wire.Pose, reset bool) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			if p, reset, ok := l.takePose(); ok {
+				return p, reset
+			}
+			select {
+			case m := <-c.Messages():
+				if p, ok := m.(*wire.Pose); ok { // no terrain here: the chunks are skipped
+					sink{l}.Pose(*p)
+				}
+			case <-deadline:
+				require.FailNow(t, "no Pose")
+			}
+		}
+	}
+	require.True(t, l.reset(30, 2, 40, 0.5))
+	p, reset := answer()
+	assert.True(t, reset)
+	assert.Empty(t, p.Reason)
+	x, _, z := p.Position()
+	assert.Equal(t, [2]float64{30, 40}, [2]float64{x, z})
+
+	require.True(t, l.reset(35, 2, 40, 0.5))
+	p, reset = answer()
+	assert.True(t, reset)
+	assert.Contains(t, p.Reason, "too many resets")
+	assert.Contains(t, l.status, "RESET REFUSED")
 }

@@ -42,6 +42,7 @@ func quietLog() *slog.Logger {
 func testTuning() netsync.Tuning {
 	tu := netsync.DefaultServerConfig().Tuning
 	tu.TickHz, tu.MaxRadius = 60, 4
+	tu.SpawnRadius = 0 // the tests' cars start on the ground they test, not at the spawn
 	return tu
 }
 
