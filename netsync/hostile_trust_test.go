@@ -30,7 +30,8 @@ const joinShare = 0.95
 func helloFrom(t *testing.T, s *testServer, ip string, n int) {
 	t.Helper()
 	hello := frame(t, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3})
-	for _, c := range dialFrom(t, s, ip, n) {
+	for range n { // each dialled after the last one's Hello is answered
+		c := dialFrom(t, s, ip, 1)[0]
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		st, err := c.OpenStreamSync(ctx)
 		cancel()
@@ -401,6 +402,9 @@ func TestFirstCarMustBeNearTheSpawn(t *testing.T) {
 	s := startServer(t, nil)
 	a := dial(t, s.clientConfig())
 	w := dial(t, s.clientConfig())
+	there := s.clientConfig() // watches the far place
+	there.Centre = voxel.ChunkAt(5000, 1, 20)
+	w2 := dial(t, there)
 	assert.Equal(t, wire.Pose{}, a.Spawn(), "the spawn: the origin, Seq 0")
 	frameT := time.NewTicker(5 * time.Millisecond)
 	defer frameT.Stop()
@@ -408,7 +412,7 @@ func TestFirstCarMustBeNearTheSpawn(t *testing.T) {
 	var pose *wire.Pose
 	for pose == nil {
 		a.SendCar(wire.QuantiseCar(0, 0, 5000, 1, 20, 0, 0))
-		_, relayed := carOf(w, a.Player())
+		_, relayed := carOf(w2, a.Player())
 		require.False(t, relayed, "a car far from the spawn was relayed")
 		for _, m := range a.Poll(nil, 64) {
 			if p, ok := m.(*wire.Pose); ok {
