@@ -129,8 +129,8 @@ type Tuning struct {
 	SpawnX, SpawnZ float64
 	// SpawnRadius (metres) is how far from the spawn a new player's first
 	// snapshot may lie, horizontally (the game puts the car on the road
-	// nearest the spawn). 0: anywhere, for load tools that place their
-	// bots themselves.
+	// nearest the spawn, over a kilometre away where the spawn is on the
+	// lake). 0: anywhere, for load tools that place their bots themselves.
 	SpawnRadius float64
 
 	// TickBudget is the work one tick may take before the server slows
@@ -179,7 +179,7 @@ func DefaultServerConfig() ServerConfig {
 
 			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
 			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
-			SpawnRadius: 500,
+			SpawnRadius: 1500, // roadgraph.JunctionNear searches 5 rings of 150 m cells: over a lake the game's car starts ~1.2 km out
 
 			TickBudget:  10 * time.Millisecond,
 			TickFloorHz: 10,

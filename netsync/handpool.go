@@ -61,9 +61,10 @@ func newHandshakePool(max, perAddr int) *handshakePool {
 type busyLimit string
 
 const (
-	limitNone   busyLimit = ""
-	limitAddr   busyLimit = "addr"
-	limitServer busyLimit = "server"
+	limitNone    busyLimit = ""
+	limitAddr    busyLimit = "addr"
+	limitServer  busyLimit = "server"
+	limitEvicted busyLimit = "evicted" // a held slot given to another address
 )
 
 // acquire takes a slot for key; evict is called (outside the lock) if the

@@ -34,7 +34,7 @@ func (s *Server) acceptLoop() {
 		}
 		key := addrKey(conn.RemoteAddr())
 		slot, busy := s.pool.acquire(key, func() {
-			s.metrics.handshakesBusy.WithLabelValues("evicted").Inc()
+			s.metrics.handshakesBusy.WithLabelValues(string(limitEvicted)).Inc()
 			_ = conn.CloseWithError(CodeBusy, "server busy: your unfinished handshake's slot went to another address; try again")
 		})
 		switch busy {

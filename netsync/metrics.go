@@ -120,7 +120,7 @@ func newMetrics(s *Server) *metrics {
 			Name: MetricCarsRejected, Help: "Car snapshots dropped as physically impossible (too fast, a jump, not finite).",
 		}),
 		handshakesBusy: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: MetricHandshakesBusy, Help: "Connections refused as busy, by limit (server: all handshakes; addr: one address's).",
+			Name: MetricHandshakesBusy, Help: "Connections refused as busy, by limit (server: all handshakes; addr: one address's; evicted: a half-open one whose slot went to another address).",
 		}, []string{"limit"}),
 		playersRefusedAddr: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricPlayersAddrFull, Help: "Joins refused because their address had MaxPlayersPerAddr players already.",

@@ -194,7 +194,7 @@ func TestDefaultServerConfigIsTheDocumentedOne(t *testing.T) {
 		MaxPlayersPerAddr: 8, IdleLimit: time.Minute, ClockPingsPerSecond: 2, CarsPerSecond: 60,
 		ResetEvery: 2 * time.Second, ResetReach: 150,
 		HelloTimeout: 2 * time.Second, FrameTimeout: 5 * time.Second, SubscribeTimeout: 10 * time.Second,
-		MaxCarSpeed: 58, CarSlack: 16, SpawnRadius: 500,
+		MaxCarSpeed: 58, CarSlack: 16, SpawnRadius: 1500,
 		TickBudget: 10 * time.Millisecond, TickFloorHz: 10,
 	}, c.Tuning)
 }
