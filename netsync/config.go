@@ -177,8 +177,8 @@ func DefaultServerConfig() ServerConfig {
 			FrameTimeout:           5 * time.Second,
 			SubscribeTimeout:       10 * time.Second,
 
-			MaxCarSpeed: 58, // the game car's top speed (cmd/citydrive/internal/car)
-			CarSlack:    16, // ~0.25 s of datagram jitter at top speed
+			MaxCarSpeed: 58,   // the game car's top speed (cmd/citydrive/internal/car)
+			CarSlack:    16,   // ~0.25 s of datagram jitter at top speed
 			SpawnRadius: 1500, // roadgraph.JunctionNear searches 5 rings of 150 m cells: over a lake the game's car starts ~1.2 km out
 
 			TickBudget:  10 * time.Millisecond,
