@@ -391,6 +391,9 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		}
 	}
 	gap = math.Min(carGap, otherGap)
+	if lag > 0 && v.U <= v.Stop && v.Stop-v.U < yieldLook {
+		gap = math.Min(gap, f.redGap(v, t))
+	}
 	if leader != nil {
 		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
 	}
@@ -485,6 +488,24 @@ const (
 	yieldSide  = 0.8 // metres of margin beside both boxes
 	yieldAlong = 1.5 // metres of margin ahead and behind
 )
+
+// redGap is how far a vehicle behind its schedule may go before its stop
+// line when its light shows red at t, or amber it can stop for (+Inf: it
+// may go on). On schedule a vehicle crosses on green; held up by the car,
+// it would arrive late, and must not then enter across the way of the
+// cross traffic's green (and of the car, which has that green).
+func (f *Flow) redGap(v *Vehicle, t float64) float64 {
+	g := v.Stop - v.U - VehicleLength/2 - yieldShort
+	switch f.s.Light(v.Key.Edge, endOf(v.Key.Lane) == 1, t) {
+	case Red:
+		return math.Max(0, g)
+	case AmberLight:
+		if v.Speed*v.Speed <= 2*brakeDecel*math.Max(0, g) {
+			return math.Max(0, g)
+		}
+	}
+	return math.Inf(1)
+}
 
 // conflict reports whether v (lag metres behind its schedule at t), going
 // on through its junction at its schedule speed, would meet the car.

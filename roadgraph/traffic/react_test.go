@@ -295,3 +295,40 @@ func TestAStandoffEndsWithTheVehicleGivingWay(t *testing.T) {
 		})
 	}
 }
+
+// A vehicle held up by the car arrives at its stop line late: it then
+// waits there for green like any other, and does not enter its junction
+// on red, across the way of the cross traffic and of the car. The car
+// stands in a lane for a while and then goes (is put elsewhere); the
+// vehicles it held go on.
+func TestALateVehicleDoesNotEnterItsJunctionOnRed(t *testing.T) {
+	s, v, t0 := enteringLane(t)
+	stand := carOnLane(s, v, entryClear+20)
+	away := Blocker{Pos: stand.Pos.Add(world.Vec2{X: 5000}), Dir: stand.Dir, Length: 4.2, Width: 1.8}
+	f := NewFlow(s)
+	const dt = 1.0 / 60
+	type seen struct{ nose float64 }
+	prev := map[Key]seen{}
+	late, waited := 0, 0
+	for tt := t0 - 1; tt < t0+5*SignalPeriod; tt += dt {
+		car := stand
+		if tt > t0+20 {
+			car = away
+		}
+		for _, o := range f.Update(tt, dt, stand.Pos, 250, car) {
+			nose := o.U + VehicleLength/2
+			lag := f.Lag(o.Key)
+			light := s.Light(o.Key.Edge, endOf(o.Key.Lane) == 1, tt)
+			if p, ok := prev[o.Key]; ok && lag > 0 && p.nose <= o.Stop && nose > o.Stop {
+				late++
+				assert.NotEqual(t, Red, light, "%+v, %.0f m late, entered its junction on red at %.2f", o.Key, lag, tt)
+			}
+			if lag > 0 && o.Speed == 0 && light == Red && o.Stop-nose < 1 && o.Stop-nose >= 0 {
+				waited++
+			}
+			prev[o.Key] = seen{nose}
+		}
+	}
+	assert.Positive(t, late, "vehicles held up by the car went on through their junctions")
+	assert.Positive(t, waited, "one of them waited at its stop line for green")
+}
