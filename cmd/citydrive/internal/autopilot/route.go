@@ -146,7 +146,8 @@ func (r *Route) Advance(d float64) {
 }
 
 // turn picks the next edge at the junction ahead, seeded: going straight
-// on is likelier than turning (as for a real driver), and a dead end
+// on is likelier than turning (as for a real driver), so is going with
+// the signals' green wave, and a dead end
 // turns back. Arms into a dead end, or back at a hairpin sharper than the
 // car can turn in a street, are taken only when nothing else is left; an
 // arm remembered as blocked (r.avoid) only when nothing but turning back
@@ -179,10 +180,15 @@ func (r *Route) turn() {
 		if a == r.edge || tier(a) != best {
 			return 0
 		}
-		if in.Dot(r.travelDir(a, j, false)) > straightOn {
-			return straightWeight
+		out := r.travelDir(a, j, false)
+		w := 1.0
+		if in.Dot(out) > straightOn {
+			w = straightWeight
 		}
-		return 1
+		if out.X+out.Z > withWave {
+			w *= waveWeight
+		}
+		return w
 	}
 	total := 0.0
 	for _, a := range j.Arms {
@@ -222,6 +228,13 @@ const (
 	straightOn     = 0.7
 	straightWeight = 3.0
 	hairpin        = -0.6 // a turn of over about 127°
+	// The signals are a green wave east and south (traffic.waveSpeed): an
+	// arm heading with it (its direction's X+Z above withWave: east or
+	// south, give or take 45°) is waveWeight times as likely, as a driver
+	// who knows the city's lights would choose. Against the wave the car
+	// meets a red at most junctions of a trunk.
+	withWave   = 0.5
+	waveWeight = 2.0
 )
 
 // travelDir is the direction of travel on e at junction j: arriving at j

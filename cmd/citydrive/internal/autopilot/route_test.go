@@ -47,3 +47,24 @@ func TestRouteIsRepeatableAndAheadTakesTheSameTurns(t *testing.T) {
 		require.InDelta(t, 0, ahead.Sub(pa).Len(), 1e-6, "looking ahead foresaw the turn taken")
 	}
 }
+
+// The route drives with the signals' green wave (east and south) more
+// often than against it, on any seed, and still turns every way.
+func TestRouteMostlyDrivesWithTheGreenWave(t *testing.T) {
+	for _, seed := range []uint64{412, 7, 35, 940} {
+		_, r := start(t, seed)
+		with, against := 0, 0
+		for range 20000 { // 20 km in 1 m steps
+			r.Advance(1)
+			_, dir := r.Pose()
+			switch {
+			case dir.X+dir.Z > withWave:
+				with++
+			case dir.X+dir.Z < -withWave:
+				against++
+			}
+		}
+		assert.Greater(t, with, 2*against, "seed %d: with the wave %d m, against it %d m", seed, with, against)
+		assert.Positive(t, against, "seed %d: it still goes every way", seed)
+	}
+}
