@@ -28,7 +28,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -60,13 +62,59 @@ var (
 	keyGen       = []byte("generator")
 )
 
-// Errors callers can test with errors.Is.
+// Errors callers can test with errors.Is. Each comes wrapped with the
+// file or directory it is about and what an operator can do.
 var (
-	ErrForeign  = errors.New("voxel store: not a citydrive edit directory")
-	ErrCorrupt  = errors.New("voxel store: database unreadable")
-	ErrMismatch = errors.New("voxel store: data directory belongs to another world")
-	ErrBadEdit  = errors.New("voxel store: invalid edit")
+	ErrForeign    = errors.New("voxel store: not a citydrive edit directory")
+	ErrCorrupt    = errors.New("voxel store: database unreadable")
+	ErrMismatch   = errors.New("voxel store: data directory belongs to another world")
+	ErrBadEdit    = errors.New("voxel store: invalid edit")
+	ErrUnwritable = errors.New("voxel store: data directory not writable")
+	ErrInUse      = errors.New("voxel store: database in use")
+	ErrDiskFull   = errors.New("voxel store: disk full")
 )
+
+// What an operator can do, said once each.
+const (
+	fixCorrupt    = "the file is damaged: restore it from a backup, or move it away to start this world again with no edits"
+	fixForeign    = "point -data at another data directory, or move the file away"
+	fixUnwritable = "make it writable by the user running the server, or choose another data directory with -data"
+	fixInUse      = "another server is running on this data directory: stop it, or choose another data directory with -data"
+	fixDiskFull   = "free space on its volume: edits are refused until then, and nothing already saved is lost"
+	fixMismatch   = "start the server with that world's seed, or choose another data directory with -data"
+)
+
+// describe wraps a failed file operation on path with the error an
+// operator can act on, when the cause is one (else err as it is).
+func describe(path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.EROFS), errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("%w: %s: %v; %s", ErrUnwritable, path, err, fixUnwritable)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("%w: %s: %v; %s", ErrDiskFull, path, err, fixDiskFull)
+	}
+	return err
+}
+
+func corrupt(path string, detail any) error {
+	return fmt.Errorf("%w: %s: %v; %s", ErrCorrupt, path, detail, fixCorrupt)
+}
+
+// guard turns a panic inside bbolt into ErrCorrupt and puts back the
+// goroutine's panic-on-fault setting (old). bbolt asserts its page
+// invariants with panics, and reads its file through mmap, where a page
+// past the end of a truncated file is a SIGBUS; with panic-on-fault set
+// (debug.SetPanicOnFault(true), as its argument when deferred) that is a
+// panic too, so a damaged file is an error instead of a crashed server.
+// bbolt's View and Update roll the transaction back as a panic passes.
+func guard(path string, err *error, old bool) {
+	debug.SetPanicOnFault(old)
+	if r := recover(); r != nil {
+		*err = corrupt(path, r)
+	}
+}
 
 // Store is an open edit store. Safe for concurrent use (bbolt serialises
 // writers; readers run in parallel).
@@ -94,30 +142,87 @@ func DefaultDir() (string, error) {
 // depended on it) is opened too, and re-stamped with gen.
 func Open(dir string, seed uint64, gen uint32, compatible ...uint32) (*Store, error) {
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
-		return nil, err
+		return nil, describe(dir, err)
 	}
 	path := filepath.Join(dir, fileName)
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		if err := create(dir, seed, gen); err != nil {
-			return nil, err
+			if d := describe(dir, err); d != err || errors.Is(err, ErrForeign) {
+				return nil, d
+			}
+			return nil, fmt.Errorf("voxel store: creating %s: %w", path, err)
 		}
 	case err != nil:
 		return nil, err
 	case !st.Mode().IsRegular() || st.Size() == 0:
 		// bbolt would initialise an empty file: refuse instead.
-		return nil, fmt.Errorf("%w: %s is not a database file", ErrCorrupt, path)
+		return nil, corrupt(path, "not a database file (empty, or not a regular file)")
 	}
-	db, err := bolt.Open(path, filePerm, &bolt.Options{Timeout: lockWait})
+	db, err := openDB(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+		return nil, err
 	}
 	if err := check(db, path, seed, gen, compatible); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// openDB opens the bbolt file at path and reads every page of it, so a
+// damaged file is refused at start with a clear error instead of failing,
+// or panicking, when some later read reaches the damage. (It reads the
+// whole file: milliseconds for the megabytes a world's edits take.)
+func openDB(path string) (db *bolt.DB, err error) {
+	defer guard(path, &err, debug.SetPanicOnFault(true))
+	db, err = bolt.Open(path, filePerm, &bolt.Options{Timeout: lockWait})
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("%w: %s: %v; %s", ErrInUse, path, err, fixInUse)
+	case errors.Is(err, syscall.EROFS), errors.Is(err, os.ErrPermission):
+		return nil, describe(path, err)
+	case err != nil:
+		return nil, corrupt(path, err)
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+			db = nil
+		}
+	}()
+	defer guard(path, &err, true) // runs first: a panic in the walk closes db
+	return db, db.View(func(tx *bolt.Tx) error { return walk(tx, path) })
+}
+
+// walk reads every key and value of the database and decodes ours, on
+// this goroutine, where guard catches what a damaged page does. bbolt's
+// own check (tx.Check, which also compares free pages with used ones) is
+// not run: it runs on a goroutine of its own, where a damaged branch page
+// faults beyond recovery, crashing the server instead of refusing the file.
+func walk(tx *bolt.Tx, path string) error {
+	return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			var err error
+			switch {
+			case v == nil:
+				err = fmt.Errorf("bucket %q holds a bucket", name)
+			case string(name) == string(bucketEdits):
+				if len(k) != keySize {
+					err = fmt.Errorf("edit key of %d bytes", len(k))
+				} else {
+					_, err = voxel.DecodeOverlay(v)
+				}
+			case string(name) == string(bucketStamps):
+				_, err = decodeStamps(v)
+			}
+			if err != nil {
+				return corrupt(path, err)
+			}
+			return nil
+		})
+	})
 }
 
 // create initialises a fresh database in an empty directory.
@@ -128,7 +233,7 @@ func create(dir string, seed uint64, gen uint32) error {
 	}
 	for _, e := range entries {
 		if e.Name() != tmpName { // our own leftover from a crash mid-create
-			return fmt.Errorf("%w: %s holds %q but no %s", ErrForeign, dir, e.Name(), fileName)
+			return fmt.Errorf("%w: %s holds %q but no %s; choose an empty directory, or one of citydrive's, with -data", ErrForeign, dir, e.Name(), fileName)
 		}
 	}
 	tmp := filepath.Join(dir, tmpName)
@@ -173,41 +278,43 @@ func syncDir(dir string) error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-func check(db *bolt.DB, path string, seed uint64, gen uint32, compatible []uint32) error {
+func check(db *bolt.DB, path string, seed uint64, gen uint32, compatible []uint32) (err error) {
+	defer guard(path, &err, debug.SetPanicOnFault(true))
+	update := false
 	if err := db.View(func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		if m == nil || string(m.Get(keyMagic)) != magic || tx.Bucket(bucketEdits) == nil {
-			return fmt.Errorf("%w: %s", ErrForeign, path)
+			return fmt.Errorf("%w: %s is a database of another program; %s", ErrForeign, path, fixForeign)
 		}
 		f, s, g := m.Get(keyFormat), m.Get(keySeed), m.Get(keyGen)
 		if len(f) != 4 || len(s) != 8 || len(g) != 4 {
-			return fmt.Errorf("%w: %s: malformed metadata", ErrCorrupt, path)
+			return corrupt(path, "malformed metadata")
 		}
 		if v := binary.BigEndian.Uint32(f); v != format {
-			return fmt.Errorf("%w: %s has store format %d, want %d", ErrMismatch, path, v, format)
+			return fmt.Errorf("%w: %s has store format %d, want %d; %s", ErrMismatch, path, v, format, fixMismatch)
 		}
 		if v := binary.BigEndian.Uint64(s); v != seed {
-			return fmt.Errorf("%w: %s was made for seed %d, not %d", ErrMismatch, path, v, seed)
+			return fmt.Errorf("%w: %s was made for seed %d, not %d; %s", ErrMismatch, path, v, seed, fixMismatch)
 		}
-		if v := binary.BigEndian.Uint32(g); v != gen && !slices.Contains(compatible, v) {
-			return fmt.Errorf("%w: %s was made by generator version %d, this is version %d", ErrMismatch, path, v, gen)
+		v := binary.BigEndian.Uint32(g)
+		if v != gen && !slices.Contains(compatible, v) {
+			return fmt.Errorf("%w: %s was made by generator version %d, this is version %d; %s", ErrMismatch, path, v, gen, fixMismatch)
 		}
+		// Written only when something changes, so a store on a full
+		// disk still opens and serves its edits.
+		update = v != gen || tx.Bucket(bucketStamps) == nil
 		return nil
-	}); err != nil {
+	}); err != nil || !update {
 		return err
 	}
-	return db.Update(func(tx *bolt.Tx) error {
+	return describe(path, db.Update(func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(bucketStamps); err != nil {
 			return err
 		}
-		m := tx.Bucket(bucketMeta)
-		if binary.BigEndian.Uint32(m.Get(keyGen)) == gen {
-			return nil
-		}
 		var b [4]byte
 		binary.BigEndian.PutUint32(b[:], gen)
-		return m.Put(keyGen, b[:])
-	})
+		return tx.Bucket(bucketMeta).Put(keyGen, b[:])
+	}))
 }
 
 // Key is the store key of chunk p: sign-flipped big-endian so keys sort by
@@ -261,6 +368,7 @@ type Edit struct {
 // ordered stream, one committer), so an older sequence than the stamp was
 // answered already.
 func (s *Store) ApplyEdits(edits []Edit) (dup []bool, err error) {
+	defer guard(s.path, &err, debug.SetPanicOnFault(true))
 	for _, e := range edits {
 		if int(e.Index) >= voxel.ChunkVolume || !e.Block.Valid() {
 			return nil, fmt.Errorf("%w: chunk %v index %d block %d", ErrBadEdit, e.Pos, e.Index, e.Block)
@@ -286,11 +394,11 @@ func (s *Store) ApplyEdits(edits []Edit) (dup []bool, err error) {
 				k := Key(e.Pos)
 				o, err := voxel.DecodeOverlay(bk.Get(k[:]))
 				if err != nil {
-					return fmt.Errorf("%w: %s: chunk %v: %v", ErrCorrupt, s.path, e.Pos, err)
+					return corrupt(s.path, fmt.Sprintf("chunk %v: %v", e.Pos, err))
 				}
 				st, err := decodeStamps(bs.Get(k[:]))
 				if err != nil {
-					return fmt.Errorf("%w: %s: stamps of chunk %v: %v", ErrCorrupt, s.path, e.Pos, err)
+					return corrupt(s.path, fmt.Sprintf("stamps of chunk %v: %v", e.Pos, err))
 				}
 				c = &chunk{o: o, st: st}
 				merged[e.Pos] = c
@@ -320,7 +428,7 @@ func (s *Store) ApplyEdits(edits []Edit) (dup []bool, err error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, describe(s.path, err)
 	}
 	return dup, nil
 }
@@ -399,12 +507,13 @@ func decodeStamps(b []byte) (stamps, error) {
 // EditedChunks calls fn with every chunk that has edits, in key order (one
 // read transaction; a server loads its in-memory index of edited chunks
 // with it at start).
-func (s *Store) EditedChunks(fn func(voxel.ChunkPos)) error {
+func (s *Store) EditedChunks(fn func(voxel.ChunkPos)) (err error) {
+	defer guard(s.path, &err, debug.SetPanicOnFault(true))
 	return s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketEdits).ForEach(func(k, _ []byte) error {
 			p, ok := posOfKey(k)
 			if !ok {
-				return fmt.Errorf("%w: edit key of %d bytes", ErrCorrupt, len(k))
+				return corrupt(s.path, fmt.Sprintf("edit key of %d bytes", len(k)))
 			}
 			fn(p)
 			return nil
@@ -425,17 +534,17 @@ func posOfKey(k []byte) (voxel.ChunkPos, bool) {
 }
 
 // Overlay returns chunk p's edits (nil if it has none).
-func (s *Store) Overlay(p voxel.ChunkPos) (voxel.Overlay, error) {
+func (s *Store) Overlay(p voxel.ChunkPos) (o voxel.Overlay, err error) {
+	defer guard(s.path, &err, debug.SetPanicOnFault(true))
 	k := Key(p)
-	var o voxel.Overlay
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketEdits).Get(k[:])
 		if v == nil {
 			return nil
 		}
 		var err error
 		if o, err = voxel.DecodeOverlay(v); err != nil {
-			return fmt.Errorf("%w: chunk %v: %v", ErrCorrupt, p, err)
+			return corrupt(s.path, fmt.Sprintf("chunk %v: %v", p, err))
 		}
 		return nil
 	})
@@ -444,10 +553,10 @@ func (s *Store) Overlay(p voxel.ChunkPos) (voxel.Overlay, error) {
 
 // Edited reports whether chunk p has any edits (false: it is the
 // procedural default and a client can regenerate it from the seed).
-func (s *Store) Edited(p voxel.ChunkPos) (bool, error) {
+func (s *Store) Edited(p voxel.ChunkPos) (ok bool, err error) {
+	defer guard(s.path, &err, debug.SetPanicOnFault(true))
 	k := Key(p)
-	var ok bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		ok = tx.Bucket(bucketEdits).Get(k[:]) != nil
 		return nil
 	})

@@ -12,6 +12,11 @@
 //     removing a file is not durable before the directory is synced, the
 //     strictest reading of POSIX, which ext4 and XFS mostly exceed).
 //
+// Once the power is off every change fails with EIO, while reads go on
+// answering from the lost cache: the process under test plays the
+// machine's last instants (a real one dies with its memory), and a read
+// failing under bbolt's mmap would be a SIGBUS, not a result.
+//
 // The file system is one flat directory. It is served by a helper process
 // (the test binary run again, see RunIfHelper): a process must not serve
 // a FUSE mount that it also reads through mmap, as bbolt does, or a
@@ -42,7 +47,7 @@ type state struct {
 	mu      sync.Mutex
 	names   map[string]*file // what the directory holds now
 	durable map[string]*file // what it holds after a power cut
-	cut     bool             // power is off: every operation fails
+	cut     bool             // power is off: every change fails
 	cutAt   int              // mutating operations left before the cut (0: none armed)
 	rng     *rand.Rand       // picks what a cut keeps
 	full    bool             // every write fails with ENOSPC
@@ -88,10 +93,10 @@ func newState() *state {
 // something; it fails it when the power is off (or goes off now), the
 // file system is read-only, or (grows) the disk is full.
 func (s *state) mutate(grows bool) syscall.Errno {
+	s.ops++
 	if s.cut {
 		return syscall.EIO
 	}
-	s.ops++
 	if s.cutAt > 0 {
 		if s.cutAt--; s.cutAt == 0 {
 			s.cutOp = s.ops
@@ -162,7 +167,19 @@ var (
 	_ fs.NodeFsyncer   = (*root)(nil)
 	_ fs.NodeGetattrer = (*root)(nil)
 	_ fs.NodeStatfser  = (*root)(nil)
+	_ fs.NodeMkdirer   = (*root)(nil)
 )
+
+// Mkdir fails: the file system is one flat directory (with EROFS when
+// read-only, as a read-only disk answers).
+func (r *root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if errno := r.s.mutate(false); errno != 0 {
+		return nil, errno
+	}
+	return nil, syscall.ENOTSUP
+}
 
 func (r *root) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	out.Mode = dirMode
@@ -187,9 +204,6 @@ func (r *root) node(ctx context.Context, f *file) *fs.Inode {
 func (r *root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
-	if r.s.cut {
-		return nil, syscall.EIO
-	}
 	f, ok := r.s.names[name]
 	if !ok {
 		return nil, syscall.ENOENT
@@ -206,9 +220,6 @@ func (r *root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 func (r *root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
-	if r.s.cut {
-		return nil, syscall.EIO
-	}
 	es := make([]fuse.DirEntry, 0, len(r.s.names))
 	for n := range r.s.names {
 		es = append(es, fuse.DirEntry{Name: n, Mode: syscall.S_IFREG})
@@ -293,9 +304,6 @@ var (
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	n.s.mu.Lock()
 	defer n.s.mu.Unlock()
-	if n.s.cut {
-		return nil, 0, syscall.EIO
-	}
 	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC) != 0 && n.s.ro {
 		return nil, 0, syscall.EROFS
 	}
@@ -320,9 +328,6 @@ func (n *node) change(w write) {
 func (n *node) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	n.s.mu.Lock()
 	defer n.s.mu.Unlock()
-	if n.s.cut {
-		return nil, syscall.EIO
-	}
 	if off >= int64(len(n.f.cur)) {
 		return fuse.ReadResultData(nil), 0
 	}
@@ -364,9 +369,6 @@ func (n *node) Flush(ctx context.Context, _ fs.FileHandle) syscall.Errno { retur
 func (n *node) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.s.mu.Lock()
 	defer n.s.mu.Unlock()
-	if n.s.cut {
-		return syscall.EIO
-	}
 	out.Mode, out.Size = fileMode, uint64(len(n.f.cur))
 	out.Blocks = (out.Size + sector - 1) / sector
 	return 0
@@ -380,8 +382,6 @@ func (n *node) Setattr(ctx context.Context, _ fs.FileHandle, in *fuse.SetAttrIn,
 			return errno
 		}
 		n.change(write{off: int64(sz), trunc: true})
-	} else if n.s.cut {
-		return syscall.EIO
 	}
 	out.Mode, out.Size = fileMode, uint64(len(n.f.cur))
 	return 0

@@ -78,6 +78,7 @@ func serve(dir string, in io.Reader, out io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(out, "ok")
+	go orphaned(dir)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, maxLine), maxLine)
 	for sc.Scan() {
@@ -101,6 +102,23 @@ func serve(dir string, in io.Reader, out io.Writer) int {
 		_ = syscall.Unmount(dir, syscall.MNT_DETACH)
 	}
 	return 0
+}
+
+// orphanCheck is how often the helper looks whether its parent is gone.
+const orphanCheck = time.Second
+
+// orphaned ends the helper, leaving no mount behind, once its parent has
+// gone without telling it (a test binary killed or crashed): the parent
+// may have died with a file open on the mount, and then a clean unmount
+// would wait for it.
+func orphaned(dir string) {
+	parent := os.Getppid()
+	for range time.Tick(orphanCheck) {
+		if os.Getppid() != parent {
+			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+			os.Exit(1)
+		}
+	}
 }
 
 func command(s *state, f []string) string {
