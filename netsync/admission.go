@@ -73,7 +73,7 @@ func (a admission) sentence(v verdict) string {
 	case notInArea:
 		return "that chunk is not loaded in your area"
 	case noCar:
-		return "no car position yet: the server has not received your car, so it cannot check your reach"
+		return "no car position yet: the server has accepted none of your car (a new car starts near the spawn), so it cannot check your reach"
 	case outOfReach:
 		return fmt.Sprintf("out of reach: that block is %.0f m from your car; you can edit within %g m", v.distance, a.reach)
 	case tooFast:

@@ -29,7 +29,7 @@ func TestAdmission(t *testing.T) {
 		{name: "not delivered", rule: admission{reach: 48, rate: 20}, holds: false, car: &near, tokens: 1,
 			want: notInArea, label: "area", sentence: "that chunk is not loaded in your area"},
 		{name: "no car", rule: admission{reach: 48, rate: 20}, holds: true, tokens: 1,
-			want: noCar, label: "reach", sentence: "no car position yet: the server has not received your car, so it cannot check your reach"},
+			want: noCar, label: "reach", sentence: "no car position yet: the server has accepted none of your car (a new car starts near the spawn), so it cannot check your reach"},
 		{name: "out of reach", rule: admission{reach: 48, rate: 20}, holds: true, car: &far, tokens: 1,
 			want: outOfReach, label: "reach", sentence: "out of reach: that block is 60 m from your car; you can edit within 48 m"},
 		{name: "reach off: any distance, no car needed", rule: admission{reach: 0, rate: 20}, holds: true, tokens: 1,

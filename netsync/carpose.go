@@ -31,15 +31,15 @@ func (s *Server) heldPose(p *serverPeer, seq uint32, reason string) *wire.Pose {
 }
 
 // held is told that p's snapshot at now was refused: once its car has
-// been held for holdCorrectEvery, the client is told where it is.
+// been held for holdCorrectEvery, the client is told where it is. A car
+// never accepted (its first snapshot far from the spawn) is not moved:
+// the client chose to start elsewhere (a soak's -start on its own
+// server), and it is neither relayed nor given reach until it is there.
 func (s *Server) held(p *serverPeer, now time.Time) {
 	if p.heldSince.IsZero() {
 		p.heldSince = now
 	}
-	if now.Sub(p.heldSince) < holdCorrectEvery || now.Sub(p.poseSent) < holdCorrectEvery {
-		return
-	}
-	if _, _, ok := p.track.where(); !ok {
+	if !p.hasCar || now.Sub(p.heldSince) < holdCorrectEvery || now.Sub(p.poseSent) < holdCorrectEvery {
 		return
 	}
 	p.poseSent = now

@@ -396,40 +396,68 @@ func carOf(w *Client, player uint32) (wire.CarSnapshot, bool) {
 }
 
 // TestFirstCarMustBeNearTheSpawn (issue 23, defect 5): the first snapshot
-// 5 km from the spawn is not relayed, the client is told where its car
-// is (a Pose of Seq 0 at the spawn), and at the spawn it is relayed.
+// 5 km from the spawn is not relayed, for longer than a held car waits
+// for its Pose, and gives no reach; at the spawn the car is relayed.
 func TestFirstCarMustBeNearTheSpawn(t *testing.T) {
-	s := startServer(t, nil)
+	s := startServer(t, func(c *ServerConfig) { c.Reach = 48 })
 	a := dial(t, s.clientConfig())
 	w := dial(t, s.clientConfig())
+	assert.Equal(t, wire.Pose{}, a.Spawn(), "the spawn: the origin, Seq 0")
 	there := s.clientConfig() // watches the far place
 	there.Centre = voxel.ChunkAt(5000, 1, 20)
 	w2 := dial(t, there)
-	assert.Equal(t, wire.Pose{}, a.Spawn(), "the spawn: the origin, Seq 0")
+	require.NoError(t, a.Subscribe(there.Centre, 1))
 	frameT := time.NewTicker(5 * time.Millisecond)
 	defer frameT.Stop()
-	deadline := time.After(testTimeout)
-	var pose *wire.Pose
-	for pose == nil {
+	for start := time.Now(); time.Since(start) < holdCorrectEvery+200*time.Millisecond; <-frameT.C {
 		a.SendCar(wire.QuantiseCar(0, 0, 5000, 1, 20, 0, 0))
 		_, relayed := carOf(w2, a.Player())
 		require.False(t, relayed, "a car far from the spawn was relayed")
+	}
+	seq, err := a.RequestEdit(there.Centre, uint16(voxel.Index(5000%voxel.ChunkSize, 1, 20)), 1)
+	require.NoError(t, err)
+	for {
+		m := next(t, a)
+		if r, ok := m.(*wire.EditReject); ok && r.Seq == seq {
+			assert.Contains(t, r.Reason, "no car position")
+			break
+		}
+		_, isAck := m.(*wire.EditAck)
+		require.False(t, isAck, "an edit where the car is not was applied")
+		_, isPose := m.(*wire.Pose)
+		require.False(t, isPose, "a car never accepted is not moved")
+	}
+	driveUntil(t, a, 10, 20, func() bool { _, ok := carOf(w, a.Player()); return ok })
+	assert.NoError(t, a.Err())
+}
+
+// TestHeldCarIsToldWhereItIs: a car held after a jump is sent, after
+// holdCorrectEvery, a Pose (Seq 0) of the place it was last accepted.
+func TestHeldCarIsToldWhereItIs(t *testing.T) {
+	s := startServer(t, nil)
+	a := dial(t, s.clientConfig())
+	w := dial(t, s.clientConfig())
+	driveUntil(t, a, 10, 20, func() bool { _, ok := carOf(w, a.Player()); return ok })
+	frameT := time.NewTicker(5 * time.Millisecond)
+	defer frameT.Stop()
+	deadline := time.After(testTimeout)
+	for {
+		a.SendCar(wire.QuantiseCar(0, 0, 900, 1, 20, 0, 0))
 		for _, m := range a.Poll(nil, 64) {
 			if p, ok := m.(*wire.Pose); ok {
-				pose = p
+				assert.Equal(t, uint32(0), p.Seq)
+				x, _, z := p.Position()
+				assert.Equal(t, [2]float64{10, 20}, [2]float64{x, z}, "held where it was accepted")
+				assert.Contains(t, p.Reason, "held")
+				return
 			}
 		}
 		select {
 		case <-frameT.C:
 		case <-deadline:
-			t.Fatal("the client was never told where its car is")
+			t.Fatal("the held car was never told where it is")
 		}
 	}
-	assert.Equal(t, uint32(0), pose.Seq)
-	assert.Equal(t, [2]int32{0, 0}, [2]int32{pose.X, pose.Z}, "held at the spawn")
-	assert.Contains(t, pose.Reason, "held")
-	driveUntil(t, a, 10, 20, func() bool { _, ok := carOf(w, a.Player()); return ok })
-	assert.NoError(t, a.Err())
 }
 
 // TestJumpIsHeldAndGivesNoReach (issue 23, defect 5): a 500 m jump and
