@@ -109,13 +109,14 @@ func checkAcked(t *testing.T, s *Store, acked, cut int) {
 	}
 }
 
-// checkOpens fails unless the database at path, if it exists, opens and
-// passes bbolt's page-by-page consistency check.
+// checkOpens fails unless the database at path, if it exists, passes the
+// store's page check and bbolt's own consistency check, and opens.
 func checkOpens(t *testing.T, path string, cut int) {
 	t.Helper()
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return // the power went before the database was first created
 	}
+	require.NoError(t, verifyFile(path), "after cut %d", cut)
 	db, err := bolt.Open(path, filePerm, &bolt.Options{ReadOnly: true, Timeout: lockWait})
 	require.NoError(t, err, "after cut %d the database does not open", cut)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {

@@ -171,11 +171,15 @@ func Open(dir string, seed uint64, gen uint32, compatible ...uint32) (*Store, er
 	return &Store{db: db, path: path}, nil
 }
 
-// openDB opens the bbolt file at path and reads every page of it, so a
-// damaged file is refused at start with a clear error instead of failing,
-// or panicking, when some later read reaches the damage. (It reads the
-// whole file: milliseconds for the megabytes a world's edits take.)
+// openDB checks the page structure of the bbolt file at path
+// (verifyPages), so a damaged file is refused at start with a clear error
+// instead of failing, panicking or faulting when some later read reaches
+// the damage, then opens it. (The check reads the tree: milliseconds for
+// the megabytes a world's edits take.)
 func openDB(path string) (db *bolt.DB, err error) {
+	if err := verifyFile(path); err != nil {
+		return nil, err
+	}
 	defer guard(path, &err, debug.SetPanicOnFault(true))
 	db, err = bolt.Open(path, filePerm, &bolt.Options{Timeout: lockWait})
 	switch {
@@ -186,43 +190,28 @@ func openDB(path string) (db *bolt.DB, err error) {
 	case err != nil:
 		return nil, corrupt(path, err)
 	}
-	defer func() {
-		if err != nil {
-			db.Close()
-			db = nil
-		}
-	}()
-	defer guard(path, &err, true) // runs first: a panic in the walk closes db
-	return db, db.View(func(tx *bolt.Tx) error { return walk(tx, path) })
+	return db, nil
 }
 
-// walk reads every key and value of the database and decodes ours, on
-// this goroutine, where guard catches what a damaged page does. bbolt's
-// own check (tx.Check, which also compares free pages with used ones) is
-// not run: it runs on a goroutine of its own, where a damaged branch page
-// faults beyond recovery, crashing the server instead of refusing the file.
-func walk(tx *bolt.Tx, path string) error {
-	return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-		return b.ForEach(func(k, v []byte) error {
-			var err error
-			switch {
-			case v == nil:
-				err = fmt.Errorf("bucket %q holds a bucket", name)
-			case string(name) == string(bucketEdits):
-				if len(k) != keySize {
-					err = fmt.Errorf("edit key of %d bytes", len(k))
-				} else {
-					_, err = voxel.DecodeOverlay(v)
-				}
-			case string(name) == string(bucketStamps):
-				_, err = decodeStamps(v)
-			}
-			if err != nil {
-				return corrupt(path, err)
-			}
-			return nil
-		})
-	})
+// verifyFile runs verifyPages on path under a shared lock, so a file
+// another server is writing is reported in use, not damaged.
+func verifyFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return describe(path, err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return fmt.Errorf("%w: %s: %v; %s", ErrInUse, path, err, fixInUse)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := verifyPages(f, st.Size()); err != nil {
+		return corrupt(path, err)
+	}
+	return nil
 }
 
 // create initialises a fresh database in an empty directory.
