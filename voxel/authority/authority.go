@@ -116,6 +116,8 @@ type World struct {
 	done    []commit
 	taken   []commit // tick-owned: the last CommittedEdits' batch, reused
 
+	diskFull bool // committer-owned: the last commit failed for space
+
 	// loop-owned
 	want  map[voxel.ChunkPos]struct{}
 	need  map[voxel.ChunkPos]struct{} // wanted, edited, overlay not read yet
@@ -286,6 +288,7 @@ var (
 	ErrLoading  = errors.New("that chunk is not loaded on the server yet; try again in a moment")
 	ErrBusy     = errors.New("the server is busy saving edits; try again in a moment")
 	ErrClosed   = errors.New("the server is shutting down")
+	ErrDiskFull = errors.New("the server's disk is full, so your edit was not saved; try again later")
 )
 
 func (w *World) validate(e voxel.BlockEdit) error {
@@ -392,11 +395,31 @@ func (w *World) commit(cs []commit) {
 	w.stats.edited.Store(int64(n))
 	w.commitSeconds.Observe(time.Since(start).Seconds())
 	w.commitBatch.Observe(float64(len(cs)))
+	full, saved := false, false
 	for i, c := range cs {
-		if c.err != nil && !errors.Is(c.err, voxel.ErrAlreadyApplied) {
+		switch {
+		case c.err == nil:
+			saved = true
+		case errors.Is(c.err, voxel.ErrAlreadyApplied):
+		case errors.Is(c.err, store.ErrDiskFull):
+			if !full && !w.diskFull {
+				// Once, not per edit: the store's error names the file
+				// and what to do.
+				w.log.Error("the disk is full: edits are refused until there is space; reads and cars go on", "err", c.err)
+			}
+			full = true
+			cs[i].err = ErrDiskFull
+		default:
 			w.log.Error("committing edit failed", "chunk", c.e.Pos, "index", c.e.Index, "block", c.e.Block, "err", c.err)
 			cs[i].err = fmt.Errorf("the server could not save that edit: %v", c.err)
 		}
+	}
+	switch {
+	case full:
+		w.diskFull = true
+	case w.diskFull && saved:
+		w.log.Info("the disk has space again: edits are saved")
+		w.diskFull = false
 	}
 	if len(unloaded) > 0 {
 		// A first edit of a chunk: if it is wanted, its overlay must be

@@ -10,9 +10,13 @@ import (
 	"go.uber.org/goleak"
 
 	"citydrive/voxel"
+	"citydrive/voxel/store/lazyfs"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	lazyfs.RunIfHelper() // the full-disk test's file system, in a process of its own
+	goleak.VerifyTestMain(m)
+}
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
