@@ -82,3 +82,20 @@ func TestStampsWrapAndStayBounded(t *testing.T) {
 		assert.Error(t, err, "%x", bad)
 	}
 }
+
+// A store made before the stamps bucket existed gets it at open, and
+// then deduplicates like a new one.
+func TestStoreWithoutStampsGetsThem(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, testSeed, testGen)
+	require.NoError(t, err)
+	require.NoError(t, s.db.Update(func(tx *boltTx) error { return tx.DeleteBucket(bucketStamps) }))
+	require.NoError(t, s.Close())
+	s, err = Open(dir, testSeed, testGen)
+	require.NoError(t, err)
+	defer s.Close()
+	e := Edit{BlockEdit: voxel.BlockEdit{Pos: voxel.ChunkPos{}, Index: 1, Block: 2}, Player: 9, Seq: 1}
+	dup, err := s.ApplyEdits([]Edit{e, e})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, true}, dup)
+}
