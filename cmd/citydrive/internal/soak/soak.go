@@ -106,8 +106,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// The server judges a car's speed by when its snapshots arrive, in
 	// wall time, and a soak drives many times faster than that: the rule
 	// would hold the car back where it was a second ago.
+	// Its spawn is the drive's start, as in solo play.
 	tuning := netsync.DefaultServerConfig().Tuning
 	tuning.MaxCarSpeed = 0
+	tuning.SpawnX, tuning.SpawnZ = o.Start.X, o.Start.Z
 	h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: data, Seed: o.Seed, Logger: log, WorldClock: clock, Tuning: tuning})
 	if err != nil {
 		return Report{}, fmt.Errorf("starting the solo server: %w", err)
