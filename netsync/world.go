@@ -1,7 +1,6 @@
 package netsync
 
 import (
-	"errors"
 	"sync"
 
 	"citydrive/netsync/wire"
@@ -71,12 +70,7 @@ type CarExchange interface {
 type MemoryWorld struct {
 	mu       sync.Mutex
 	overlays map[voxel.ChunkPos]voxel.Overlay
-	done     []memoryCommit
-}
-
-type memoryCommit struct {
-	tag uint64
-	e   voxel.BlockEdit
+	done     voxel.Commits
 }
 
 // NewMemoryWorld returns an empty MemoryWorld.
@@ -98,8 +92,8 @@ func (w *MemoryWorld) Chunk(pos voxel.ChunkPos) (voxel.Overlay, bool) {
 // seed a world with it). Any block id is accepted: the memory world has
 // no block table.
 func (w *MemoryWorld) Apply(e voxel.BlockEdit) error {
-	if int(e.Index) >= voxel.ChunkVolume {
-		return errors.New("block index out of range")
+	if err := voxel.CheckIndex(e.Index); err != nil {
+		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -112,19 +106,11 @@ func (w *MemoryWorld) SubmitEdit(tag uint64, e voxel.BlockEdit) error {
 	if err := w.Apply(e); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	w.done = append(w.done, memoryCommit{tag: tag, e: e})
-	w.mu.Unlock()
+	w.done.Add(voxel.Committed{Tag: tag, Edit: e})
 	return nil
 }
 
 // CommittedEdits implements World.
 func (w *MemoryWorld) CommittedEdits(done func(tag uint64, e voxel.BlockEdit, err error)) {
-	w.mu.Lock()
-	cs := w.done
-	w.done = nil
-	w.mu.Unlock()
-	for _, c := range cs {
-		done(c.tag, c.e, nil)
-	}
+	w.done.Drain(done)
 }

@@ -48,8 +48,7 @@ type World struct {
 	mu      sync.Mutex
 	watched map[Region]*watch
 	parked  map[voxel.ChunkPos][]parkedCommit
-	done    []result
-	taken   []result // tick-owned
+	done    voxel.Commits
 
 	shards []chan request
 	seed   maphash.Seed
@@ -113,20 +112,7 @@ type parkedCommit struct {
 	at  time.Time
 }
 
-type result struct {
-	tag uint64
-	e   voxel.BlockEdit
-	err error
-}
-
 var _ netsync.OnceWorld = (*World)(nil)
-
-// Errors shown to players.
-var (
-	ErrLoading = errors.New("that chunk is not loaded on the server yet; try again in a moment")
-	ErrBusy    = errors.New("the server is busy saving edits; try again in a moment")
-	ErrClosed  = errors.New("the server is shutting down")
-)
 
 func newWorld(kv jetstream.KeyValue, log *slog.Logger, opt WorldOptions) *World {
 	opt.defaults()
@@ -189,7 +175,7 @@ func (w *World) UnionChanged(added, removed []voxel.ChunkPos) {
 		for pos, ps := range w.parked { // nobody here holds them any more
 			if RegionOf(pos) == r {
 				for _, p := range ps {
-					w.done = append(w.done, result{tag: p.tag, e: p.e})
+					w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
 				}
 				delete(w.parked, pos)
 			}
@@ -284,7 +270,7 @@ func (w *World) onEntry(wt *watch, e jetstream.KeyValueEntry) {
 			keep = append(keep, p)
 			continue
 		}
-		w.done = append(w.done, result{tag: p.tag, e: p.e})
+		w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
 		for i, c := range changed {
 			if c.Index == p.e.Index && c.Block == p.e.Block {
 				changed = append(changed[:i], changed[i+1:]...)
@@ -298,7 +284,7 @@ func (w *World) onEntry(wt *watch, e jetstream.KeyValueEntry) {
 		w.parked[pos] = keep
 	}
 	for _, c := range changed {
-		w.done = append(w.done, result{tag: netsync.RemoteEdit, e: voxel.BlockEdit{Pos: pos, Index: c.Index, Block: c.Block}})
+		w.done.Add(voxel.Committed{Tag: netsync.RemoteEdit, Edit: voxel.BlockEdit{Pos: pos, Index: c.Index, Block: c.Block}})
 	}
 }
 
@@ -323,37 +309,28 @@ func (w *World) SubmitEdit(tag uint64, e voxel.BlockEdit) error {
 // the request, so a retry of one already stored is acknowledged without
 // being applied again.
 func (w *World) SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.BlockEdit) error {
-	if int(e.Index) >= voxel.ChunkVolume {
-		return fmt.Errorf("block index %d out of range", e.Index)
-	}
-	if !e.Block.Valid() {
-		return fmt.Errorf("unknown block %d: valid blocks are 0..%d", e.Block, voxel.NumBlocks-1)
-	}
-	if _, ready := w.Chunk(e.Pos); !ready {
-		return ErrLoading
+	if err := e.Check(); err != nil {
+		return err
 	}
 	if w.ctx.Err() != nil {
-		return ErrClosed
+		return voxel.ErrClosed
+	}
+	if _, ready := w.Chunk(e.Pos); !ready {
+		return voxel.ErrLoading
 	}
 	shard := maphash.Comparable(w.seed, e.Pos) % uint64(len(w.shards)) // one chunk, one committer
 	select {
 	case w.shards[shard] <- request{tag: tag, player: player, seq: seq, e: e}:
 		return nil
 	default:
-		return ErrBusy
+		return voxel.ErrBusy
 	}
 }
 
 // CommittedEdits hands back this server's finished commits and the other
 // servers' edits of watched chunks, in the order the watch saw them.
 func (w *World) CommittedEdits(done func(tag uint64, e voxel.BlockEdit, err error)) {
-	w.mu.Lock()
-	w.taken, w.done = w.done, w.taken[:0]
-	w.mu.Unlock()
-	for _, r := range w.taken {
-		done(r.tag, r.e, r.err)
-	}
-	clear(w.taken)
+	w.done.Drain(done)
 }
 
 // committer commits its chunks' edits one at a time, so edits of one chunk
@@ -387,7 +364,7 @@ func (w *World) commit(r request) (uint64, error) {
 			cur, rev, err = w.read(key, r.e.Pos)
 			if err != nil {
 				if w.ctx.Err() != nil {
-					return 0, ErrClosed
+					return 0, voxel.ErrClosed
 				}
 				if time.Now().After(deadline) {
 					return 0, err
@@ -423,7 +400,7 @@ func (w *World) commit(r request) (uint64, error) {
 		// Not stored, or stored and the answer lost: the re-read shows
 		// which (our stamp), so retrying never applies it twice.
 		if w.ctx.Err() != nil {
-			return 0, ErrClosed
+			return 0, voxel.ErrClosed
 		}
 		if time.Now().After(deadline) {
 			return 0, err
@@ -481,16 +458,16 @@ func (w *World) settle(r request, rev uint64, err error) {
 	defer w.mu.Unlock()
 	if err != nil {
 		w.log.Error("committing edit failed", "chunk", r.e.Pos, "index", r.e.Index, "err", err)
-		w.done = append(w.done, result{tag: r.tag, e: r.e, err: fmt.Errorf("the server could not save that edit: %v", err)})
+		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: fmt.Errorf("%w: %v", voxel.ErrNotSaved, err)})
 		return
 	}
 	if rev == 0 { // a retry of a request stored before: acked, not broadcast
-		w.done = append(w.done, result{tag: r.tag, e: r.e, err: voxel.ErrAlreadyApplied})
+		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: voxel.ErrAlreadyApplied})
 		return
 	}
 	wt := w.watched[RegionOf(r.e.Pos)]
 	if wt == nil || !wt.ready || wt.chunks[r.e.Pos].rev >= rev {
-		w.done = append(w.done, result{tag: r.tag, e: r.e})
+		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e})
 		return
 	}
 	w.parked[r.e.Pos] = append(w.parked[r.e.Pos], parkedCommit{tag: r.tag, e: r.e, rev: rev, at: time.Now()})
@@ -512,7 +489,7 @@ func (w *World) reaper() {
 				keep := ps[:0]
 				for _, p := range ps {
 					if now.Sub(p.at) >= w.opt.ParkFor {
-						w.done = append(w.done, result{tag: p.tag, e: p.e})
+						w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
 					} else {
 						keep = append(keep, p)
 					}

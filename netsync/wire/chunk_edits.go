@@ -35,7 +35,7 @@ func (m *ChunkEdits) encodeFields(e *msgpack.Encoder) error {
 		return errors.New("no edits (send ChunkDefault)")
 	}
 	for i, ed := range m.Edits {
-		if err := checkIndex(ed.Index); err != nil {
+		if err := voxel.CheckIndex(ed.Index); err != nil {
 			return err
 		}
 		if i > 0 && ed.Index <= m.Edits[i-1].Index {

@@ -418,10 +418,3 @@ func encodeReason(e *msgpack.Encoder, s string) error {
 	}
 	return e.EncodeString(s)
 }
-
-func checkIndex(i uint16) error {
-	if i >= voxel.ChunkVolume {
-		return fmt.Errorf("block index %d out of range", i)
-	}
-	return nil
-}

@@ -19,7 +19,7 @@ func (*EditBroadcast) Kind() Kind      { return KindEditBroadcast }
 func (*EditBroadcast) fieldCount() int { return 5 }
 
 func (m *EditBroadcast) encodeFields(e *msgpack.Encoder) error {
-	if err := checkIndex(m.Index); err != nil {
+	if err := voxel.CheckIndex(m.Index); err != nil {
 		return err
 	}
 	if err := encodePos(e, m.Pos); err != nil {

@@ -25,7 +25,7 @@ func (*EditRequest) Kind() Kind      { return KindEditRequest }
 func (*EditRequest) fieldCount() int { return 7 }
 
 func (m *EditRequest) encodeFields(e *msgpack.Encoder) error {
-	if err := checkIndex(m.Index); err != nil {
+	if err := voxel.CheckIndex(m.Index); err != nil {
 		return err
 	}
 	if err := e.EncodeUint(m.Player); err != nil {

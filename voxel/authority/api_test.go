@@ -64,7 +64,7 @@ func TestWorldThroughItsAPI(t *testing.T) {
 
 		require.NoError(t, w.Close())
 		require.NoError(t, w.Close(), "Close twice")
-		assert.ErrorIs(t, w.SubmitEdit(4, voxel.BlockEdit{Pos: q, Block: voxel.Stone}), ErrClosed)
+		assert.ErrorIs(t, w.SubmitEdit(4, voxel.BlockEdit{Pos: q, Block: voxel.Stone}), voxel.ErrClosed)
 		assert.Empty(t, committed(w))
 	})
 }
@@ -203,7 +203,7 @@ func TestOptionDefaults(t *testing.T) {
 func TestUnknownBlockSaysWhichAreValid(t *testing.T) {
 	w := openStill(t, t.TempDir(), Options{})
 	err := w.SubmitEdit(0, voxel.BlockEdit{Block: voxel.NumBlocks})
-	assert.ErrorIs(t, err, ErrBadBlock)
+	assert.ErrorIs(t, err, voxel.ErrBadBlock)
 	assert.ErrorContains(t, err, fmt.Sprintf("valid blocks are 0..%d", voxel.NumBlocks-1))
 }
 

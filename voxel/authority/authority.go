@@ -112,9 +112,7 @@ type World struct {
 	storeMu sync.Mutex
 
 	commits chan commit
-	doneMu  sync.Mutex
-	done    []commit
-	taken   []commit // tick-owned: the last CommittedEdits' batch, reused
+	done    voxel.Commits
 
 	diskFull bool // committer-owned: the last commit failed for space
 
@@ -282,28 +280,20 @@ func (w *World) Chunk(pos voxel.ChunkPos) (voxel.Overlay, bool) {
 	return o, true
 }
 
-// Errors shown to players (wrapped with details).
-var (
-	ErrBadBlock = errors.New("unknown block")
-	ErrLoading  = errors.New("that chunk is not loaded on the server yet; try again in a moment")
-	ErrBusy     = errors.New("the server is busy saving edits; try again in a moment")
-	ErrClosed   = errors.New("the server is shutting down")
-	ErrDiskFull = errors.New("the server's disk is full, so your edit was not saved; try again later")
-)
+// ErrDiskFull is shown to a player whose edit the full disk refused; the
+// other refusals are voxel's (voxel.ErrLoading and its kin), shared with
+// the cluster.
+var ErrDiskFull = errors.New("the server's disk is full, so your edit was not saved; try again later")
 
-func (w *World) validate(e voxel.BlockEdit) error {
-	if int(e.Index) >= voxel.ChunkVolume {
-		return fmt.Errorf("block index %d out of range", e.Index)
-	}
-	if !e.Block.Valid() {
-		return fmt.Errorf("%w %d: valid blocks are 0..%d", ErrBadBlock, e.Block, voxel.NumBlocks-1)
-	}
+// loading refuses an edit of an edited chunk whose overlay is not read
+// yet: it would be applied to blocks the server cannot see.
+func (w *World) loading(pos voxel.ChunkPos) error {
 	w.readyMu.RLock()
-	_, loaded := w.overlays[e.Pos]
-	_, edited := w.edited[e.Pos]
+	_, loaded := w.overlays[pos]
+	_, edited := w.edited[pos]
 	w.readyMu.RUnlock()
 	if edited && !loaded {
-		return ErrLoading
+		return voxel.ErrLoading
 	}
 	return nil
 }
@@ -321,32 +311,31 @@ func (w *World) SubmitEdit(tag uint64, e voxel.BlockEdit) error {
 // reconnect or restart comes back from CommittedEdits with an error that
 // is voxel.ErrAlreadyApplied: acknowledged, not applied or broadcast again.
 func (w *World) SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.BlockEdit) error {
-	if err := w.validate(e); err != nil {
+	// The refusals in the cluster's order (check, closed, loading, busy),
+	// so a player hears the same one from either.
+	if err := e.Check(); err != nil {
 		return err
 	}
 	select {
 	case <-w.stop:
-		return ErrClosed
+		return voxel.ErrClosed
 	default:
+	}
+	if err := w.loading(e.Pos); err != nil {
+		return err
 	}
 	select {
 	case w.commits <- commit{tag: tag, player: player, seq: seq, e: e}:
 		return nil
 	default:
-		return ErrBusy
+		return voxel.ErrBusy
 	}
 }
 
 // CommittedEdits calls done, in commit order, for every submitted edit
 // whose commit has finished since the last call (err set if it failed).
 func (w *World) CommittedEdits(done func(tag uint64, e voxel.BlockEdit, err error)) {
-	w.doneMu.Lock()
-	w.taken, w.done = w.done, w.taken[:0]
-	w.doneMu.Unlock()
-	for _, c := range w.taken {
-		done(c.tag, c.e, c.err)
-	}
-	clear(w.taken)
+	w.done.Drain(done)
 }
 
 // commit writes a batch of edits to the store in one transaction,
@@ -411,7 +400,7 @@ func (w *World) commit(cs []commit) {
 			cs[i].err = ErrDiskFull
 		default:
 			w.log.Error("committing edit failed", "chunk", c.e.Pos, "index", c.e.Index, "block", c.e.Block, "err", c.err)
-			cs[i].err = fmt.Errorf("the server could not save that edit: %v", c.err)
+			cs[i].err = fmt.Errorf("%w: %v", voxel.ErrNotSaved, c.err)
 		}
 	}
 	switch {
@@ -460,9 +449,9 @@ more:
 		}
 	}
 	w.commit(cs)
-	w.doneMu.Lock()
-	w.done = append(w.done, cs...)
-	w.doneMu.Unlock()
+	for _, c := range cs {
+		w.done.Add(voxel.Committed{Tag: c.tag, Edit: c.e, Err: c.err})
+	}
 	clear(cs)
 	return cs[:0]
 }

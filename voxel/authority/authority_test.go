@@ -80,7 +80,7 @@ func TestEditLifecycle(t *testing.T) {
 	// deliverable again, and edits wait for it.
 	_, ready := w.Chunk(p)
 	assert.False(t, ready)
-	assert.ErrorIs(t, w.SubmitEdit(12, e2), ErrLoading)
+	assert.ErrorIs(t, w.SubmitEdit(12, e2), voxel.ErrLoading)
 	w.pass()
 	o, ready = w.Chunk(p)
 	require.True(t, ready)
@@ -134,14 +134,14 @@ func TestSubmitRefuses(t *testing.T) {
 		e    voxel.BlockEdit
 		want error
 	}{
-		{name: "unknown block", e: voxel.BlockEdit{Pos: p, Block: voxel.NumBlocks}, want: ErrBadBlock},
+		{name: "unknown block", e: voxel.BlockEdit{Pos: p, Block: voxel.NumBlocks}, want: voxel.ErrBadBlock},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { assert.ErrorIs(t, w.SubmitEdit(0, tc.e), tc.want) })
 	}
 	assert.Error(t, w.SubmitEdit(0, voxel.BlockEdit{Pos: p, Index: voxel.ChunkVolume}), "index out of range")
 	require.NoError(t, w.SubmitEdit(1, voxel.BlockEdit{Pos: p, Block: voxel.Stone}))
-	assert.ErrorIs(t, w.SubmitEdit(2, voxel.BlockEdit{Pos: p, Index: 1, Block: voxel.Stone}), ErrBusy, "queue of one is full")
+	assert.ErrorIs(t, w.SubmitEdit(2, voxel.BlockEdit{Pos: p, Index: 1, Block: voxel.Stone}), voxel.ErrBusy, "queue of one is full")
 }
 
 func TestQueuedEditsCommitTogetherInOrder(t *testing.T) {

@@ -359,8 +359,8 @@ type Edit struct {
 func (s *Store) ApplyEdits(edits []Edit) (dup []bool, err error) {
 	defer guard(s.path, &err, debug.SetPanicOnFault(true))
 	for _, e := range edits {
-		if int(e.Index) >= voxel.ChunkVolume || !e.Block.Valid() {
-			return nil, fmt.Errorf("%w: chunk %v index %d block %d", ErrBadEdit, e.Pos, e.Index, e.Block)
+		if err := e.Check(); err != nil {
+			return nil, fmt.Errorf("%w: chunk %v: %w", ErrBadEdit, e.Pos, err)
 		}
 	}
 	if len(edits) == 0 {
