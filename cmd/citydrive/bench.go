@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,25 +13,21 @@ import (
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sf := addStreamFlags(fs)
+	fs := newFlags("bench", stdout, "bench [flags]", benchAbout)
+	sf := addStreamFlags(fs.FlagSet)
 	duration := fs.Duration("duration", 60*time.Second, "simulated driving time after the initial world is built")
 	speed := fs.Float64("speed", 30, "autopilot speed in m/s")
 	asJSON := fs.Bool("json", false, "print one JSON object as the last line of stdout")
 	realtime := fs.Bool("realtime", true, "pace frames at 60 Hz of wall time, as the game does (false: back to back)")
-	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this file")
+	memprofile := fs.String("memprofile", "", "write an allocation profile (every allocation sampled) to this `file`")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bench to this `file`")
 	withTraffic := fs.Bool("traffic", true, "measure the traffic work per frame too (-traffic=false: streaming only)")
 	plan := fs.Bool("traffic-plan", true, "find the traffic's vehicles ahead on a goroutine (false: every frame searches the schedule on the main goroutine, the old way, for comparison, and no far traffic is drawn: it comes from the plans)")
-	hour := fs.Float64("hour", 17.5, "time of day (0–24) of the traffic: busiest at 8 and 17.5")
+	hour := addTimeFlag(fs.FlagSet, 17.5, "time of day in hours, 0..24, of the traffic: busiest at 8 and 17.5")
+	fs.alias("hour", "time")
 	var start pointFlag
 	fs.Var(&start, "start", "start near `x,z` metres")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: citydrive bench [flags]\n\nA headless run: the autopilot drives through the real walker, slots, workers\nand a CPU slot buffer; prints what the main goroutine paid per frame.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	cfg, _, err := sf.config()
@@ -45,6 +40,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if !(*speed > 0 && *speed <= 200) {
 		return fmt.Errorf("-speed must be in (0, 200] m/s, got %g", *speed)
 	}
+	if err := checkTime(*hour); err != nil {
+		return err
+	}
+	for name, path := range map[string]string{"memprofile": *memprofile, "cpuprofile": *cpuprofile} {
+		if path != "" {
+			if err := checkOutputFile(name, path); err != nil {
+				return err
+			}
+		}
+	}
+	if err := ready(); err != nil {
+		return err
+	}
 	if *memprofile != "" {
 		runtime.MemProfileRate = 1
 		defer func() {
@@ -56,7 +64,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	stop, err := startCPUProfile(*cpuprofile)
 	if err != nil {
-		return fmt.Errorf("-cpuprofile: %w", err)
+		return err
 	}
 	defer stop()
 	rep, err := bench.Run(bench.Options{
@@ -76,3 +84,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+const benchAbout = `A headless run: the autopilot drives through the real walker, slots, workers
+and a CPU slot buffer; prints what the main goroutine paid per frame.`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,48 +20,32 @@ import (
 
 // runBots is `citydrive bots`: headless players against a server.
 func runBots(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive bots", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bots", stdout, "bots -addr HOST:PORT -server-fingerprint FP [flags]", botsAbout)
 	addr := fs.String("addr", "", "server `host:port` (required)")
 	fp := fs.String("server-fingerprint", "", "the server's certificate fingerprint, as it logs at start (required)")
 	n := fs.Int("n", 10, "number of bots")
 	duration := fs.Duration("duration", 60*time.Second, "how long the bots drive")
 	seed := fs.Uint64("seed", defaultSeed, "world seed (the server's)")
 	speed := fs.Float64("speed", 30, "driving speed in m/s")
-	radius := fs.Uint("radius", uint(ground.DefaultRadius), "subscription radius in chunks, as the game subscribes (0: the server's maximum)")
+	radius := fs.Uint("terrain-radius", uint(ground.DefaultRadius), "voxel chunks (32 m) each bot subscribes to around its car, as the game does (0: the server's maximum)")
 	editEvery := fs.Duration("edit-every", 10*time.Second, "mean time between one bot's edits (0: no edits)")
 	spread := fs.Float64("spread", 1500, "metres between the bots' starting points")
 	teleport := fs.Duration("teleport-at", 0, "teleport every bot 20 km once, this long into the run, and measure the burst (0: never)")
 	leaveHalf := fs.Duration("leave-half-after", 0, "every odd-numbered bot leaves this long into the run, the rest drive on (0: nobody leaves early)")
-	metrics := fs.String("metrics", "", "the server's Prometheus `URL` (http://host:port/metrics) for its tick p99")
+	metrics := fs.String("metrics-addr", "", "the server's -metrics-addr, with its host (`host:port`; or the whole URL http://host:port/metrics), for its tick p99")
 	verbose := fs.Bool("v", false, "log every bot's connection events")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: citydrive bots -addr HOST:PORT -server-fingerprint FP [flags]\n\nN headless players drive with the autopilot, stream their area and edit now\nand then; prints per-player bytes/s and the server's tick p99.\n\nThe bots come from one address and start -spread apart, so their server needs\n  citydrive server -max-players-per-addr N -spawn-radius 0\n(a default server lets 8 players in per address, all near its spawn).\n\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	fs.alias("radius", "terrain-radius")
+	fs.alias("metrics", "metrics-addr")
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *addr == "" {
-		return fmt.Errorf("-addr is required (the server's host:port)")
+	if *addr == "" || *fp == "" {
+		return fmt.Errorf("-addr and -server-fingerprint are required (the server prints both when it starts)")
 	}
-	for _, a := range splitList(*addr) { // several: the bots spread over them
-		if _, _, err := net.SplitHostPort(a); err != nil {
-			return fmt.Errorf("-addr %q: want host:port[,host:port…]: %v", a, err)
-		}
-	}
-	if *fp == "" {
-		return fmt.Errorf("-server-fingerprint is required (the server logs it at start)")
-	}
-	for _, f := range splitList(*fp) {
-		if _, err := transport.NormalizeFingerprint(f); err != nil {
-			return fmt.Errorf("-server-fingerprint: %v", err)
-		}
-	}
-	if na, nf := len(splitList(*addr)), len(splitList(*fp)); nf != 1 && nf != na {
-		return fmt.Errorf("-server-fingerprint: %d fingerprints for %d servers: give one for all or one per -addr", nf, na)
+	if err := checkServers(*addr, *fp); err != nil { // several: the bots spread over them
+		return err
 	}
 	switch {
 	case *n < 1 || *n > 10000:
@@ -71,7 +55,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	case !(*speed > 0 && *speed <= 200):
 		return fmt.Errorf("-speed must be in (0, 200] m/s, got %g", *speed)
 	case *radius > 64:
-		return fmt.Errorf("-radius must be in 0..64 chunks, got %d", *radius)
+		return fmt.Errorf("-terrain-radius must be in 0..64 chunks, got %d", *radius)
 	case *editEvery < 0:
 		return fmt.Errorf("-edit-every must not be negative, got %v", *editEvery)
 	case !(*spread > 0 && *spread <= 1e6):
@@ -83,11 +67,17 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	case *nice < 0 || *nice > 19:
 		return fmt.Errorf("-nice must be in 0..19, got %d", *nice)
 	}
-	if *metrics != "" {
-		u, err := url.Parse(*metrics)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("-metrics %q: want http://host:port/metrics", *metrics)
+	metricsURL, err := metricsURL(*metrics)
+	if err != nil {
+		return err
+	}
+	if *cpuprofile != "" {
+		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
+			return err
 		}
+	}
+	if err := ready(); err != nil {
+		return err
 	}
 	ee := *editEvery
 	if ee == 0 {
@@ -105,7 +95,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	}
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
-		return fmt.Errorf("-cpuprofile: %w", err)
+		return err
 	}
 	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -113,8 +103,59 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
-		MetricsURL: *metrics, Logger: log,
+		MetricsURL: metricsURL, Logger: log,
 	})
 	rep.WriteTable(stdout)
 	return err
+}
+
+const botsAbout = `N headless players drive with the autopilot, stream their area and edit now
+and then; prints per-player bytes/s and, with -metrics-addr, the server's
+tick p99.
+
+The bots come from one address and start -spread apart, so their server needs
+  citydrive server -max-players-per-addr N -spawn-radius 0
+(a default server lets 8 players in per address, all near its spawn).`
+
+// metricsPath is where the server serves its metrics (host.Start).
+const metricsPath = "/metrics"
+
+// metricsURL takes -metrics-addr as the server's host:port (what was
+// given to its -metrics-addr, with a host) or as a whole URL (the old
+// -metrics); "" is none.
+func metricsURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	if !strings.Contains(s, "://") {
+		host, port, err := net.SplitHostPort(s)
+		if err != nil || host == "" || port == "" {
+			return "", fmt.Errorf("-metrics-addr %q: want host:port (the server's -metrics-addr, with its host) or http://host:port/metrics", s)
+		}
+		return "http://" + net.JoinHostPort(host, port) + metricsPath, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("-metrics-addr %q: want host:port or http://host:port/metrics", s)
+	}
+	return s, nil
+}
+
+// checkServers checks -addr (host:port, or several comma-separated) and
+// -server-fingerprint (one for all, or one per -addr).
+func checkServers(addrs, fps string) error {
+	for _, a := range splitList(addrs) {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("-addr %q: want host:port[,host:port…]: %v", a, err)
+		}
+	}
+	for _, f := range splitList(fps) {
+		if _, err := transport.NormalizeFingerprint(f); err != nil {
+			return fmt.Errorf("-server-fingerprint: %v", err)
+		}
+	}
+	if na, nf := len(splitList(addrs)), len(splitList(fps)); nf != 1 && nf != na {
+		return fmt.Errorf("-server-fingerprint: %d fingerprints for %d servers: give one for all or one per -addr", nf, na)
+	}
+	return nil
 }

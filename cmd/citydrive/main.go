@@ -9,88 +9,104 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // command is one subcommand: it parses its own flags from args.
 type command struct {
 	name    string
-	summary string
+	summary string // one line of citydrive -h
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
 func commands() []command {
 	return []command{
-		{"play", "solo play through a loopback server (the default when no command is given)", runPlay},
-		{"client", "join a server: -addr HOST:PORT -server-fingerprint FP", runClient},
-		{"shot", "drive with the autopilot for a while and write one frame as PNG", runShot},
-		{"bench", "headless streaming benchmark (no window)", runBench},
-		{"soak", "the real game loop headless, faster than real time: how the drive holds up", runSoak},
-		{"sweep", "the soak over many seeds and hours, in parallel: which drives break the rules", runSweep},
-		{"map", "draw a top-down picture of the road graph (no GL)", runMap},
-		{"server", "dedicated multiplayer server (QUIC)", runServer},
-		{"bots", "headless players against a server: bytes/s per player, server tick p99", runBots},
+		{"play", "drive solo (the default when no command is given)", runPlay},
+		{"join", "join a server with the join code it prints", runJoin},
+		{"client", "join a server by address and fingerprint", runClient},
+		{"server", "run a dedicated multiplayer server", runServer},
+		{"shot", "drive with the autopilot, then write one frame as PNG", runShot},
+		{"map", "draw a top-down picture of the road network (no GPU)", runMap},
+		{"bench", "measure the streaming work per frame, headless", runBench},
+		{"soak", "drive the real game loop headless, faster than real time", runSoak},
+		{"sweep", "soak many seeds and times of day in parallel, check every drive", runSweep},
+		{"bots", "load a server with headless players", runBots},
+		{"version", "print the version, commit, protocol and generator versions", runVersion},
+		{"help", "show help for a command (citydrive help CMD)", nil},
 	}
 }
-
-// errUsage marks a flag error already reported by the flag package.
-var errUsage = errors.New("usage")
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// Exit statuses: Go's flag convention (2 for a command line it cannot
+// take) for every error, as before.
+const (
+	exitOK    = 0
+	exitError = 2
+)
+
 func run(args []string, stdout, stderr io.Writer) int {
-	name := ""
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
-	}
-	if name == "help" {
-		usage(stderr)
-		return 0
-	}
-	if name == "" {
-		name = "play"
-	}
-	for _, c := range commands() {
-		if c.name == name {
-			if err := c.run(args, stdout, stderr); err != nil {
-				if errors.Is(err, flag.ErrHelp) {
-					return 0
-				}
-				if !errors.Is(err, errUsage) {
-					fmt.Fprintf(stderr, "citydrive %s: %v\n", name, err)
-				}
-				return 2
-			}
-			return 0
+	name, typed := "play", false
+	if len(args) > 0 {
+		switch a := args[0]; {
+		case a == "-h" || a == "-help" || a == "--help":
+			usage(stdout)
+			return exitOK
+		case a == "-version" || a == "--version":
+			args = args[1:]
+			name, typed = "version", true
+		case a != "" && a[0] != '-':
+			name, args, typed = a, args[1:], true
 		}
 	}
-	fmt.Fprintf(stderr, "citydrive: unknown command %q\n", name)
-	usage(stderr)
-	return 2
+	if name == "help" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			usage(stdout)
+			return exitOK
+		}
+		// "citydrive help shot" is "citydrive shot -h".
+		name, args = args[0], []string{"-h"}
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "citydrive: unknown command %q\nsee citydrive -h\n", name)
+		return exitError
+	}
+	err := c.run(args, stdout, stderr)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	// The user's words: "citydrive: …" when play was not typed.
+	shown := "citydrive"
+	if typed {
+		shown += " " + name
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", shown, err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "see citydrive %s -h\n", name)
+	}
+	return exitError
 }
 
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// usage is citydrive -h: the commands, one line each.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: citydrive [command] [flags]\n\ncommands:")
+	fmt.Fprintln(w, "citydrive: an endless city on a lake to drive through, alone or together.")
+	fmt.Fprintln(w, "\nusage: citydrive [command] [flags]\n\ncommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'citydrive <command> -h' for a command's flags.")
-}
-
-// parseFlags parses args with fs, turning flag errors into errUsage (the
-// flag package has already printed them).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "unexpected arguments: %v\n", fs.Args())
-		fs.Usage()
-		return errUsage
-	}
-	return nil
+	fmt.Fprintln(w, "\nWith no command, citydrive plays (its flags and keys: citydrive play -h).")
+	fmt.Fprintln(w, "A command's flags: citydrive CMD -h. The version: citydrive -version.")
 }

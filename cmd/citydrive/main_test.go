@@ -75,10 +75,10 @@ func TestBenchJSONHasEveryField(t *testing.T) {
 }
 
 func TestHelpListsTheKeys(t *testing.T) {
-	code, _, stderr := runCmd("play", "-h")
+	code, stdout, _ := runCmd("play", "-h")
 	assert.Equal(t, 0, code)
 	for _, want := range []string{"-mute", "Esc", "pause menu", "M  minimap", "Gamepad", "right trigger throttle"} {
-		assert.Contains(t, stderr, want)
+		assert.Contains(t, stdout, want)
 	}
-	assert.NotContains(t, stderr, "Esc quit")
+	assert.NotContains(t, stdout, "Esc quit")
 }

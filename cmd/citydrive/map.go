@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"image/png"
 	"io"
@@ -17,17 +16,17 @@ import (
 )
 
 func runMap(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive map", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("map", stdout, "map [flags]", mapAbout)
 	seed := fs.Uint64("seed", defaultSeed, "world seed")
-	out := fs.String("o", "map.png", "output PNG file")
+	out := fs.String("o", "map.png", "output PNG `file`")
 	var at pointFlag
-	fs.Var(&at, "at", "car position `x,z` in metres (default: a road near the origin)")
+	fs.Var(&at, "start", "the car on the road nearest `x,z` metres (default: a road near the origin)")
+	fs.alias("at", "start")
 	size := fs.Int("size", 1024, "picture size in pixels")
 	scale := fs.Float64("scale", 1.6, "metres per pixel")
 	occupancy := fs.Bool("occupancy", false, "stream through the real slot table and workers and show slot occupancy (built: cost colour, pending: pale)")
 	frames := fs.Int("frames", 6, "with -occupancy: 60 Hz frames of streaming before the picture")
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *size < 16 || *size > 8192 {
@@ -35,6 +34,15 @@ func runMap(args []string, stdout, stderr io.Writer) error {
 	}
 	if !(*scale > 0.01 && *scale < 1000) {
 		return fmt.Errorf("-scale must be in (0.01, 1000) m/px, got %g", *scale)
+	}
+	if *occupancy && (*frames < 0 || *frames > 100000) {
+		return fmt.Errorf("-frames must be 0..100000, got %d", *frames)
+	}
+	if err := checkOutputFile("o", *out); err != nil {
+		return err
+	}
+	if err := ready(); err != nil {
+		return err
 	}
 	w := world.New(*seed)
 	g := roadgraph.New(w)
@@ -49,9 +57,6 @@ func runMap(args []string, stdout, stderr io.Writer) error {
 	items := wk.Walk(g, pos, heading)
 	var occ map[int64]mapimg.SlotState
 	if *occupancy {
-		if *frames < 0 || *frames > 100000 {
-			return fmt.Errorf("-frames must be 0..100000, got %d", *frames)
-		}
 		var note string
 		g, items, occ, note, err = streamOccupancy(*seed, pos, heading, *frames)
 		if err != nil {
@@ -78,6 +83,9 @@ func runMap(args []string, stdout, stderr io.Writer) error {
 		*out, len(g.Edges()), len(g.Junctions()), len(items), pos.X, pos.Z)
 	return nil
 }
+
+const mapAbout = `Draws a top-down picture of the road network around a car, with the items
+the walker would stream in, coloured by cost. No GPU or display needed.`
 
 // startPose puts the car on the road nearest at (or near the origin): the
 // middle of a segment, heading along it.

@@ -26,7 +26,7 @@ import (
 // viewFlags are the window and look options shared by play and shot.
 type viewFlags struct {
 	width, height *int
-	fullscreen    *bool
+	fullscreen    *bool // nil in shot: its window is hidden
 	weather       *string
 	timeOfDay     *float64
 	profile       *string
@@ -35,19 +35,39 @@ type viewFlags struct {
 	start         pointFlag
 }
 
-func addViewFlags(fs *flag.FlagSet) *viewFlags {
+// addViewFlags adds them; a visible window (play, client) gets
+// -fullscreen and an adaptive render scale, shot a fixed one.
+func addViewFlags(fs *flag.FlagSet, window bool) *viewFlags {
 	v := &viewFlags{
-		width:       fs.Int("width", 1280, "window width in pixels"),
-		height:      fs.Int("height", 720, "window height in pixels"),
-		fullscreen:  fs.Bool("fullscreen", false, "fullscreen on the primary monitor"),
-		weather:     fs.String("weather", "dry", "weather: dry or wet (key R toggles)"),
-		timeOfDay:   fs.Float64("time", 17.5, "time of day in hours, 0..24 (key F1 advances)"),
-		profile:     fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
-		renderScale: fs.Float64("render-scale", 0, "fixed render scale in (0, 1] (0: adaptive; for comparing frame times)"),
-		traffic:     fs.Bool("traffic", true, "the city's traffic on the roads (-traffic=false: empty roads)"),
+		width:     fs.Int("width", 1280, "window width in pixels"),
+		height:    fs.Int("height", 720, "window height in pixels"),
+		weather:   fs.String("weather", "dry", "weather: dry or wet (key R toggles)"),
+		timeOfDay: addTimeFlag(fs, 17.5, "time of day in hours, 0..24 (key F1 advances)"),
+		profile:   fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
+		traffic:   fs.Bool("traffic", true, "the city's traffic on the roads (-traffic=false: empty roads)"),
+	}
+	if window {
+		v.fullscreen = fs.Bool("fullscreen", false, "fullscreen on the primary monitor")
+		v.renderScale = fs.Float64("render-scale", 0, "fixed render scale in (0, 1] (0: adaptive; for comparing frame times)")
+	} else {
+		v.renderScale = fs.Float64("render-scale", 1, "render scale in (0, 1]: the picture is drawn at this fraction of -width × -height and scaled up, as play draws it under load")
 	}
 	fs.Var(&v.start, "start", "start the car on the road nearest `x,z` metres (far values test the floating origin)")
 	return v
+}
+
+// addTimeFlag is -time, the time of day, the one name for it in every
+// command (bench and soak called it -hour: cmdFlags keep that as an alias).
+func addTimeFlag(fs *flag.FlagSet, def float64, usage string) *float64 {
+	return fs.Float64("time", def, usage)
+}
+
+// checkTime is -time's check, one for every command.
+func checkTime(h float64) error {
+	if !(h >= 0 && h < 24) {
+		return fmt.Errorf("-time must be in [0, 24) hours, got %g", h)
+	}
+	return nil
 }
 
 func (v *viewFlags) options() (render.Options, render.Weather, error) {
@@ -55,8 +75,8 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	if *v.width < 64 || *v.width > 16384 || *v.height < 64 || *v.height > 16384 {
 		return o, 0, fmt.Errorf("window size %dx%d out of range (64..16384)", *v.width, *v.height)
 	}
-	if !(*v.timeOfDay >= 0 && *v.timeOfDay < 24) {
-		return o, 0, fmt.Errorf("-time must be in [0, 24), got %g", *v.timeOfDay)
+	if err := checkTime(*v.timeOfDay); err != nil {
+		return o, 0, err
 	}
 	p, err := scale.ParseProfile(*v.profile)
 	if err != nil {
@@ -71,54 +91,107 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	default:
 		return o, 0, fmt.Errorf("-weather must be dry or wet, got %q", *v.weather)
 	}
-	if !(*v.renderScale >= 0 && *v.renderScale <= 1) {
-		return o, 0, fmt.Errorf("-render-scale must be in [0, 1], got %g", *v.renderScale)
+	if !(*v.renderScale >= 0 && *v.renderScale <= 1) || (v.fullscreen == nil && *v.renderScale == 0) {
+		return o, 0, fmt.Errorf("-render-scale must be in (0, 1] (0 too in a window: adaptive), got %g", *v.renderScale)
 	}
-	o = render.Options{Width: *v.width, Height: *v.height, Fullscreen: *v.fullscreen, Profile: p, Title: "citydrive", FixedScale: *v.renderScale}
+	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale}
+	if v.fullscreen != nil {
+		o.Fullscreen = *v.fullscreen
+	} else {
+		o.Hidden = true
+	}
 	return o, w, nil
 }
 
+// gameMode is how runGame finds its server.
+type gameMode int
+
+const (
+	solo   gameMode = iota // a server goroutine on loopback
+	client                 // -addr and -server-fingerprint
+	join                   // a join code
+)
+
 func runPlay(args []string, stdout, stderr io.Writer) error {
-	return runGame("citydrive", args, stdout, stderr, false)
+	return runGame(solo, args, stdout, stderr)
 }
 
 func runClient(args []string, stdout, stderr io.Writer) error {
-	return runGame("citydrive client", args, stdout, stderr, true)
+	return runGame(client, args, stdout, stderr)
 }
 
+func runJoin(args []string, stdout, stderr io.Writer) error {
+	return runGame(join, args, stdout, stderr)
+}
+
+const (
+	playAbout = `Drives solo: a server goroutine on loopback, joined over QUIC like any
+other server, keeps your edits in -data. This is what citydrive does with
+no command.`
+	clientAbout = `Joins a citydrive server by its address and certificate fingerprint (the
+server prints both, and a join code: citydrive join CODE is simpler). Use
+the server's -seed.`
+	joinAbout = `Joins a citydrive server with the join code it prints at start:
+  citydrive join citydrive://HOST:PORT/SEED/FINGERPRINT
+The code names the server, pins its certificate and sets the seed. Flags
+may come before or after the code.`
+)
+
 // runGame is solo play (a server goroutine on loopback, joined over QUIC
-// like any other) or, with remote, a client of someone else's server. Both
-// take the same network path.
-func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) error {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sf := addStreamFlags(fs)
-	vf := addViewFlags(fs)
+// like any other) or a client of someone else's server. Both take the
+// same network path.
+func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
+	var fs *cmdFlags
+	switch mode {
+	case solo:
+		fs = newFlags("play", stdout, "[play] [flags]", playAbout)
+	case client:
+		fs = newFlags("client", stdout, "client -addr HOST:PORT -server-fingerprint FP [-seed N] [flags]", clientAbout)
+	case join:
+		fs = newFlags("join", stdout, "join CODE [flags]", joinAbout)
+	}
+	fs.after = keyHelp
+	sf := addStreamFlags(fs.FlagSet)
+	vf := addViewFlags(fs.FlagSet, true)
 	auto := fs.Bool("autopilot", false, "the car drives itself (key P toggles)")
 	duration := fs.Duration("duration", 0, "quit after this much driving (0: play until the window closes)")
-	shots := fs.String("shots", "", "write a screenshot into this directory every -shot-every")
+	shots := fs.String("shots", "", "write a screenshot into this `directory` every -shot-every")
 	shotEvery := fs.Duration("shot-every", 10*time.Second, "interval between -shots screenshots (driving time)")
 	radius := fs.Int("terrain-radius", ground.DefaultRadius, "voxel chunks (32 m) streamed around the car")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this `file`")
 	mute := fs.Bool("mute", false, "no engine sound (without an audio device the game is silent anyway)")
-	var addr, fingerprint, data *string
-	if remote {
+	addr, fingerprint, data := new(string), new(string), new(string)
+	switch mode {
+	case client:
 		addr = fs.String("addr", "", "server `host:port` (required); several servers of one cluster: a:p,b:p,c:p (the client moves to the next when its server is lost)")
 		fingerprint = fs.String("server-fingerprint", "", "the server's certificate fingerprint, as its log shows it (required); with several -addr, one per server (comma-separated) or one for all")
-	} else {
+	case solo:
 		defDir, _ := store.DefaultDir()
 		data = fs.String("data", defDir, "data `directory` of the solo server: its identity and your edits (worlds/<seed>/)")
 	}
-	fs.Usage = func() {
-		if remote {
-			fmt.Fprintf(fs.Output(), "usage: citydrive client -addr HOST:PORT -server-fingerprint FP [flags]\n\nJoin a citydrive server (same -seed as the server).\n")
-		} else {
-			fmt.Fprintf(fs.Output(), "usage: citydrive [flags]\n\nSolo play: a server goroutine on loopback, joined over QUIC.\n")
+	var code joinCode
+	if mode == join {
+		// The code may come first (citydrive join CODE -width 800): the
+		// flag package stops at the first argument that is not a flag.
+		var pos []string
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			pos, args = args[:1], args[1:]
 		}
-		fmt.Fprint(fs.Output(), keyHelp)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+		rest, err := fs.parseArgs(args, 1-len(pos))
+		if err != nil {
+			return err
+		}
+		if pos = append(pos, rest...); len(pos) != 1 {
+			return usageError{fmt.Errorf("want one join code, as the server prints it")}
+		}
+		if code, err = parseJoinCode(pos[0]); err != nil {
+			return err
+		}
+		if fs.isSet("seed") && *sf.seed != code.seed {
+			return fmt.Errorf("-seed %d disagrees with the join code's seed %d (leave -seed out)", *sf.seed, code.seed)
+		}
+		*sf.seed, *addr, *fingerprint = code.seed, code.addr(), code.fingerprint
+	} else if err := fs.parse(args); err != nil {
 		return err
 	}
 	cfg, w, err := sf.config()
@@ -135,18 +208,37 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 	if *radius < 1 || *radius > int(wire.AbsMaxRadius) {
 		return fmt.Errorf("-terrain-radius must be in 1..%d chunks, got %d", wire.AbsMaxRadius, *radius)
 	}
+	remote := mode != solo
 	if remote && (*addr == "" || *fingerprint == "") {
-		return fmt.Errorf("-addr and -server-fingerprint are required (the server logs both when it starts)")
+		return fmt.Errorf("-addr and -server-fingerprint are required (the server prints both when it starts)")
+	}
+	if mode == client {
+		if err := checkServers(*addr, *fingerprint); err != nil {
+			return err
+		}
 	}
 	if !remote && *data == "" {
 		return fmt.Errorf("-data is required: no default data directory could be found (set $HOME or $XDG_DATA_HOME)")
 	}
 	if *shots != "" {
-		if err := os.MkdirAll(*shots, 0o755); err != nil {
+		if err := checkOutputDir("shots", *shots); err != nil {
 			return err
 		}
 		if *shotEvery <= 0 {
 			return fmt.Errorf("-shot-every must be positive")
+		}
+	}
+	if *cpuprofile != "" {
+		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
+			return err
+		}
+	}
+	if err := ready(); err != nil {
+		return err
+	}
+	if *shots != "" {
+		if err := os.MkdirAll(*shots, 0o755); err != nil {
+			return fmt.Errorf("-shots: %w", err)
 		}
 	}
 	stop, err := startCPUProfile(*cpuprofile)
@@ -165,7 +257,7 @@ func runGame(name string, args []string, stdout, stderr io.Writer, remote bool) 
 		tuning.SpawnX, tuning.SpawnZ = vf.start.p.X, vf.start.p.Z
 		h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: *data, Seed: *sf.seed, Logger: log, Tuning: tuning})
 		if err != nil {
-			return fmt.Errorf("starting the solo server: %w", err)
+			return alreadyRunning(fmt.Errorf("starting the solo server: %w", err), *data)
 		}
 		defer h.Close()
 		dialAddr, pin = h.DialAddr(), h.Fingerprint()
@@ -234,18 +326,22 @@ Gamepad: right trigger throttle, left trigger brake, left stick steer, Y back on
 // dialTimeout bounds connecting and the handshake.
 const dialTimeout = 10 * time.Second
 
+const shotAbout = `Drives with the autopilot for -after of simulated time (60 Hz fixed steps,
+as fast as the machine allows), waits for the world to catch up, and
+writes one frame as PNG, then prints that view's GPU time per pass. The
+window is hidden; it needs a display (xvfb-run will do).`
+
 func runShot(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive shot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sf := addStreamFlags(fs)
-	vf := addViewFlags(fs)
+	fs := newFlags("shot", stdout, "shot [flags]", shotAbout)
+	sf := addStreamFlags(fs.FlagSet)
+	vf := addViewFlags(fs.FlagSet, false)
 	after := fs.Duration("after", 20*time.Second, "drive this long with the autopilot (simulated, 60 Hz) before the picture")
-	out := fs.String("o", "shot.png", "output PNG")
+	out := fs.String("o", "shot.png", "output PNG `file`")
 	view := fs.String("view", "chase", "camera: chase or top")
 	hud := fs.Bool("hud", false, "draw the HUD (and the minimap) into the picture")
 	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
 	paused := fs.Bool("paused", false, "draw the pause menu over the picture (key Esc)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *view != "chase" && *view != "top" {
@@ -262,8 +358,13 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ropt.Hidden = true
-	ropt.FixedScale = 1
+	// Checked now: the drive before the picture takes a while.
+	if err := checkOutputFile("o", *out); err != nil {
+		return err
+	}
+	if err := ready(); err != nil {
+		return err
+	}
 	s, err := game.New(game.Options{
 		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
 		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, FixedStep: true, Out: stdout,

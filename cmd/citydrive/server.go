@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,9 +22,9 @@ import (
 
 // runServer is `citydrive server`: a dedicated server until SIGINT/SIGTERM.
 func runServer(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("server", stdout, "server [flags]", serverAbout)
 	addr := fs.String("addr", ":4242", "UDP `address` to listen on (QUIC)")
+	pubHost := fs.String("public-host", "", "the `host` name or IP players reach this server at, for the join code (default: the -addr IP, else this machine's first non-loopback address)")
 	defDir, _ := store.DefaultDir()
 	data := fs.String("data", defDir, "data `directory`: the server identity (certificate) and every world's edits (worlds/<seed>/)")
 	seed := fs.Uint64("seed", defaultSeed, "world seed: players must start with the same -seed")
@@ -55,16 +55,12 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tickBudget := fs.Duration("tick-budget", def.TickBudget, "work one tick may take before the server slows time (lowers the tick rate; 0: never)")
 	tickFloor := fs.Int("tick-floor-hz", def.TickFloorHz, "lowest tick rate time may slow to")
 	carSpeed := fs.Float64("max-car-speed", def.MaxCarSpeed, "fastest a player's car may move (m/s); faster moves and jumps are dropped (0: not checked)")
-	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`addr`/metrics (e.g. :9100; empty: off)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`host:port`/metrics (e.g. :9100; empty: off)")
 	clusterURLs := fs.String("cluster", "", "share the world with other servers through NATS: `nats://host:port[,…]` (edits in JetStream, not -data; empty: a single server)")
 	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
 	verbose := fs.Bool("v", false, "debug logging")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this `file`")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: citydrive server [flags]\n\nA dedicated server: players join with\n  citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED\nusing the fingerprint it logs at start.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	switch {
@@ -118,6 +114,19 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-metrics-addr %q: want host:port or :port: %v", *metricsAddr, err)
 		}
 	}
+	if *pubHost != "" {
+		if err := checkHost(*pubHost); err != nil {
+			return fmt.Errorf("-public-host %q: %v (a host name or IP, no port)", *pubHost, err)
+		}
+	}
+	if *cpuprofile != "" {
+		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
+			return err
+		}
+	}
+	if err := ready(); err != nil {
+		return err
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -137,7 +146,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	tuning.SpawnX, tuning.SpawnZ, tuning.SpawnRadius = spawn.p.X, spawn.p.Z, *spawnRadius
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
-		return fmt.Errorf("-cpuprofile: %w", err)
+		return err
 	}
 	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -147,16 +156,75 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		Cluster: urls, Replicas: *replicas,
 	})
 	if err != nil {
-		return err
+		return alreadyRunning(err, *data)
 	}
-	log.Info("citydrive server ready; give players the address and fingerprint",
-		"addr", h.Addr().String(), "fingerprint", h.Fingerprint(), "seed", *seed,
-		"join", fmt.Sprintf("citydrive client -addr %s -server-fingerprint %s -seed %d", h.DialAddr(), h.Fingerprint(), *seed))
-	fmt.Fprintf(stdout, "address: %s\nfingerprint: %s\nseed: %d\n", h.Addr(), h.Fingerprint(), *seed)
+	code := serverJoinCode(h, *pubHost, *seed, log)
+	log.Info("citydrive server ready; give players the join code",
+		"addr", h.Addr().String(), "fingerprint", h.Fingerprint(), "seed", *seed, "join", code.String())
+	// The join code is for players; the lines after it are for scripts
+	// (cmd/cluster.sh reads the fingerprint line).
+	fmt.Fprintf(stdout, "join code: %s\nplayers run: citydrive join %s\naddress: %s\nfingerprint: %s\nseed: %d\n",
+		code, shellQuote(code.String()), h.Addr(), h.Fingerprint(), *seed)
 	<-h.Done()
 	log.Info("shutting down")
 	return h.Close()
 }
+
+const serverAbout = `A dedicated server until SIGINT or SIGTERM: it owns the world's edits
+(kept in -data) and the cars. At start it prints a join code; players run
+  citydrive join CODE
+(or citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED).`
+
+// serverJoinCode is the code players join h with: its port and the host
+// they can reach it at (see publicHost).
+func serverJoinCode(h *host.Host, pubHost string, seed uint64, log *slog.Logger) joinCode {
+	var listen net.IP
+	port := 0
+	if ua, ok := h.Addr().(*net.UDPAddr); ok {
+		listen, port = ua.IP, ua.Port
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		log.Warn("listing this machine's addresses for the join code", "err", err)
+	}
+	name, ok := publicHost(pubHost, listen, addrs)
+	if !ok {
+		log.Warn("the join code names a loopback address, which only this machine can reach: give -public-host", "host", name)
+	}
+	return joinCode{host: name, port: port, seed: seed, fingerprint: h.Fingerprint()}
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything a shell
+// would take apart (an IPv6 code's brackets are globs).
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":/.-_", r)) {
+			return "'" + s + "'"
+		}
+	}
+	return s
+}
+
+// alreadyRunning says what a locked data directory means: another
+// citydrive has it open. (The store's own error names a file and a lock
+// timeout, which reads like damage to a player.)
+func alreadyRunning(err error, dir string) error {
+	if !errors.Is(err, store.ErrInUse) {
+		return err
+	}
+	return inUseError{dir: dir, err: err}
+}
+
+type inUseError struct {
+	dir string
+	err error
+}
+
+func (e inUseError) Error() string {
+	return fmt.Sprintf("already running: another citydrive (a game or a server) is using the data directory %s; quit it first, or give this one another directory with -data", e.dir)
+}
+
+func (e inUseError) Unwrap() error { return e.err }
 
 // parseNATS splits -cluster's comma-separated NATS URLs, each
 // nats://host:port.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,22 +12,18 @@ import (
 )
 
 func runSoak(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive soak", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sf := addStreamFlags(fs)
+	fs := newFlags("soak", stdout, "soak [flags]", soakAbout)
+	sf := addStreamFlags(fs.FlagSet)
 	duration := fs.Duration("duration", 2*time.Minute, "game time to drive (simulated, not paced)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object as the last line")
 	verbose := fs.Bool("v", false, "log the game's and the server's messages to stderr")
-	hour := fs.Float64("hour", 0, "time of day (0–24) the city's traffic runs at: busiest at 8 and 17.5")
+	hour := addTimeFlag(fs.FlagSet, 0, "time of day in hours, 0..24, the city's traffic runs at: busiest at 8 and 17.5")
+	fs.alias("hour", "time")
 	withTraffic := fs.Bool("traffic", true, "drive among the city's traffic (-traffic=false: empty roads)")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this `file`")
 	var start pointFlag
 	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: citydrive soak [flags]\n\nThe real game loop with no window, as fast as the machine allows: streamer\nand workers, car physics and obstacles, the autopilot, and the voxel ground\nthrough a solo server on loopback. Prints what a player's drive was like.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *duration <= 0 || *duration > 24*time.Hour {
@@ -36,6 +31,17 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg, w, err := sf.config()
 	if err != nil {
+		return err
+	}
+	if err := checkTime(*hour); err != nil {
+		return err
+	}
+	if *cpuprofile != "" {
+		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
+			return err
+		}
+	}
+	if err := ready(); err != nil {
 		return err
 	}
 	stop, err := startCPUProfile(*cpuprofile)
@@ -65,3 +71,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+const soakAbout = `The real game loop with no window, as fast as the machine allows: streamer
+and workers, car physics and obstacles, the autopilot, and the voxel ground
+through a solo server on loopback. Prints what a player's drive was like.`

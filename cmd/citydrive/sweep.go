@@ -23,9 +23,7 @@ var newSoaker = func(exe string) sweep.Soaker { return sweep.Exec{Path: exe} }
 // workers, so far more than the cores only queues them in the kernel.
 const maxParallel = 256
 
-const sweepUsage = `usage: citydrive sweep [flags]
-
-Runs 'citydrive soak' over every seed of -seeds at every hour of -hours,
+const sweepAbout = `Runs 'citydrive soak' over every seed of -seeds at every time of -times,
 -parallel at a time, each in its own process, and checks each drive (the
 streaming flags and -traffic below are passed on to every soak). A run
 fails when the soak did not finish, or when its drive has
@@ -41,27 +39,21 @@ A failing run prints a line with what broke and the soak command that
 drives it again, and its seed, hour, report and log go to a file in -out.
 The end is a summary: runs, failing runs, stuck episodes, contacts by kind,
 km, builds, average speed, the worst run and the ten slowest. The exit
-status is non-zero when any run failed.
-
-`
+status is non-zero when any run failed.`
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("citydrive sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("sweep", stdout, "sweep [flags]", sweepAbout)
 	seedList := fs.String("seeds", "1-100", "seeds to soak: a `list` of seeds and inclusive ranges, 1-1000 or 1,5,7-9")
-	hourList := fs.String("hours", "0,17.5", "times of day (0–24) to soak each seed at, comma-separated: traffic is busiest at 8 and 17.5")
+	hourList := fs.String("times", "0,17.5", "times of day in hours (0..24) to soak each seed at, a comma-separated `list`: traffic is busiest at 8 and 17.5")
+	fs.alias("hours", "times")
 	duration := fs.Duration("duration", 3*time.Minute, "game time each soak drives (simulated, not paced); the distance and build floors scale with it")
 	parallel := fs.Int("parallel", runtime.NumCPU(), "soaks run at once, each a process of its own")
 	asJSON := fs.Bool("json", false, "print one JSON object per run as it finishes, then the summary as one JSON object as the last line (the failing-run lines go to stderr)")
 	outDir := fs.String("out", "sweep-failures", "`directory` a failing run's drive is written to (seed-S-hour-H.txt; made at the first failure)")
 	verbose := fs.Bool("v", false, "a line for every run, not only the failing ones")
 	kmPerMin := fs.Float64("min-km-per-min", sweep.MinKMPerMinute, "the distance floor, `km` per simulated minute (a one-minute drive from rest may spend much of it at its first red lights)")
-	soakArgs, validate := addSoakFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), sweepUsage)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	soakArgs, validate := addSoakFlags(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	jobs, err := sweepJobs(*seedList, *hourList, *duration)
@@ -75,6 +67,12 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-parallel must be in 1..%d, got %d", maxParallel, *parallel)
 	}
 	if err := validate(); err != nil {
+		return err
+	}
+	if err := checkOutputDir("out", *outDir); err != nil {
+		return err
+	}
+	if err := ready(); err != nil {
 		return err
 	}
 	extra := soakArgs()
@@ -112,7 +110,7 @@ func sweepJobs(seedList, hourList string, d time.Duration) ([]sweep.Job, error) 
 	}
 	hours, err := sweep.ParseHours(hourList)
 	if err != nil {
-		return nil, fmt.Errorf("-hours: %w", err)
+		return nil, fmt.Errorf("-times: %w", err)
 	}
 	seeds, err := sweep.ParseSeeds(seedList, sweep.MaxRuns/len(hours))
 	if err != nil {
