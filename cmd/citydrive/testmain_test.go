@@ -1,0 +1,19 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain: a test that reaches the sweep's real runner starts this test
+// binary as its soaks (os.Executable), with a command line and no -test.
+// flags. Such a child is the citydrive command, not the tests again:
+// otherwise each child would run every test, the sweep's among them, and
+// start children of its own, without end.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") && os.Getenv(sweepChildEnv) == "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
