@@ -106,7 +106,12 @@ func checkHost(h string) error {
 	if len(h) > maxHostName {
 		return fmt.Errorf("longer than %d bytes", maxHostName)
 	}
-	for _, l := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+	labels := strings.Split(strings.TrimSuffix(h, "."), ".")
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		// "0" or "1.2.3": resolvers read these as IPs (0.0.0.0, 1.2.0.3).
+		return errors.New("not an IP address, and a host name's last label is not all digits")
+	}
+	for _, l := range labels {
 		if l == "" || len(l) > maxLabel || l[0] == '-' || l[len(l)-1] == '-' {
 			return errors.New("not a host name")
 		}

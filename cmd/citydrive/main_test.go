@@ -37,6 +37,13 @@ func TestBadInputGivesClearErrorsNotPanics(t *testing.T) {
 		{[]string{"play", "-profile", "turbo"}, "unknown profile"},
 		{[]string{"play", "-weather", "snow"}, "dry or wet"},
 		{[]string{"shot", "-view", "side"}, "chase or top"},
+		{[]string{"shot", "-fullscreen"}, "flag provided but not defined: -fullscreen"}, // its window is hidden
+		{[]string{"shot", "-render-scale", "0"}, "-render-scale must be in (0, 1]"},
+		{[]string{"client", "-addr", "h", "-server-fingerprint", "ab"}, `-addr "h": want host:port`},
+		{[]string{"client", "-addr", "h:1", "-server-fingerprint", "ab"}, "64 hex digits"},
+		{[]string{"server", "-public-host", "a b"}, "-public-host"},
+		{[]string{"play", "-time", "24"}, "-time must be in [0, 24)"},
+		{[]string{"soak", "-hour", "-1"}, "-time must be in [0, 24)"},
 	} {
 		code, _, stderr := runCmd(tc.args...)
 		assert.Equal(t, 2, code, "%v", tc.args)
