@@ -175,7 +175,7 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		// flag package stops at the first argument that is not a flag.
 		var pos []string
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			pos, args = args[:1], args[1:]
+			pos, args = []string{args[0]}, args[1:]
 		}
 		rest, err := fs.parseArgs(args, 1-len(pos))
 		if err != nil {
