@@ -86,13 +86,15 @@ type turn struct {
 // the caches below only memoise pure functions. Not safe for concurrent
 // use; one per goroutine.
 type Schedule struct {
-	w     world.World
-	lat   *world.Cache
-	surf  *world.SurfaceCache // for lane heights: cells of a district, not one car's
-	hour  float64
-	fill  float64 // timeFactor(hour)
-	geoms map[uint64]*edgeGeom
-	free  []*edgeGeom
+	w    world.World
+	lat  *world.Cache
+	surf *world.SurfaceCache // for lane heights: cells of a district, not one car's
+	// surfCells is how many cells surf holds
+	surfCells int
+	hour      float64
+	fill      float64 // timeFactor(hour)
+	geoms     map[uint64]*edgeGeom
+	free      []*edgeGeom
 	// lastGeom is geomByID's last answer (nil after a reset)
 	lastGeom *edgeGeom
 	queues   bool             // platoons queue at signals (queue.go)
@@ -120,7 +122,7 @@ func NewSchedule(w world.World, hour float64) *Schedule {
 // newSchedule is NewSchedule with the queues on or off.
 func newSchedule(w world.World, hour float64, queues bool) *Schedule {
 	s := &Schedule{
-		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), hour: hour, fill: timeFactor(hour), queues: queues,
+		w: w, lat: world.NewCache(w), surf: world.NewSurfaceCacheCells(w, surfaceCells), surfCells: surfaceCells, hour: hour, fill: timeFactor(hour), queues: queues,
 		geoms: make(map[uint64]*edgeGeom, geomLimit),
 		specs: make([]world.EdgeSpec, 0, 8),
 		arms:  make([]world.EdgeSpec, 0, 8),
@@ -633,8 +635,21 @@ func ShowLight(u float64) Light {
 const GreenLength = greenLength
 
 // surfaceCells is how many lattice cells the schedule's surface cache
-// holds: all those within a client's traffic radius.
+// holds at first: all those within a client's traffic radius. A plan
+// grows it to its own reach (surfaceFor).
 const surfaceCells = 128
+
+// surfaceFor grows the surface cache to hold every cell a query reaching
+// reach metres reads (nearby's cells): a far plan's lane heights come from
+// cells across two kilometres, and a smaller cache filled each cell's
+// roads again (their terrain heights) for every lane it came back to, a
+// third of the planner's work. It allocates only when it grows.
+func (s *Schedule) surfaceFor(reach float64) {
+	r := int(math.Ceil(reach/world.CellSize)) + 1
+	if n := (2*r + 1 + world.MaxSpanCells) * (2*r + 2); n > s.surfCells {
+		s.surf, s.surfCells = world.NewSurfaceCacheCells(s.w, n), n
+	}
+}
 
 // laneHeight is the road height of lane l at u metres from its start,
 // interpolated between memoised samples.

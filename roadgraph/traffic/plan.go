@@ -118,6 +118,7 @@ func (s *Schedule) PlanInto(p *Plan, t0, t1 float64, centre world.Vec2, radius, 
 	p.recs, p.nearIdx, p.ok = p.recs[:0], p.nearIdx[:0], false
 	reach := radius + slack + 2*avenueSpeedMax*planSample + planMargin
 	s.resetIfFull()
+	s.surfaceFor(max(reach, radius+world.CellSize))
 	// the cells a frame's Vehicles reads, for any centre within slack
 	// (less than a cell) of this one: a cell more each way
 	s.nearby(centre, max(reach, radius+world.CellSize))
