@@ -17,10 +17,6 @@ import (
 	"citydrive/cmd/citydrive/internal/sweep"
 )
 
-// sweepChildEnv makes the test binary the citydrive command
-// (TestSweepSoakChild), as the sweep's children.
-const sweepChildEnv = "CITYDRIVE_SWEEP_CHILD"
-
 // TestSweepSoakChild is not a test: the sweep of TestSweepEndToEnd runs
 // it as its soaks, the arguments after "--" being the command line.
 func TestSweepSoakChild(t *testing.T) {

@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+// sweepChildEnv makes the test binary the citydrive command
+// (TestSweepSoakChild), as the sweep's children of TestSweepEndToEnd.
+const sweepChildEnv = "CITYDRIVE_SWEEP_CHILD"
+
 // TestMain: a test that reaches the sweep's real runner starts this test
 // binary as its soaks (os.Executable), with a command line and no -test.
 // flags. Such a child is the citydrive command, not the tests again:
