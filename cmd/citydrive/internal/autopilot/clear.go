@@ -13,46 +13,6 @@ import (
 // road). The car's physics stops at obstacles, built blocks and the shore;
 // these checks find them before the car does.
 
-// footprint is an oriented rectangle on the ground: centre c, unit axis u,
-// half extents hu along u and hv across it.
-type footprint struct {
-	c, u   world.Vec2
-	hu, hv float64
-}
-
-// bodyAt is the car's footprint at p facing u, grown by grow on every side.
-func bodyAt(p, u world.Vec2, grow float64) footprint {
-	return footprint{c: p, u: u, hu: car.Length/2 + grow, hv: car.Width/2 + grow}
-}
-
-func obstacleFootprint(o *slots.Obstacle) footprint {
-	return footprint{
-		c: world.Vec2{X: o.Centre[0], Z: o.Centre[1]}, u: world.Vec2{X: o.Axis[0], Z: o.Axis[1]},
-		hu: o.Half[0], hv: o.Half[1],
-	}
-}
-
-func (f footprint) extent(d world.Vec2) float64 {
-	return f.hu*math.Abs(f.u.Dot(d)) + f.hv*math.Abs(f.u.Perp().Dot(d))
-}
-
-// overlaps tests two footprints by separating axes.
-func (f footprint) overlaps(o footprint) bool {
-	d := f.c.Sub(o.c)
-	for _, ax := range [4]world.Vec2{f.u, f.u.Perp(), o.u, o.u.Perp()} {
-		if math.Abs(d.Dot(ax)) >= f.extent(ax)+o.extent(ax) {
-			return false
-		}
-	}
-	return true
-}
-
-// corners of the footprint.
-func (f footprint) corners() [4]world.Vec2 {
-	a, b := f.u.Scale(f.hu), f.u.Perp().Scale(f.hv)
-	return [4]world.Vec2{f.c.Add(a).Add(b), f.c.Add(a).Sub(b), f.c.Sub(a).Sub(b), f.c.Sub(a).Add(b)}
-}
-
 // dirOf is the unit direction of a car heading h (car.Car.Forward).
 func dirOf(h float64) world.Vec2 { return world.Vec2{X: math.Cos(h), Z: -math.Sin(h)} }
 
@@ -176,22 +136,22 @@ func (cl *clearance) surface(q world.Vec2) (water, road bool) {
 	return cl.grd[k]&groundWater != 0, cl.grd[k]&groundRoad != 0
 }
 
-// hits reports whether footprint f meets a gathered obstacle or a built
+// hits reports whether car.Box f meets a gathered obstacle or a built
 // block.
-func (cl *clearance) hits(f footprint) bool {
+func (cl *clearance) hits(f car.Box) bool {
 	for i := range cl.obst {
-		if f.overlaps(obstacleFootprint(&cl.obst[i])) {
+		if f.Overlaps(car.ObstacleBox(&cl.obst[i])) {
 			return true
 		}
 	}
-	ex, ez := f.extent(world.Vec2{X: 1}), f.extent(world.Vec2{Z: 1})
-	for x := int64(math.Floor(f.c.X - ex)); x <= int64(math.Floor(f.c.X+ex)); x++ {
-		for z := int64(math.Floor(f.c.Z - ez)); z <= int64(math.Floor(f.c.Z+ez)); z++ {
+	ex, ez := f.Extent(world.Vec2{X: 1}), f.Extent(world.Vec2{Z: 1})
+	for x := int64(math.Floor(f.C.X - ex)); x <= int64(math.Floor(f.C.X+ex)); x++ {
+		for z := int64(math.Floor(f.C.Z - ez)); z <= int64(math.Floor(f.C.Z+ez)); z++ {
 			if !cl.solid(x, z) {
 				continue
 			}
-			b := footprint{c: world.Vec2{X: float64(x) + 0.5, Z: float64(z) + 0.5}, u: world.Vec2{X: 1}, hu: 0.5, hv: 0.5}
-			if f.overlaps(b) {
+			b := car.BlockBox(x, z)
+			if f.Overlaps(b) {
 				return true
 			}
 		}
@@ -201,8 +161,8 @@ func (cl *clearance) hits(f footprint) bool {
 
 // ground counts the footprint's corners over open water and off the
 // carriageway.
-func (cl *clearance) ground(f footprint) (wet, off int) {
-	for _, q := range f.corners() {
+func (cl *clearance) ground(f car.Box) (wet, off int) {
+	for _, q := range f.Corners() {
 		water, road := cl.surface(q)
 		if water {
 			wet++
@@ -233,14 +193,14 @@ func (cl *clearance) arcFree(p world.Vec2, h float64, gear int, wheel, look, gro
 	if cl.coarse {
 		grow += coarseSlack // what the coarser steps may miss
 	}
-	if cl.hits(bodyAt(p, dirOf(h), grow)) {
+	if cl.hits(car.BodyAt(p, dirOf(h), grow)) {
 		grow = 0
-		if cl.hits(bodyAt(p, dirOf(h), 0)) {
+		if cl.hits(car.BodyAt(p, dirOf(h), 0)) {
 			return look // inside something already: the physics pushes it out
 		}
 	}
-	wet0, _ := cl.ground(bodyAt(p, dirOf(h), grow))
-	_, off0 := cl.ground(bodyAt(p, dirOf(h), 0))
+	wet0, _ := cl.ground(car.BodyAt(p, dirOf(h), grow))
+	_, off0 := cl.ground(car.BodyAt(p, dirOf(h), 0))
 	step := arcStep
 	if cl.coarse {
 		step = coarseStep
@@ -248,11 +208,11 @@ func (cl *clearance) arcFree(p world.Vec2, h float64, gear int, wheel, look, gro
 	for free := 0.0; free < look; free += step {
 		p, h = arcMove(p, h, gear, wheel, math.Min(step, look-free))
 		u := dirOf(h)
-		if cl.hits(bodyAt(p, u, grow)) {
+		if cl.hits(car.BodyAt(p, u, grow)) {
 			return free
 		}
-		wet, _ := cl.ground(bodyAt(p, u, grow))
-		_, off := cl.ground(bodyAt(p, u, 0))
+		wet, _ := cl.ground(car.BodyAt(p, u, grow))
+		_, off := cl.ground(car.BodyAt(p, u, 0))
 		if wet > wet0 || off > off0 {
 			return free
 		}

@@ -90,10 +90,10 @@ func TestTheCarNeverTouchesAVehicleCrossingTheJunction(t *testing.T) {
 	for range int(8 / step) {
 		ft.at(r.time)
 		r.step()
-		body := bodyAt(c.Pos, c.Forward(), 0)
+		body := car.BodyAt(c.Pos, c.Forward(), 0)
 		for _, o := range ft.vs {
-			vb := footprint{c: o.Pos, u: o.Dir, hu: traffic.VehicleLength / 2, hv: traffic.VehicleWidth / 2}
-			require.False(t, body.overlaps(vb), "t=%.2f: the car's box overlaps vehicle %v", r.time, o.Key)
+			vb := car.Box{C: o.Pos, U: o.Dir, HU: traffic.VehicleLength / 2, HV: traffic.VehicleWidth / 2}
+			require.False(t, body.Overlaps(vb), "t=%.2f: the car's box overlaps vehicle %v", r.time, o.Key)
 		}
 	}
 }

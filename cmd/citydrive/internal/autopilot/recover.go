@@ -191,11 +191,11 @@ func (d *Driver) recoverDrive(c *car.Car, env car.Env, dt, gained float64) bool 
 // (a shove from behind is not a reason to back out).
 func (d *Driver) touchingAhead(c *car.Car, env car.Env) bool {
 	d.cl.gather(env, c.Pos, c.Y, car.Length+1)
-	f := bodyAt(c.Pos.Add(c.Forward().Scale(0.15)), c.Forward(), 0)
+	f := car.BodyAt(c.Pos.Add(c.Forward().Scale(0.15)), c.Forward(), 0)
 	if d.cl.hits(f) {
 		return true
 	}
-	wet0, _ := d.cl.ground(bodyAt(c.Pos, c.Forward(), 0))
+	wet0, _ := d.cl.ground(car.BodyAt(c.Pos, c.Forward(), 0))
 	wet, _ := d.cl.ground(f)
 	return wet > wet0 || c.Contacts.Has(car.TouchShore)
 }
@@ -278,7 +278,7 @@ const manAhead = 10.0
 // water under its corners.
 func (d *Driver) remember(c *car.Car, env car.Env) {
 	const near = 0.3
-	f := bodyAt(c.Pos, c.Forward(), near)
+	f := car.BodyAt(c.Pos, c.Forward(), near)
 	d.cl.gather(env, c.Pos, c.Y, car.Length+1)
 	until := d.clock + touchKeep
 	// the lane here, to measure how far aside the line must move to pass
@@ -294,7 +294,7 @@ func (d *Driver) remember(c *car.Car, env car.Env) {
 		}
 	}
 	for _, o := range d.cl.obst {
-		if o.Kind != slots.ObstacleTraffic && f.overlaps(obstacleFootprint(&o)) {
+		if o.Kind != slots.ObstacleTraffic && f.Overlaps(car.ObstacleBox(&o)) {
 			o.Half[0] += touchGrow
 			o.Half[1] += touchGrow
 			note(o)
@@ -304,16 +304,16 @@ func (d *Driver) remember(c *car.Car, env car.Env) {
 		note(slots.BoxObstacle([2]float64{x, z}, 0, 0.5+touchGrow, 0.5+touchGrow, c.Y, c.Y+car.BodyHeight, slots.ObstacleFurniture))
 	}
 	y0, y1 := blockBand(c.Y)
-	ex, ez := f.extent(world.Vec2{X: 1}), f.extent(world.Vec2{Z: 1})
+	ex, ez := f.Extent(world.Vec2{X: 1}), f.Extent(world.Vec2{Z: 1})
 	for x := int64(math.Floor(c.Pos.X - ex)); x <= int64(math.Floor(c.Pos.X+ex)); x++ {
 		for z := int64(math.Floor(c.Pos.Z - ez)); z <= int64(math.Floor(c.Pos.Z+ez)); z++ {
-			cb := footprint{c: world.Vec2{X: float64(x) + 0.5, Z: float64(z) + 0.5}, u: world.Vec2{X: 1}, hu: 0.5, hv: 0.5}
-			if f.overlaps(cb) && solidColumn(env, x, z, y0, y1) {
-				block(cb.c.X, cb.c.Z)
+			cb := car.BlockBox(x, z)
+			if f.Overlaps(cb) && solidColumn(env, x, z, y0, y1) {
+				block(cb.C.X, cb.C.Z)
 			}
 		}
 	}
-	for _, q := range f.corners() {
+	for _, q := range f.Corners() {
 		if env.Surface(q.X, q.Z).Water {
 			block(q.X, q.Z)
 		}

@@ -31,7 +31,7 @@ func ResetPose(g *roadgraph.Graph, env car.Env, pos, heading world.Vec2) (world.
 		p, dir := c.Pose()
 		y := env.Surface(p.X, p.Z).Y
 		cl.gather(env, p, y, car.Length)
-		f := bodyAt(p, dir, resetClear)
+		f := car.BodyAt(p, dir, resetClear)
 		wet, _ := cl.ground(f)
 		return p, dir, wet == 0 && !cl.hits(f)
 	}

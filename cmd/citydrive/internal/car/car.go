@@ -118,7 +118,7 @@ type Car struct {
 	Surface world.Surface
 
 	near  []slots.Obstacle // scratch: obstacles near this step's path
-	solid []box            // scratch: solid blocks near this step's path
+	solid []Box            // scratch: solid blocks near this step's path
 }
 
 // scratchObstacles is the obstacle scratch capacity; a step near more
@@ -131,7 +131,7 @@ func New(pos, dir world.Vec2, env Env) *Car {
 	return &Car{
 		Pos: pos, Y: s.Y, Surface: s, Heading: HeadingOf(dir),
 		near:  make([]slots.Obstacle, 0, scratchObstacles),
-		solid: make([]box, 0, scratchObstacles),
+		solid: make([]Box, 0, scratchObstacles),
 	}
 }
 
@@ -246,9 +246,7 @@ func (c *Car) gather(env Env, travel float64) {
 		for z := z0; z <= z1; z++ {
 			for y := y0; y <= y1; y++ {
 				if env.Solid(x, y, z) {
-					c.solid = append(c.solid, box{
-						c: world.Vec2{X: float64(x) + 0.5, Z: float64(z) + 0.5}, u: world.Vec2{X: 1}, hu: 0.5, hv: 0.5,
-					})
+					c.solid = append(c.solid, BlockBox(x, z))
 					break // one block of the column is enough to stop the car
 				}
 			}
@@ -257,9 +255,7 @@ func (c *Car) gather(env Env, travel float64) {
 }
 
 // body is the car's footprint at p.
-func (c *Car) body(p world.Vec2) box {
-	return box{c: p, u: c.Forward(), hu: Length / 2, hv: Width / 2}
-}
+func (c *Car) body(p world.Vec2) Box { return BodyAt(p, c.Forward(), 0) }
 
 // resolve pushes the car out of every obstacle and block it overlaps,
 // deepest first, and removes the velocity into each contact: the car
@@ -270,7 +266,7 @@ func (c *Car) resolve() {
 		depth, normal, kind := 0.0, world.Vec2{}, Contact(0)
 		for i := range c.near {
 			o := &c.near[i]
-			if n, d, ok := penetration(me, obstacleBox(o)); ok && d > depth {
+			if n, d, ok := penetration(me, ObstacleBox(o)); ok && d > depth {
 				depth, normal, kind = d, n, touchOf(o.Kind)
 			}
 		}

@@ -58,7 +58,7 @@ func run(c *Car, in Input, env Env, seconds float64, each func()) {
 
 // overlap is how deep the car's footprint is inside obstacle o.
 func overlap(c *Car, o slots.Obstacle) float64 {
-	_, d, _ := penetration(c.body(c.Pos), obstacleBox(&o))
+	_, d, _ := penetration(c.body(c.Pos), ObstacleBox(&o))
 	return d
 }
 

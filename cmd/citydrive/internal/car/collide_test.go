@@ -10,14 +10,14 @@ import (
 )
 
 func TestPenetrationIsTheShortestWayOut(t *testing.T) {
-	unit := func(x, z float64) box { return box{c: world.Vec2{X: x, Z: z}, u: world.Vec2{X: 1}, hu: 1, hv: 1} }
-	turned := func(x, z, deg float64) box {
+	unit := func(x, z float64) Box { return Box{C: world.Vec2{X: x, Z: z}, U: world.Vec2{X: 1}, HU: 1, HV: 1} }
+	turned := func(x, z, deg float64) Box {
 		a := deg * math.Pi / 180
-		return box{c: world.Vec2{X: x, Z: z}, u: world.Vec2{X: math.Cos(a), Z: math.Sin(a)}, hu: 1, hv: 1}
+		return Box{C: world.Vec2{X: x, Z: z}, U: world.Vec2{X: math.Cos(a), Z: math.Sin(a)}, HU: 1, HV: 1}
 	}
 	cases := []struct {
 		name  string
-		a, o  box
+		a, o  Box
 		hit   bool
 		n     world.Vec2
 		depth float64
