@@ -44,10 +44,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for name, path := range map[string]string{"memprofile": *memprofile, "cpuprofile": *cpuprofile} {
-		if path != "" {
-			if err := checkOutputFile(name, path); err != nil {
-				return err
-			}
+		if err := checkOptionalFile(name, path); err != nil {
+			return err
 		}
 	}
 	if err := ready(); err != nil {

@@ -71,10 +71,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *cpuprofile != "" {
-		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
-			return err
-		}
+	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
+		return err
 	}
 	if err := ready(); err != nil {
 		return err

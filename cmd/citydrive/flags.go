@@ -132,6 +132,15 @@ func checkOutputFile(flagName, path string) error {
 	return checkWritableDir(flagName, path, filepath.Dir(path))
 }
 
+// checkOptionalFile is checkOutputFile for a flag that may be left empty
+// (a profile): empty, there is nothing to write.
+func checkOptionalFile(flagName, path string) error {
+	if path == "" {
+		return nil
+	}
+	return checkOutputFile(flagName, path)
+}
+
 // checkOutputDir checks that path is a directory that can be written, or
 // one that can be made (its nearest existing parent is writable).
 func checkOutputDir(flagName, path string) error {

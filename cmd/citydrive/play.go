@@ -228,10 +228,8 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-shot-every must be positive")
 		}
 	}
-	if *cpuprofile != "" {
-		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
-			return err
-		}
+	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
+		return err
 	}
 	if err := ready(); err != nil {
 		return err

@@ -119,10 +119,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-public-host %q: %v (a host name or IP, no port)", *pubHost, err)
 		}
 	}
-	if *cpuprofile != "" {
-		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
-			return err
-		}
+	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
+		return err
 	}
 	if err := ready(); err != nil {
 		return err

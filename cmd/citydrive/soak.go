@@ -36,10 +36,8 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	if err := checkTime(*hour); err != nil {
 		return err
 	}
-	if *cpuprofile != "" {
-		if err := checkOutputFile("cpuprofile", *cpuprofile); err != nil {
-			return err
-		}
+	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
+		return err
 	}
 	if err := ready(); err != nil {
 		return err
