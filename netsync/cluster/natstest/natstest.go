@@ -14,6 +14,11 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
+// nodeReady is how long a node may take to start: under the race detector,
+// with the suite's other packages on the same two cores, 10 s was once too
+// short (CI saw it) while the node itself was fine.
+const nodeReady = 30 * time.Second
+
 // Cluster is n JetStream nodes routed together.
 type Cluster struct {
 	t     testing.TB
@@ -119,9 +124,9 @@ func (c *Cluster) Restart(i int) {
 		c.t.Fatalf("natstest: node %d: %v", i, err)
 	}
 	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
+	if !s.ReadyForConnections(nodeReady) {
 		s.Shutdown()
-		c.t.Fatalf("natstest: node %d not ready within 10 s", i)
+		c.t.Fatalf("natstest: node %d not ready within %v", i, nodeReady)
 	}
 	c.nodes[i] = s
 }
