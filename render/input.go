@@ -1,41 +1,51 @@
 package render
 
-import "github.com/go-gl/glfw/v3.3/glfw"
+import (
+	"github.com/go-gl/glfw/v3.3/glfw"
 
-// Key is a keyboard key; the constants below are the ones the game uses, so
-// callers need not import GLFW.
-type Key = glfw.Key
-
-// Keys.
-const (
-	KeyW         = glfw.KeyW
-	KeyA         = glfw.KeyA
-	KeyS         = glfw.KeyS
-	KeyD         = glfw.KeyD
-	KeyE         = glfw.KeyE
-	KeyQ         = glfw.KeyQ
-	KeyUp        = glfw.KeyUp
-	KeyDown      = glfw.KeyDown
-	KeyLeft      = glfw.KeyLeft
-	KeyRight     = glfw.KeyRight
-	KeySpace     = glfw.KeySpace
-	KeyBackspace = glfw.KeyBackspace
-	KeyEscape    = glfw.KeyEscape
-	KeyH         = glfw.KeyH
-	KeyM         = glfw.KeyM
-	KeyEnter     = glfw.KeyEnter
-	KeyKPEnter   = glfw.KeyKPEnter
-	KeyC         = glfw.KeyC
-	KeyR         = glfw.KeyR
-	KeyP         = glfw.KeyP
-	KeyF1        = glfw.KeyF1
-	KeyF12       = glfw.KeyF12
-	Key1         = glfw.Key1
-	Key2         = glfw.Key2
-	Key3         = glfw.Key3
-	KeyLeftShift = glfw.KeyLeftShift
-	KeyLeftCtrl  = glfw.KeyLeftControl
+	"citydrive/render/input"
 )
+
+// glfwKeys maps the game's keys (render/input) to GLFW's.
+var glfwKeys = [input.NumKeys]glfw.Key{
+	input.KeyNone:      glfw.KeyUnknown,
+	input.KeyW:         glfw.KeyW,
+	input.KeyA:         glfw.KeyA,
+	input.KeyS:         glfw.KeyS,
+	input.KeyD:         glfw.KeyD,
+	input.KeyE:         glfw.KeyE,
+	input.KeyQ:         glfw.KeyQ,
+	input.KeyUp:        glfw.KeyUp,
+	input.KeyDown:      glfw.KeyDown,
+	input.KeyLeft:      glfw.KeyLeft,
+	input.KeyRight:     glfw.KeyRight,
+	input.KeySpace:     glfw.KeySpace,
+	input.KeyBackspace: glfw.KeyBackspace,
+	input.KeyEscape:    glfw.KeyEscape,
+	input.KeyH:         glfw.KeyH,
+	input.KeyM:         glfw.KeyM,
+	input.KeyEnter:     glfw.KeyEnter,
+	input.KeyKPEnter:   glfw.KeyKPEnter,
+	input.KeyC:         glfw.KeyC,
+	input.KeyR:         glfw.KeyR,
+	input.KeyP:         glfw.KeyP,
+	input.KeyF1:        glfw.KeyF1,
+	input.KeyF12:       glfw.KeyF12,
+	input.Key1:         glfw.Key1,
+	input.Key2:         glfw.Key2,
+	input.Key3:         glfw.Key3,
+	input.KeyLeftShift: glfw.KeyLeftShift,
+	input.KeyLeftCtrl:  glfw.KeyLeftControl,
+}
+
+// glfwKey is k's GLFW key; KeyUnknown for no key or one out of range
+// (which GLFW must never be asked about: go-gl/glfw panics on its error).
+func glfwKey(k input.Key) glfw.Key {
+	if k >= input.NumKeys {
+		return glfw.KeyUnknown
+	}
+	return glfwKeys[k]
+}
 
 func (r *Renderer) onKey(_ *glfw.Window, k glfw.Key, _ int, action glfw.Action, _ glfw.ModifierKey) {
 	if action == glfw.Press {
@@ -44,37 +54,17 @@ func (r *Renderer) onKey(_ *glfw.Window, k glfw.Key, _ int, action glfw.Action, 
 }
 
 // Down reports whether a key is held now.
-func (r *Renderer) Down(k Key) bool { return r.win.GetKey(k) == glfw.Press }
+func (r *Renderer) Down(k input.Key) bool {
+	g := glfwKey(k)
+	return g != glfw.KeyUnknown && r.win.GetKey(g) == glfw.Press
+}
 
 // Pressed reports whether a key went down since the previous Present
 // (edge-triggered: toggles, screenshots).
-func (r *Renderer) Pressed(k Key) bool { return r.keys[k] }
-
-// Gamepad is one gamepad in GLFW's standard (SDL) layout. Axes are in
-// [-1, 1]; a released trigger reads -1.
-type Gamepad struct {
-	Axes    [6]float32 // PadLeftX, PadLeftY, PadRightX, PadRightY, PadLeftTrigger, PadRightTrigger
-	Buttons [15]bool   // PadA … PadDpadLeft
+func (r *Renderer) Pressed(k input.Key) bool {
+	g := glfwKey(k)
+	return g != glfw.KeyUnknown && r.keys[g]
 }
-
-// Gamepad axes and buttons (GLFW's numbering).
-const (
-	PadLeftX        = int(glfw.AxisLeftX)
-	PadLeftY        = int(glfw.AxisLeftY)
-	PadLeftTrigger  = int(glfw.AxisLeftTrigger)
-	PadRightTrigger = int(glfw.AxisRightTrigger)
-
-	PadA         = int(glfw.ButtonA)
-	PadB         = int(glfw.ButtonB)
-	PadX         = int(glfw.ButtonX)
-	PadY         = int(glfw.ButtonY)
-	PadBack      = int(glfw.ButtonBack)
-	PadStart     = int(glfw.ButtonStart)
-	PadDpadUp    = int(glfw.ButtonDpadUp)
-	PadDpadDown  = int(glfw.ButtonDpadDown)
-	PadDpadLeft  = int(glfw.ButtonDpadLeft)
-	PadDpadRight = int(glfw.ButtonDpadRight)
-)
 
 // noPad marks that no gamepad is connected.
 const noPad = glfw.Joystick(-1)
@@ -103,8 +93,8 @@ func (r *Renderer) onJoystick(j glfw.Joystick, e glfw.PeripheralEvent) {
 // Gamepad reads the connected gamepad, if any. GLFW's binding allocates
 // its state (under 100 bytes) on each read, so it is read only while a
 // gamepad is connected: no gamepad, no allocation.
-func (r *Renderer) Gamepad() (Gamepad, bool) {
-	var g Gamepad
+func (r *Renderer) Gamepad() (input.Gamepad, bool) {
+	var g input.Gamepad
 	if r.pad == noPad {
 		return g, false
 	}
@@ -112,7 +102,7 @@ func (r *Renderer) Gamepad() (Gamepad, bool) {
 	if st == nil {
 		return g, false
 	}
-	g.Axes = st.Axes
+	g.Axes = st.Axes // input's layout is GLFW's (input_test.go)
 	for i, a := range st.Buttons {
 		g.Buttons[i] = a == glfw.Press
 	}

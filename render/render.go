@@ -275,8 +275,8 @@ type Renderer struct {
 
 	lastPresent time.Time
 	drawStart   time.Time
-	keys        map[Key]bool  // pressed since the last Present (edge-triggered)
-	pad         glfw.Joystick // the gamepad read, or noPad
+	keys        map[glfw.Key]bool // pressed since the last Present (edge-triggered)
+	pad         glfw.Joystick     // the gamepad read, or noPad
 }
 
 var glfwUsers int
@@ -344,7 +344,7 @@ func Open(opt Options) (r *Renderer, err error) {
 	} else {
 		glfw.SwapInterval(0)
 	}
-	r = &Renderer{opt: opt, win: win, keys: map[Key]bool{}}
+	r = &Renderer{opt: opt, win: win, keys: map[glfw.Key]bool{}}
 	win.SetKeyCallback(r.onKey)
 	r.pad = findPad()
 	glfw.SetJoystickCallback(r.onJoystick)

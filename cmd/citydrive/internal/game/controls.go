@@ -5,6 +5,7 @@ import (
 
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/render"
+	"citydrive/render/input"
 )
 
 // Controls is one frame's input, read from the keyboard and the gamepad
@@ -32,33 +33,33 @@ type Controls struct {
 // Esc pauses.
 func ReadControls(k Keys) Controls {
 	var c Controls
-	if k.Down(render.KeyW) || k.Down(render.KeyUp) {
+	if k.Down(input.KeyW) || k.Down(input.KeyUp) {
 		c.Drive.Throttle = 1
 	}
-	if k.Down(render.KeyS) || k.Down(render.KeyDown) || k.Down(render.KeySpace) {
+	if k.Down(input.KeyS) || k.Down(input.KeyDown) || k.Down(input.KeySpace) {
 		c.Drive.Brake = 1
 	}
-	if k.Down(render.KeyA) || k.Down(render.KeyLeft) {
+	if k.Down(input.KeyA) || k.Down(input.KeyLeft) {
 		c.Drive.Steer++
 	}
-	if k.Down(render.KeyD) || k.Down(render.KeyRight) {
+	if k.Down(input.KeyD) || k.Down(input.KeyRight) {
 		c.Drive.Steer--
 	}
-	c.Pause = k.Pressed(render.KeyEscape)
-	c.Confirm = k.Pressed(render.KeyEnter) || k.Pressed(render.KeyKPEnter)
-	c.MenuUp = k.Pressed(render.KeyUp) || k.Pressed(render.KeyW)
-	c.MenuDown = k.Pressed(render.KeyDown) || k.Pressed(render.KeyS)
-	c.Screenshot = k.Pressed(render.KeyF12)
-	c.Reset = k.Pressed(render.KeyBackspace)
-	c.ToggleHUD = k.Pressed(render.KeyH)
-	c.ToggleAutopilot = k.Pressed(render.KeyP)
-	c.ToggleWeather = k.Pressed(render.KeyR)
-	c.ToggleTopView = k.Pressed(render.KeyC)
-	c.ToggleMinimap = k.Pressed(render.KeyM)
-	c.NextTimeOfDay = k.Pressed(render.KeyF1)
-	c.Dig, c.Build = k.Pressed(render.KeyE), k.Pressed(render.KeyQ)
+	c.Pause = k.Pressed(input.KeyEscape)
+	c.Confirm = k.Pressed(input.KeyEnter) || k.Pressed(input.KeyKPEnter)
+	c.MenuUp = k.Pressed(input.KeyUp) || k.Pressed(input.KeyW)
+	c.MenuDown = k.Pressed(input.KeyDown) || k.Pressed(input.KeyS)
+	c.Screenshot = k.Pressed(input.KeyF12)
+	c.Reset = k.Pressed(input.KeyBackspace)
+	c.ToggleHUD = k.Pressed(input.KeyH)
+	c.ToggleAutopilot = k.Pressed(input.KeyP)
+	c.ToggleWeather = k.Pressed(input.KeyR)
+	c.ToggleTopView = k.Pressed(input.KeyC)
+	c.ToggleMinimap = k.Pressed(input.KeyM)
+	c.NextTimeOfDay = k.Pressed(input.KeyF1)
+	c.Dig, c.Build = k.Pressed(input.KeyE), k.Pressed(input.KeyQ)
 	c.Leave = c.Build // Q builds while driving and quits from the pause menu
-	if k.Down(render.KeyLeftCtrl) || k.Down(render.KeyLeftShift) {
+	if k.Down(input.KeyLeftCtrl) || k.Down(input.KeyLeftShift) {
 		for _, d := range debugKeys {
 			if k.Pressed(d.key) {
 				c.Debug ^= d.flag
@@ -70,21 +71,21 @@ func ReadControls(k Keys) Controls {
 
 // debugKeys are Ctrl+1/2/3 (an array, so reading them allocates nothing).
 var debugKeys = [...]struct {
-	key  render.Key
+	key  input.Key
 	flag render.DebugFlags
-}{{render.Key1, render.DebugWireframe}, {render.Key2, render.DebugBoxes}, {render.Key3, render.DebugBuildAge}}
+}{{input.Key1, render.DebugWireframe}, {input.Key2, render.DebugBoxes}, {input.Key3, render.DebugBuildAge}}
 
 // controlReader reads Controls once a frame. It keeps the gamepad's
 // previous buttons, so that a button press is an edge like a key press.
 type controlReader struct {
-	pad render.Gamepad
+	pad input.Gamepad
 }
 
 func (r *controlReader) read(k Keys) Controls {
 	c := ReadControls(k)
 	p, ok := k.Gamepad()
 	if !ok {
-		r.pad = render.Gamepad{} // a zero pad reads half-pulled triggers: not merged
+		r.pad = input.Gamepad{} // a zero pad reads half-pulled triggers: not merged
 		return c
 	}
 	mergePad(&c, p, r.pad)
@@ -108,11 +109,11 @@ const (
 // Y resets the car, X the autopilot, Back the minimap, Start pauses;
 // in the menu A confirms, B goes back and the d-pad selects. now and
 // before are this frame's and the last frame's states.
-func mergePad(c *Controls, now, before render.Gamepad) {
-	c.Drive.Throttle = math.Max(c.Drive.Throttle, padTrigger(now.Axes[render.PadRightTrigger]))
-	c.Drive.Brake = math.Max(c.Drive.Brake, padTrigger(now.Axes[render.PadLeftTrigger]))
+func mergePad(c *Controls, now, before input.Gamepad) {
+	c.Drive.Throttle = math.Max(c.Drive.Throttle, padTrigger(now.Axes[input.PadRightTrigger]))
+	c.Drive.Brake = math.Max(c.Drive.Brake, padTrigger(now.Axes[input.PadLeftTrigger]))
 	// Stick right is +x; Steer +1 is left.
-	c.Drive.Steer = math.Max(-1, math.Min(1, c.Drive.Steer-padStick(now.Axes[render.PadLeftX])))
+	c.Drive.Steer = math.Max(-1, math.Min(1, c.Drive.Steer-padStick(now.Axes[input.PadLeftX])))
 	for b := range now.Buttons {
 		if now.Buttons[b] && !before.Buttons[b] {
 			padPress(c, b)
@@ -124,21 +125,21 @@ func mergePad(c *Controls, now, before render.Gamepad) {
 // functions: a function value would make every Controls escape).
 func padPress(c *Controls, b int) {
 	switch b {
-	case render.PadY:
+	case input.PadY:
 		c.Reset = true
-	case render.PadX:
+	case input.PadX:
 		c.ToggleAutopilot = true
-	case render.PadBack:
+	case input.PadBack:
 		c.ToggleMinimap = true
-	case render.PadStart:
+	case input.PadStart:
 		c.Pause = true
-	case render.PadA:
+	case input.PadA:
 		c.Confirm = true
-	case render.PadB:
+	case input.PadB:
 		c.Back = true
-	case render.PadDpadUp:
+	case input.PadDpadUp:
 		c.MenuUp = true
-	case render.PadDpadDown:
+	case input.PadDpadDown:
 		c.MenuDown = true
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"image"
 
 	"citydrive/render"
+	"citydrive/render/input"
 	"citydrive/slots"
 	"citydrive/voxel"
 	"citydrive/voxel/mesh"
@@ -28,9 +29,9 @@ type Display interface {
 
 // Keys is the keyboard and gamepad, read once per frame into Controls.
 type Keys interface {
-	Down(k render.Key) bool          // held now
-	Pressed(k render.Key) bool       // went down since the last Present
-	Gamepad() (render.Gamepad, bool) // false: no gamepad connected
+	Down(k input.Key) bool          // held now
+	Pressed(k input.Key) bool       // went down since the last Present
+	Gamepad() (input.Gamepad, bool) // false: no gamepad connected
 }
 
 var _ Display = (*render.Renderer)(nil)
@@ -52,13 +53,13 @@ func (*Headless) Upload(int, []uint32, int) error { return nil }
 func (*Headless) Clear(int) {}
 
 // Down: no key is held.
-func (*Headless) Down(render.Key) bool { return false }
+func (*Headless) Down(input.Key) bool { return false }
 
 // Pressed: no key is pressed.
-func (*Headless) Pressed(render.Key) bool { return false }
+func (*Headless) Pressed(input.Key) bool { return false }
 
 // Gamepad: none is connected.
-func (*Headless) Gamepad() (render.Gamepad, bool) { return render.Gamepad{}, false }
+func (*Headless) Gamepad() (input.Gamepad, bool) { return input.Gamepad{}, false }
 
 // MeshSink drops the ground's meshes.
 func (*Headless) MeshSink() meshpool.MeshSink { return dropMeshes{} }

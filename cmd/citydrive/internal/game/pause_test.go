@@ -16,7 +16,7 @@ import (
 	"citydrive/cmd/citydrive/internal/sound"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
-	"citydrive/render"
+	"citydrive/render/input"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 )
@@ -64,13 +64,13 @@ type scriptedDisplay struct {
 	keys fakeKeys
 }
 
-func (d *scriptedDisplay) Down(k render.Key) bool          { return d.keys.Down(k) }
-func (d *scriptedDisplay) Pressed(k render.Key) bool       { return d.keys.Pressed(k) }
-func (d *scriptedDisplay) Gamepad() (render.Gamepad, bool) { return d.keys.Gamepad() }
+func (d *scriptedDisplay) Down(k input.Key) bool          { return d.keys.Down(k) }
+func (d *scriptedDisplay) Pressed(k input.Key) bool       { return d.keys.Pressed(k) }
+func (d *scriptedDisplay) Gamepad() (input.Gamepad, bool) { return d.keys.Gamepad() }
 
 func (d *scriptedDisplay) Present() { clear(d.keys.pressed) }
 
-func (d *scriptedDisplay) press(k render.Key) { d.keys.pressed[k] = true }
+func (d *scriptedDisplay) press(k input.Key) { d.keys.pressed[k] = true }
 
 type recordSound struct{ last sound.Params }
 
@@ -85,7 +85,7 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	cfg.Workers = 1
 	w := world.New(412)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[render.Key]bool{}, pressed: map[render.Key]bool{}}}
+	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}
 	snd := &recordSound{}
 	s, err := New(Options{
 		Streaming: cfg, World: w, Display: d, TerrainRadius: 1, Sound: snd,
@@ -96,7 +96,7 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	require.NoError(t, s.Load())
 
 	const frame = 1.0 / 60
-	d.keys.down[render.KeyW] = true // full throttle
+	d.keys.down[input.KeyW] = true // full throttle
 	for range 60 {
 		require.NoError(t, s.Frame(frame))
 	}
@@ -105,7 +105,7 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	assert.Equal(t, 1.0, snd.last.Throttle)
 	assert.Zero(t, testing.AllocsPerRun(20, func() { s.feedSound(false) }), "feeding the sound allocates nothing")
 
-	d.press(render.KeyEscape)
+	d.press(input.KeyEscape)
 	require.NoError(t, s.Frame(frame))
 	require.True(t, s.Paused())
 	clock, pos, acc := s.clock, s.car.Pos, s.steps.acc
@@ -119,7 +119,7 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	require.NotNil(t, s.frame.Menu, "the menu is drawn")
 	assert.Equal(t, []string{"RESUME", "QUIT"}, s.frame.Menu.Items)
 
-	d.press(render.KeyEscape)
+	d.press(input.KeyEscape)
 	require.NoError(t, s.Frame(frame))
 	require.False(t, s.Paused())
 	assert.Nil(t, s.frame.Menu)
@@ -129,12 +129,12 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	assert.Less(t, moved, 2*frame*s.car.Speed()+0.1, "one frame's travel")
 
 	// Quit from the menu: Esc, down, Enter.
-	d.press(render.KeyEscape)
+	d.press(input.KeyEscape)
 	require.NoError(t, s.Frame(frame))
-	d.press(render.KeyDown)
+	d.press(input.KeyDown)
 	require.NoError(t, s.Frame(frame))
 	assert.False(t, s.quit)
-	d.press(render.KeyEnter)
+	d.press(input.KeyEnter)
 	require.NoError(t, s.Frame(frame))
 	assert.True(t, s.quit)
 }
@@ -162,14 +162,14 @@ func TestPauseKeepsTheNetworkRunning(t *testing.T) {
 	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
 	w := world.New(seed)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[render.Key]bool{}, pressed: map[render.Key]bool{}}}
+	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}
 	s, err := New(Options{Streaming: cfg, World: w, Display: d, TerrainRadius: 1, Net: c1, Log: log, Out: io.Discard})
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Load())
 	require.NoError(t, watcher.Subscribe(voxel.ChunkAt(s.car.Pos.X, s.car.Y, s.car.Pos.Z), 1))
 
-	d.press(render.KeyEscape)
+	d.press(input.KeyEscape)
 	require.NoError(t, s.Frame(1.0/60))
 	require.True(t, s.Paused())
 	clock := s.clock
