@@ -57,6 +57,9 @@ type (
 	Palette     = scene.Palette
 	Profile     = scale.Profile
 	NearMask    = scene.NearMask
+	Stats       = scene.Stats
+	PassStats   = scene.PassStats
+	GPUTimes    = scene.GPUTimes
 )
 
 // Re-exported constants.
@@ -170,54 +173,6 @@ func (o *Options) defaults() error {
 		o.ContextVersion = [2]int{4, 1}
 	}
 	return nil
-}
-
-// PassStats counts one pass's draw calls in the last frame.
-type PassStats struct {
-	MultiDraws int // glMultiDrawArrays calls for slots (one per origin group)
-	Draws      int // other glDrawArrays calls (dynamic region, sky, lines, HUD)
-	Instanced  int // instanced draw calls (trees)
-	Slots      int // slot draws inside the multi-draws
-	Vertices   int // slot vertices submitted
-	// Terrain: glMultiDrawArrays calls for voxel chunks (one per pass),
-	// chunk draws inside them and quads submitted (6 vertices each).
-	TerrainMultiDraws int
-	TerrainChunks     int
-	TerrainQuads      int
-}
-
-// Stats describe the last frame drawn.
-type Stats struct {
-	Shadow, Depth, Main, Wireframe, Overlay PassStats
-	Far, FarDepth                           PassStats // the far tier's main and depth pre-pass draws
-	FarCulled                               int       // far slots the frustum rejected
-	MaskUploads                             int       // near-mask texture uploads this frame
-	ShadowRefreshed                         bool
-	Culled                                  int // slots with vertices rejected by the frustum
-	BadSlots                                int // slot draws with an out-of-range index
-	Trees                                   int // tree instances drawn
-	TreesDropped                            int // over capacity
-	Vehicles                                int // traffic vehicle instances drawn
-	VehiclesDropped                         int // over MaxVehicles
-	DynamicDropped                          int // dynamic vertices over capacity
-	HUDDropped                              int // HUD quads over the HUD buffer's capacity
-	TargetW                                 int // off-screen target size
-	TargetH                                 int
-	Scale                                   float64
-	FrameWork                               time.Duration // CPU time of the last Draw+Present (excluding any frame-cap wait)
-	Uploads                                 int           // slot uploads since Open
-	// Terrain: stored chunks the camera frustum rejected this frame; the
-	// store's state (chunks stored, slots used of total); and, since Open,
-	// meshes inserted, meshes that needed more than one slot, and meshes
-	// not stored for lack of a free run of slots (those chunks are not
-	// drawn until a later Insert fits).
-	TerrainCulled    int
-	TerrainResident  int
-	TerrainSlotsUsed int
-	TerrainSlots     int
-	TerrainInserts   int
-	TerrainOversized int
-	TerrainRejected  int
 }
 
 // Renderer owns the window, the GL context and every GL object.

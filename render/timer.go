@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/go-gl/gl/v4.1-core/gl"
@@ -27,28 +26,6 @@ const (
 )
 
 const timerLag = 3 // frames of queries in flight
-
-// GPUTimes is the GPU time of one frame's passes (a few frames old).
-type GPUTimes struct {
-	Valid   bool // timer queries are supported and a frame has been read
-	Shadow  time.Duration
-	Depth   time.Duration
-	Main    time.Duration
-	Terrain time.Duration // voxel ground, all passes
-	HUD     time.Duration // blit + HUD
-	Total   time.Duration // the sum: every GPU command of the frame but the swap
-	Frame   uint64        // which Draw these are from (1 = the first)
-}
-
-// String is the HUD / summary form: total, then each pass, in ms.
-func (g GPUTimes) String() string {
-	if !g.Valid {
-		return "GPU n/a"
-	}
-	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-	return fmt.Sprintf("GPU %.2f MS: SHADOW %.2f DEPTH %.2f MAIN %.2f GROUND %.2f HUD %.2f",
-		ms(g.Total), ms(g.Shadow), ms(g.Depth), ms(g.Main), ms(g.Terrain), ms(g.HUD))
-}
 
 type gpuTimer struct {
 	ok     bool

@@ -10,7 +10,6 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/netsync/threadcpu"
-	"citydrive/render"
 	"citydrive/render/frustum"
 	"citydrive/render/scene"
 	"citydrive/roadgraph/traffic"
@@ -58,7 +57,7 @@ func newTrafficWork(o Options, w world.World, frames int) *trafficWork {
 	}
 	return &trafficWork{f: trafficframe.NewPipeline(f), w: w, farOn: o.Streaming.Far.Slots > 0,
 		us: make([]float64, 0, frames), cpu: make([]float64, 0, frames), work: make([]float64, 0, frames),
-		data: make([]float32, 0, render.MaxVehicles*scene.VehicleFloats)}
+		data: make([]float32, 0, scene.MaxVehicles*scene.VehicleFloats)}
 }
 
 // frame does frame f's traffic work around the car at pos heading along
@@ -97,7 +96,7 @@ func (t *trafficWork) frame(f int, pos, fwd world.Vec2, timed bool) {
 	}
 	t.hasCam = true
 	fr := frustum.FromViewProj(t.cam.ViewProj(16.0 / 9))
-	t.data, _ = scene.AppendVehicles(t.data[:0], &t.counts, t.f.Draw(), eye, &fr, render.MaxVehicles)
+	t.data, _ = scene.AppendVehicles(t.data[:0], &t.counts, t.f.Draw(), eye, &fr, scene.MaxVehicles)
 	if timed {
 		t.us = append(t.us, float64(time.Since(t0).Nanoseconds())/1000)
 		if c1, ok := threadcpu.Now(); ok {

@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"citydrive/cmd/citydrive/internal/car"
-	"citydrive/render"
 	"citydrive/render/input"
+	"citydrive/render/scene"
 )
 
 // Controls is one frame's input, read from the keyboard and the gamepad
@@ -25,7 +25,7 @@ type Controls struct {
 	ToggleMinimap                bool
 	NextTimeOfDay                bool
 	Dig, Build                   bool
-	Debug                        render.DebugFlags // debug views toggled this frame
+	Debug                        scene.DebugFlags // debug views toggled this frame
 }
 
 // ReadControls reads the keyboard: W/S or arrows throttle and brake (hold
@@ -72,8 +72,8 @@ func ReadControls(k Keys) Controls {
 // debugKeys are Ctrl+1/2/3 (an array, so reading them allocates nothing).
 var debugKeys = [...]struct {
 	key  input.Key
-	flag render.DebugFlags
-}{{input.Key1, render.DebugWireframe}, {input.Key2, render.DebugBoxes}, {input.Key3, render.DebugBuildAge}}
+	flag scene.DebugFlags
+}{{input.Key1, scene.DebugWireframe}, {input.Key2, scene.DebugBoxes}, {input.Key3, scene.DebugBuildAge}}
 
 // controlReader reads Controls once a frame. It keeps the gamepad's
 // previous buttons, so that a button press is an edge like a key press.

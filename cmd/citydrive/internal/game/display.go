@@ -5,6 +5,7 @@ import (
 
 	"citydrive/render"
 	"citydrive/render/input"
+	"citydrive/render/scene"
 	"citydrive/slots"
 	"citydrive/voxel"
 	"citydrive/voxel/mesh"
@@ -19,7 +20,7 @@ type Display interface {
 	slots.Sink
 	Keys
 	MeshSink() meshpool.MeshSink
-	Draw(f *render.Frame) error
+	Draw(f *scene.Frame) error
 	Present()
 	ShouldClose() bool
 	RenderScale() float64
@@ -65,7 +66,7 @@ func (*Headless) Gamepad() (input.Gamepad, bool) { return input.Gamepad{}, false
 func (*Headless) MeshSink() meshpool.MeshSink { return dropMeshes{} }
 
 // Draw draws nothing.
-func (*Headless) Draw(*render.Frame) error { return nil }
+func (*Headless) Draw(*scene.Frame) error { return nil }
 
 // Present has nothing to present.
 func (*Headless) Present() {}

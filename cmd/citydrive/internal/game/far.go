@@ -8,7 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"citydrive/buildworkers"
-	"citydrive/render"
+	"citydrive/render/scene"
 	"citydrive/slots"
 )
 
@@ -23,8 +23,8 @@ const (
 
 type farView struct {
 	on      bool
-	groups  [render.MaxGroups]render.Group
-	mask    render.NearMask
+	groups  [scene.MaxGroups]scene.Group
+	mask    scene.NearMask
 	nearVer uint64
 	valid   bool
 	// full marks mask blocks of blockCells×blockCells cells that are all
@@ -97,7 +97,7 @@ func (s *Session) buildFar() {
 		}
 		b := ft.Bounds(sl)
 		o := [3]float64(origin)
-		f.groups[gi].Slots = append(f.groups[gi].Slots, render.SlotDraw{
+		f.groups[gi].Slots = append(f.groups[gi].Slots, scene.SlotDraw{
 			Slot: int(sl), Count: int(c),
 			Min: mgl32.Vec3{float32(b.Min[0] - o[0]), float32(b.Min[1] - o[1]), float32(b.Min[2] - o[2])},
 			Max: mgl32.Vec3{float32(b.Max[0] - o[0]), float32(b.Max[1] - o[1]), float32(b.Max[2] - o[2])},
@@ -182,7 +182,7 @@ func (f *farView) underNear(b slots.Bounds) bool {
 }
 
 // markBounds marks the cells whose centres lie inside b (horizontally).
-func markBounds(m *render.NearMask, b slots.Bounds) {
+func markBounds(m *scene.NearMask, b slots.Bounds) {
 	i0 := int(math.Ceil((b.Min[0]-m.OriginX)/m.Cell - 0.5))
 	i1 := int(math.Floor((b.Max[0]-m.OriginX)/m.Cell - 0.5))
 	j0 := int(math.Ceil((b.Min[2]-m.OriginZ)/m.Cell - 0.5))

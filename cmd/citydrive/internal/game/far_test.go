@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"citydrive/render"
+	"citydrive/render/scene"
 	"citydrive/slots"
 )
 
@@ -40,5 +40,5 @@ func TestNearMaskAndFarSkip(t *testing.T) {
 	assert.True(t, f.underNear(slots.Bounds{Min: [3]float64{-60, 0, -60}, Max: [3]float64{60, 5, 60}}), "wholly under near items")
 	assert.False(t, f.underNear(slots.Bounds{Min: [3]float64{-60, 0, -60}, Max: [3]float64{120, 5, 60}}), "sticks out: drawn, the mask hides the covered part")
 	assert.False(t, f.underNear(slots.Bounds{Min: [3]float64{-900, 0, 0}, Max: [3]float64{-800, 5, 10}}), "outside the mask")
-	var _ render.NearMask = *m
+	var _ scene.NearMask = *m
 }

@@ -44,7 +44,7 @@ type Options struct {
 	Duration  time.Duration
 	ShotsDir  string        // write a screenshot here every ShotEvery
 	ShotEvery time.Duration // of driving time
-	Weather   render.Weather
+	Weather   scene.Weather
 	TimeOfDay float64
 	// Traffic puts the city's traffic on the roads (traffic.go), on the
 	// world clock; the commands turn it on by default.
@@ -92,8 +92,8 @@ type Session struct {
 	drive    driveLog
 	epoch    time.Time // wall time when the world was ready: game time 0
 	env      *carEnv   // what the car collides with and stands on (env.go)
-	frame    render.Frame
-	groups   [render.MaxGroups]render.Group
+	frame    scene.Frame
+	groups   [scene.MaxGroups]scene.Group
 	target   mgl64.Vec3
 	dynamic  []float32
 	trees    [][]slots.Tree
@@ -101,7 +101,7 @@ type Session struct {
 	lastSeq  []uint32
 	hud      []string
 	showHUD  bool
-	debug    render.DebugFlags
+	debug    scene.DebugFlags
 	clock    float64    // game seconds since the world was ready
 	world    *worldTime // the server's world clock (worldtime.go)
 	wall     float64    // wall seconds of those frames
@@ -467,11 +467,11 @@ func (s *Session) SaveScreenshot(path string) error {
 
 // DrawStats is what the last drawn frame held (the renderer's figures),
 // and false for a display without them (headless).
-func (s *Session) DrawStats() (render.Stats, bool) {
-	if r, ok := s.r.(interface{ Stats() render.Stats }); ok {
+func (s *Session) DrawStats() (scene.Stats, bool) {
+	if r, ok := s.r.(interface{ Stats() scene.Stats }); ok {
 		return r.Stats(), true
 	}
-	return render.Stats{}, false
+	return scene.Stats{}, false
 }
 
 // SetHUD shows or hides the HUD.
@@ -493,10 +493,10 @@ func (s *Session) handle(in Controls) {
 		}
 	}
 	if in.ToggleWeather {
-		if s.frame.Weather == render.Dry {
-			s.frame.Weather = render.Wet
+		if s.frame.Weather == scene.Dry {
+			s.frame.Weather = scene.Wet
 		} else {
-			s.frame.Weather = render.Dry
+			s.frame.Weather = scene.Dry
 		}
 	}
 	if in.ToggleTopView {
@@ -629,7 +629,7 @@ func (s *Session) buildFrame() {
 		}
 		b := table.Bounds(sl)
 		o := [3]float64(origin)
-		s.groups[gi].Slots = append(s.groups[gi].Slots, render.SlotDraw{
+		s.groups[gi].Slots = append(s.groups[gi].Slots, scene.SlotDraw{
 			Slot:  int(sl),
 			Count: int(table.Count(sl)),
 			Min:   mgl32.Vec3{float32(b.Min[0] - o[0]), float32(b.Min[1] - o[1]), float32(b.Min[2] - o[2])},

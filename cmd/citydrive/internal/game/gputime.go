@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"citydrive/render"
+	"citydrive/render/scene"
 )
 
 // gpuTimed is the part of a Display that measures GPU time per pass with
 // timer queries (*render.Renderer; Headless does not).
 type gpuTimed interface {
-	GPUTimes() render.GPUTimes
-	AwaitGPUTimes() render.GPUTimes
+	GPUTimes() scene.GPUTimes
+	AwaitGPUTimes() scene.GPUTimes
 }
 
 var _ gpuTimed = (*render.Renderer)(nil)
@@ -104,16 +105,16 @@ func (g GPUSummary) String() string {
 
 // MeasureGPU draws frames more frames of the current view (nothing moves)
 // and returns the GPU time of the last, waiting for the GPU to finish.
-func (s *Session) MeasureGPU(frames int) (render.GPUTimes, error) {
+func (s *Session) MeasureGPU(frames int) (scene.GPUTimes, error) {
 	t, ok := s.r.(gpuTimed)
 	if !ok {
-		return render.GPUTimes{}, nil
+		return scene.GPUTimes{}, nil
 	}
 	s.setCamera()
 	s.buildFrame()
 	for i := 0; i < frames; i++ {
 		if err := s.r.Draw(&s.frame); err != nil {
-			return render.GPUTimes{}, err
+			return scene.GPUTimes{}, err
 		}
 		s.r.Present()
 	}
