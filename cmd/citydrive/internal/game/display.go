@@ -35,6 +35,28 @@ type Keys interface {
 	Gamepad() (input.Gamepad, bool) // false: no gamepad connected
 }
 
+// The optional capabilities of a Display, which the frame loop asks for
+// with a type assertion: *render.Renderer has all three (game_gl_test.go
+// checks it), Headless none, and without one the loop does without.
+
+// FarSinker is a display with a far tier region in its vertex buffer
+// (far.go).
+type FarSinker interface {
+	FarSink() slots.Sink // nil: no far region
+}
+
+// GPUTimer measures GPU time per pass with timer queries (gputime.go).
+type GPUTimer interface {
+	GPUTimes() scene.GPUTimes      // the newest figures, a few frames old
+	AwaitGPUTimes() scene.GPUTimes // waits for the GPU to finish the last frame
+}
+
+// StatsReporter tells what the last drawn frame held (draw calls,
+// vertices, culled slots, ...).
+type StatsReporter interface {
+	Stats() scene.Stats
+}
+
 var _ Display = (*render.Renderer)(nil)
 
 // Headless is a Display with no window and no GL: it takes the slots'

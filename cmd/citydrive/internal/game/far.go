@@ -48,7 +48,7 @@ func (s *Session) farHUD() string {
 // farSinkOf is the display's far region, when it has one and the far tier
 // is asked for.
 func farSinkOf(d Display, c buildworkers.FarConfig) slots.Sink {
-	f, ok := d.(interface{ FarSink() slots.Sink })
+	f, ok := d.(FarSinker)
 	if !ok || c.Slots == 0 {
 		return nil
 	}

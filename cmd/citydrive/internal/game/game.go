@@ -468,7 +468,7 @@ func (s *Session) SaveScreenshot(path string) error {
 // DrawStats is what the last drawn frame held (the renderer's figures),
 // and false for a display without them (headless).
 func (s *Session) DrawStats() (scene.Stats, bool) {
-	if r, ok := s.r.(interface{ Stats() scene.Stats }); ok {
+	if r, ok := s.r.(StatsReporter); ok {
 		return r.Stats(), true
 	}
 	return scene.Stats{}, false

@@ -32,6 +32,15 @@ func TestMain(m *testing.M) {
 	}
 }
 
+// The renderer is a Display with every optional capability: these would
+// otherwise fail silently (a type assertion that no longer matches).
+var (
+	_ Display       = (*render.Renderer)(nil)
+	_ FarSinker     = (*render.Renderer)(nil)
+	_ GPUTimer      = (*render.Renderer)(nil)
+	_ StatsReporter = (*render.Renderer)(nil)
+)
+
 func onMain(f func()) {
 	ch := make(chan struct{})
 	mainQueue <- func() { defer close(ch); f() }

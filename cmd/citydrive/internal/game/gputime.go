@@ -4,18 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"citydrive/render"
 	"citydrive/render/scene"
 )
-
-// gpuTimed is the part of a Display that measures GPU time per pass with
-// timer queries (*render.Renderer; Headless does not).
-type gpuTimed interface {
-	GPUTimes() scene.GPUTimes
-	AwaitGPUTimes() scene.GPUTimes
-}
-
-var _ gpuTimed = (*render.Renderer)(nil)
 
 // gpuSamples keeps one value per pass per measured frame, in ms.
 type gpuSamples struct {
@@ -34,7 +24,7 @@ type gpuWork struct {
 // sampleGPU records the newest GPU times once per rendered frame they
 // belong to (they arrive a few frames late).
 func (s *Session) sampleGPU() {
-	t, ok := s.r.(gpuTimed)
+	t, ok := s.r.(GPUTimer)
 	if !ok {
 		return
 	}
@@ -73,7 +63,7 @@ func (w gpuWork) String() string {
 
 // gpuHUD is the HUD line: the last frame's GPU time per pass.
 func (s *Session) gpuHUD() string {
-	if t, ok := s.r.(gpuTimed); ok {
+	if t, ok := s.r.(GPUTimer); ok {
 		return t.GPUTimes().String()
 	}
 	return "GPU n/a"
@@ -106,7 +96,7 @@ func (g GPUSummary) String() string {
 // MeasureGPU draws frames more frames of the current view (nothing moves)
 // and returns the GPU time of the last, waiting for the GPU to finish.
 func (s *Session) MeasureGPU(frames int) (scene.GPUTimes, error) {
-	t, ok := s.r.(gpuTimed)
+	t, ok := s.r.(GPUTimer)
 	if !ok {
 		return scene.GPUTimes{}, nil
 	}
