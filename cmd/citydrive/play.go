@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
 	"citydrive/cmd/citydrive/internal/sound/speaker"
@@ -294,14 +295,19 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	}
 	sp := speaker.Open(nil, *mute, log)
 	defer sp.Close()
+	win, err := openWindow(ropt, cfg)
+	if err != nil {
+		_ = c.Close()
+		return withDisplayHint(err)
+	}
 	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Render: ropt, Start: start,
+		Streaming: cfg, World: w, Display: win, Start: start,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
 		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,
 	})
 	if err != nil {
-		return withDisplayHint(err) // New closed the connection
+		return err // New closed the connection and the window
 	}
 	defer s.Close()
 	return s.Run()
@@ -363,13 +369,17 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	if err := ready(); err != nil {
 		return err
 	}
+	win, err := openWindow(ropt, cfg)
+	if err != nil {
+		return withDisplayHint(err)
+	}
 	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Render: ropt, Start: vf.start.p,
+		Streaming: cfg, World: w, Display: win, Start: vf.start.p,
 		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, FixedStep: true, Out: stdout,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
-		return withDisplayHint(err)
+		return err
 	}
 	defer s.Close()
 	if err := s.Load(); err != nil {
@@ -406,6 +416,15 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s (frame %d at %dx%d)\n", g, g.Frame, w, h)
 	}
 	return nil
+}
+
+// openWindow opens the game's window with its vertex buffer sized for
+// the streamer's near and far slot tables.
+func openWindow(o render.Options, cfg buildworkers.Config) (*render.Renderer, error) {
+	o.Slots, o.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
+	o.DynamicVerts = cfg.Slots.DynamicVerts
+	o.FarSlots, o.FarVertsPerSlot = cfg.Far.Slots, cfg.Far.VertsPerSlot
+	return render.Open(o)
 }
 
 // withDisplayHint adds what to do when no window could be opened.

@@ -3,7 +3,6 @@ package game
 import (
 	"image"
 
-	"citydrive/render"
 	"citydrive/render/input"
 	"citydrive/render/scene"
 	"citydrive/slots"
@@ -56,8 +55,6 @@ type GPUTimer interface {
 type StatsReporter interface {
 	Stats() scene.Stats
 }
-
-var _ Display = (*render.Renderer)(nil)
 
 // Headless is a Display with no window and no GL: it takes the slots'
 // vertices and the ground's meshes and keeps none of them, draws nothing,

@@ -1,7 +1,9 @@
 // Package game is the client's frame loop on the main goroutine: input,
 // fixed-step car physics and autopilot, road streaming, network, voxel
 // ground, and the frame description the display draws. It talks to the
-// renderer only through Display, so the whole loop runs headless too.
+// renderer only through Display, in render/scene's and render/input's
+// GL-free vocabulary, so the whole loop runs headless too and links no GL
+// (the static server binary has the soak).
 package game
 
 import (
@@ -23,7 +25,6 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/remote"
 	"citydrive/netsync"
-	"citydrive/render"
 	"citydrive/render/hud"
 	"citydrive/render/scene"
 	"citydrive/roadgraph/world"
@@ -35,10 +36,11 @@ import (
 type Options struct {
 	Streaming buildworkers.Config
 	World     world.World
-	Render    render.Options
 	Start     world.Vec2
 	Autopilot bool
-	// Display draws the frames; nil opens a window (render.Open(Render)).
+	// Display draws the frames (required; New takes ownership): the
+	// caller opens the window (render.Open, its buffer sized for
+	// Streaming's slots), so the game links no GL, or passes a Headless.
 	Display Display
 	// Duration > 0 ends the session after that much driving time.
 	Duration  time.Duration
@@ -129,8 +131,7 @@ type Session struct {
 	mini  minimap // minimap.go
 }
 
-// New opens the display (a window unless Options.Display is set) and
-// starts streaming.
+// New starts streaming into Options.Display.
 func New(opt Options) (*Session, error) {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
@@ -144,17 +145,10 @@ func New(opt Options) (*Session, error) {
 	}
 	r := opt.Display
 	if r == nil {
-		opt.Render.Slots, opt.Render.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
-		opt.Render.DynamicVerts = cfg.Slots.DynamicVerts
-		opt.Render.FarSlots, opt.Render.FarVertsPerSlot = cfg.Far.Slots, cfg.Far.VertsPerSlot
-		gl, err := render.Open(opt.Render)
-		if err != nil {
-			if opt.Net != nil {
-				_ = opt.Net.Close()
-			}
-			return nil, err
+		if opt.Net != nil {
+			_ = opt.Net.Close()
 		}
-		r = gl
+		return nil, errors.New("game: no display (Options.Display)")
 	}
 	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
 		world: newWorldTime(opt.FixedStep)}

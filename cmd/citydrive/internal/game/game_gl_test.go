@@ -1,3 +1,7 @@
+//go:build cgo
+
+// The GL tests (a real window) need cgo; the rest of the package does not.
+
 package game
 
 import (
@@ -114,13 +118,20 @@ func TestInitialWorldFrameLooksLikeACity(t *testing.T) {
 	var openErr, err error
 	var ready bool
 	onMain(func() {
-		s, e := New(Options{
-			Streaming: cfg, World: w, TimeOfDay: 14, Start: start,
-			Render: render.Options{Width: 640, Height: 360, Hidden: true, FixedScale: 1},
-			Log:    slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-		})
+		ropt := render.Options{Width: 640, Height: 360, Hidden: true, FixedScale: 1,
+			Slots: cfg.Slots.Slots, VertsPerSlot: cfg.Slots.VertsPerSlot, DynamicVerts: cfg.Slots.DynamicVerts,
+			FarSlots: cfg.Far.Slots, FarVertsPerSlot: cfg.Far.VertsPerSlot}
+		win, e := render.Open(ropt)
 		if e != nil {
 			openErr = e
+			return
+		}
+		s, e := New(Options{
+			Streaming: cfg, World: w, TimeOfDay: 14, Start: start, Display: win,
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
+		})
+		if e != nil {
+			err = e
 			return
 		}
 		defer s.Close()
