@@ -233,3 +233,28 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
+
+// addTimeFlag is -time, the time of day, the one name for it in every
+// command (bench and soak called it -hour: cmdFlags keep that as an alias).
+func addTimeFlag(fs *flag.FlagSet, def float64, usage string) *float64 {
+	return fs.Float64("time", def, usage)
+}
+
+// checkTime is -time's check, one for every command.
+func checkTime(h float64) error {
+	if !(h >= 0 && h < 24) {
+		return fmt.Errorf("-time must be in [0, 24) hours, got %g", h)
+	}
+	return nil
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

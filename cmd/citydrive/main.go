@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,10 @@ func commands() []command {
 		{"help", "show help for a command (citydrive help CMD)", nil},
 	}
 }
+
+// displayCommands open a window and play sound: a binary built without
+// cgo (the static server) has them only as an error (play_nocgo.go).
+var displayCommands = []string{"play", "join", "client", "shot"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -105,8 +110,18 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "citydrive: an endless city on a lake to drive through, alone or together.")
 	fmt.Fprintln(w, "\nusage: citydrive [command] [flags]\n\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		note := ""
+		if !haveDisplay && slices.Contains(displayCommands, c.name) {
+			note = " (not in this build: no cgo)"
+		}
+		fmt.Fprintf(w, "  %-8s %s%s\n", c.name, c.summary, note)
 	}
-	fmt.Fprintln(w, "\nWith no command, citydrive plays (its flags and keys: citydrive play -h).")
+	if haveDisplay {
+		fmt.Fprintln(w, "\nWith no command, citydrive plays (its flags and keys: citydrive play -h).")
+	} else {
+		n := len(displayCommands)
+		fmt.Fprintf(w, "\nThis binary was built without cgo (no display or sound): %s and %s\nare unavailable; build with CGO_ENABLED=1 for them.\n",
+			strings.Join(displayCommands[:n-1], ", "), displayCommands[n-1])
+	}
 	fmt.Fprintln(w, "A command's flags: citydrive CMD -h. The version: citydrive -version.")
 }

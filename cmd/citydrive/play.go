@@ -1,3 +1,9 @@
+//go:build cgo
+
+// The commands that open a window and play sound (play, join, client,
+// shot) link GL, GLFW and the audio device through cgo; without cgo
+// play_nocgo.go stands in for them, and the binary is the static server.
+
 package main
 
 import (
@@ -23,6 +29,9 @@ import (
 	"citydrive/voxel/ground"
 	"citydrive/voxel/store"
 )
+
+// haveDisplay: this build opens windows and plays sound.
+const haveDisplay = true
 
 // viewFlags are the window and look options shared by play and shot.
 type viewFlags struct {
@@ -55,20 +64,6 @@ func addViewFlags(fs *flag.FlagSet, window bool) *viewFlags {
 	}
 	fs.Var(&v.start, "start", "start the car on the road nearest `x,z` metres (far values test the floating origin)")
 	return v
-}
-
-// addTimeFlag is -time, the time of day, the one name for it in every
-// command (bench and soak called it -hour: cmdFlags keep that as an alias).
-func addTimeFlag(fs *flag.FlagSet, def float64, usage string) *float64 {
-	return fs.Float64("time", def, usage)
-}
-
-// checkTime is -time's check, one for every command.
-func checkTime(h float64) error {
-	if !(h >= 0 && h < 24) {
-		return fmt.Errorf("-time must be in [0, 24) hours, got %g", h)
-	}
-	return nil
 }
 
 func (v *viewFlags) options() (render.Options, render.Weather, error) {
@@ -433,15 +428,4 @@ func withDisplayHint(err error) error {
 		return fmt.Errorf("%w\n(no display: run under xvfb-run, or use 'sh cmd/play.sh', which does that for you)", err)
 	}
 	return err
-}
-
-// splitList splits a comma-separated flag value, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
