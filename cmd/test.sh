@@ -12,6 +12,9 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
+echo "== static server: without cgo, citydrive links no GL, GLFW or sound (play, join, client and shot need cgo; TestHeadlessBuildLinksNoCgo checks the dependency list)"
+CGO_ENABLED=0 go vet ./cmd/citydrive
+CGO_ENABLED=0 go build -o out/citydrive-static ./cmd/citydrive
 echo "== go test -race (under Xvfb)"
 xvfb-run -a -s "-screen 0 1280x720x24" go test -race -count=1 -timeout 30m ./...
 echo "== soak: 2 simulated minutes of the real game loop (without the race detector, which makes it minutes long)"
