@@ -218,18 +218,18 @@ func (b *Builder) windows(l *lot, m *mass, ua, ub float64, bi, firstWin int, top
 	}
 }
 
-func bw4(bw float64) float64 { return math.Max(0.35, bw*0.28) }
+func bw4(bw float64) float64 { return max(0.35, bw*0.28) }
 
 func (b *Builder) tower(l *lot) {
 	w := &b.wr
 	f := &l.fr
-	u0, u1 := 1.5, math.Min(l.lu-1.5, 1.5+34)
+	u0, u1 := 1.5, min(l.lu-1.5, 1.5+34)
 	if u1-u0 < 8 {
 		b.park(l)
 		return
 	}
 	v0 := 3.5
-	v1 := math.Min(l.dv-1, v0+18+12*l.r(10))
+	v1 := min(l.dv-1, v0+18+12*l.r(10))
 	if !l.ownAny(u0-1, u1+1) {
 		return
 	}
@@ -316,7 +316,7 @@ func (b *Builder) midrise(l *lot) {
 	f := &l.fr
 	u0, u1 := 0.8, l.lu-0.8
 	v0 := 1.0
-	v1 := math.Min(l.dv-8, v0+13+6*l.r(10))
+	v1 := min(l.dv-8, v0+13+6*l.r(10))
 	if u1-u0 < 6 {
 		b.park(l)
 		return
@@ -444,7 +444,7 @@ func (b *Builder) house(l *lot) {
 		b.fence(l)
 	}
 	u0 := 2.0 + l.r(10)
-	u1 := math.Min(l.lu-2, u0+8+4*l.r(11))
+	u1 := min(l.lu-2, u0+8+4*l.r(11))
 	v0 := 5 + 2*l.r(12)
 	v1 := v0 + 8 + 3*l.r(13)
 	if u1-u0 < 6 {
@@ -588,7 +588,7 @@ func (b *Builder) garden(l *lot, vBack float64) {
 		w.mat = slots.MaterialDefault
 	}
 	us := 1.5 + (l.lu-5)*l.r(80)
-	vs := math.Min(l.dv-3, vBack+4+6*l.r(81))
+	vs := min(l.dv-3, vBack+4+6*l.r(81))
 	if l.own(us) && vs > vBack+2 {
 		y := b.groundAt(l, us, vs)
 		w.rgb(0.45, 0.35, 0.25)
@@ -598,7 +598,7 @@ func (b *Builder) garden(l *lot, vBack float64) {
 	}
 	// a kitchen garden: rows of plants across the lot behind the house
 	if b.level == levelFull {
-		va, vb := vBack+2.5, math.Min(l.dv-2.5, vBack+12)
+		va, vb := vBack+2.5, min(l.dv-2.5, vBack+12)
 		ua, ub, ok := l.span(1.5, l.lu-1.5)
 		if ok && vb > va {
 			ya, yb := b.groundAt(l, ua, (va+vb)/2), b.groundAt(l, ub, (va+vb)/2)
@@ -606,7 +606,7 @@ func (b *Builder) garden(l *lot, vBack float64) {
 			w.mat = slots.MaterialFoliage
 			for v := va; v < vb; v += 0.8 {
 				for u := math.Ceil(ua/0.7) * 0.7; u < ub; u += 0.7 {
-					y := ya + (yb-ya)*(u-ua)/math.Max(0.01, ub-ua)
+					y := ya + (yb-ya)*(u-ua)/max(0.01, ub-ua)
 					w.box(f, u-0.25, u+0.25, y-0.1, y+0.4, v-0.25, v+0.25, facesOpen)
 				}
 			}
@@ -793,7 +793,7 @@ func (b *Builder) field(l *lot) {
 		w.quadN(q(ua, 1.6, vBack-0.6), q(ub, 1.6, vBack-0.6), q(ub, 1.6, vBack+0.6), q(ua, 1.6, vBack+0.6), up)
 		w.quadN(q(ua, -0.2, vBack+0.6), q(ub, -0.2, vBack+0.6), q(ub, 1.6, vBack+0.6), q(ua, 1.6, vBack+0.6), hz(f.d))
 		if l.own(0.3) {
-			yh := ground(math.Max(0.3, ua), l.dv/2)
+			yh := ground(max(0.3, ua), l.dv/2)
 			w.box(f, 0, 0.6, yh-0.2, yh+1.4, 0.5, vBack-0.6, facesOpen)
 		}
 	}

@@ -1,8 +1,6 @@
 package citygen
 
 import (
-	"math"
-
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 	"citydrive/walker"
@@ -140,7 +138,7 @@ func (b *Builder) farGround(spec world.EdgeSpec) {
 			c0, c1 := p0.Add(n0.Scale(side*farBlock)), p1.Add(n1.Scale(side*farBlock))
 			ha0, ha1 := b.w.Height(a0.X, a0.Z), b.w.Height(a1.X, a1.Z)
 			hc0, hc1 := b.w.Height(c0.X, c0.Z), b.w.Height(c1.X, c1.Z)
-			if math.Min(math.Min(ha0, ha1), math.Min(hc0, hc1)) < world.WaterLevel+0.1 {
+			if min(min(ha0, ha1), min(hc0, hc1)) < world.WaterLevel+0.1 {
 				continue
 			}
 			mid := a0.Lerp(c1, 0.5)
@@ -174,7 +172,7 @@ func (b *Builder) farLots(spec world.EdgeSpec, side float64) {
 		lo, hi := lotWidth(d)
 		r := b.w.Hash01(9100, int64(spec.ID), int64(side), int64(k))
 		width := lo + (hi-lo)*r
-		u1 := math.Min(u+width, total-farEndClear)
+		u1 := min(u+width, total-farEndClear)
 		if u1-u < farMinLotLen {
 			break
 		}
@@ -243,7 +241,7 @@ func (b *Builder) farLot(spec world.EdgeSpec, side float64, k uint64, d world.Di
 	// The mass on a level base at the lowest corner (no lot ground: the
 	// block ground is under it, and two grounds a few cm apart would fight
 	// for depth kilometres out).
-	base := math.Min(ground, b.w.Height(a.Add(nrm.Scale(front)).X, a.Add(nrm.Scale(front)).Z)) - 0.3
+	base := min(ground, b.w.Height(a.Add(nrm.Scale(front)).X, a.Add(nrm.Scale(front)).Z)) - 0.3
 	top := base + 0.3 + float64(floors)*slots.FarFloorHeight
 	g := 1.0
 	if L > 14 {

@@ -30,7 +30,7 @@ func (b *Builder) buildJunction(j *roadgraph.Junction) {
 		}
 		d := armDir(e, j)
 		arms[na] = arm{e: e, d: d, hw: e.HalfWidth, angle: math.Atan2(d.Z, d.X)}
-		maxHW = math.Max(maxHW, e.HalfWidth)
+		maxHW = max(maxHW, e.HalfWidth)
 		na++
 	}
 	// insertion sort by angle: small, allocation-free, deterministic

@@ -40,7 +40,7 @@ func (l *lot) own(u float64) bool { return u >= l.lo && u < l.hi }
 
 // span clips [u0,u1] to this segment's share; ok false when empty.
 func (l *lot) span(u0, u1 float64) (float64, float64, bool) {
-	u0, u1 = math.Max(u0, l.lo), math.Min(u1, l.hi)
+	u0, u1 = max(u0, l.lo), min(u1, l.hi)
 	return u0, u1, u1 > u0
 }
 
@@ -103,7 +103,7 @@ func (b *Builder) lotClear(s *seg, j *roadgraph.Junction, atA bool, sg float64) 
 		if !isX(s.e) && isX(o) {
 			c = o.HalfWidth + roadgraph.LotDepth + 1
 		}
-		clear = math.Max(clear, c)
+		clear = max(clear, c)
 	}
 	return clear
 }
@@ -137,7 +137,7 @@ func (b *Builder) lots(s *seg) {
 		pos := -wMax * b.hash(saltLotWidth, int64(s.e.ID), int64(sideIdx), -1)
 		for k := int64(0); pos < s.sHi && k < 256; k++ {
 			width := wMin + (wMax-wMin)*b.hash(saltLotWidth, int64(s.e.ID), int64(sideIdx), k)
-			a, bb := math.Max(pos, clearA), math.Min(pos+width, clearB)
+			a, bb := max(pos, clearA), min(pos+width, clearB)
 			pos += width
 			if bb-a < 8 || bb <= s.sLo || a >= s.sHi {
 				continue
@@ -254,8 +254,8 @@ func (b *Builder) groundRows(s *seg, sg float64) groundRows {
 // lotGround drapes the lot's ground over this segment's share of its
 // frontage, with a retaining face from the sidewalk down (or up) to it.
 func (b *Builder) lotGround(s *seg, l *lot, g *groundRows) {
-	fa := (math.Max(l.a, s.sLo) - s.sLo) / s.L
-	fb := (math.Min(l.b, s.sHi) - s.sLo) / s.L
+	fa := (max(l.a, s.sLo) - s.sLo) / s.L
+	fb := (min(l.b, s.sHi) - s.sLo) / s.L
 	w := &b.wr
 	w.mat = slots.MaterialDefault
 	w.variant = float32(l.r(2))
@@ -301,7 +301,7 @@ func (b *Builder) base(l *lot, u0, u1, v0, v1 float64) float64 {
 	y := math.Inf(1)
 	for _, uv := range [4][2]float64{{u0, v0}, {u1, v0}, {u0, v1}, {u1, v1}} {
 		p := l.fr.xz(uv[0], uv[1])
-		y = math.Min(y, b.w.Height(p.X, p.Z))
+		y = min(y, b.w.Height(p.X, p.Z))
 	}
 	return y
 }

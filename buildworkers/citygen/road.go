@@ -108,8 +108,8 @@ func (b *Builder) buildSegment(e *roadgraph.Edge, i int) {
 	w.frameZ = float32(s.hw + float64(s.lamps)*slots.LampFlagScale)
 
 	// The road proper, clipped to stay off the junction surfaces.
-	f0 := math.Max(0, (s.rA-s.sLo)/s.L)
-	f1 := math.Min(1, (s.total-s.rB-s.sLo)/s.L)
+	f0 := max(0, (s.rA-s.sLo)/s.L)
+	f1 := min(1, (s.total-s.rB-s.sLo)/s.L)
 	if s.water {
 		b.water(&s)
 	}
@@ -187,7 +187,7 @@ func (b *Builder) roadSurface(s *seg, f0, f1 float64) {
 			w.pal(slots.PaletteSidewalk, walkG, walkB)
 			lo, hi := s.sLo+f0*s.L, s.sLo+f1*s.L
 			for k := math.Floor(lo / 0.9); k*0.9 < hi; k++ {
-				d0, d1 := math.Max(lo, k*0.9+0.03), math.Min(hi, k*0.9+0.87)
+				d0, d1 := max(lo, k*0.9+0.03), min(hi, k*0.9+0.87)
 				if d1 <= d0 {
 					continue
 				}
@@ -215,7 +215,7 @@ func (b *Builder) stripSide(s *seg, f0, f1, sg, c0, c1, dy float64) {
 func (b *Builder) dashes(s *seg, f0, f1, c, dy float64) {
 	lo, hi := s.sLo+f0*s.L, s.sLo+f1*s.L
 	for k := math.Floor(lo / dashPeriod); k*dashPeriod < hi; k++ {
-		d0, d1 := math.Max(lo, k*dashPeriod), math.Min(hi, k*dashPeriod+dashPeriod/2)
+		d0, d1 := max(lo, k*dashPeriod), min(hi, k*dashPeriod+dashPeriod/2)
 		if d1 > d0 {
 			b.strip(s, (d0-s.sLo)/s.L, (d1-s.sLo)/s.L, c-stripeW/2, c+stripeW/2, dy)
 		}
@@ -224,8 +224,8 @@ func (b *Builder) dashes(s *seg, f0, f1, c, dy float64) {
 
 // lamps places street lamps at multiples of slots.LampSpacing along the edge.
 func (b *Builder) lamps(s *seg) {
-	lo := math.Max(s.sLo, s.rA+2)
-	hi := math.Min(s.sHi, s.total-s.rB-2)
+	lo := max(s.sLo, s.rA+2)
+	hi := min(s.sHi, s.total-s.rB-2)
 	for k := math.Ceil(lo / slots.LampSpacing); k*slots.LampSpacing < hi; k++ {
 		f := (k*slots.LampSpacing - s.sLo) / s.L
 		for _, sg := range [2]float64{1, -1} {
@@ -311,7 +311,7 @@ func (b *Builder) bridge(s *seg, f0, f1 float64) {
 		l := p1.Sub(p0).Len()
 		ya, yb := s.y(f0)+kerbHeight, s.y(f1)+kerbHeight
 		// the rail slopes with a ramp: its box spans both ends' heights
-		if !b.solid(&fr, 0, l, math.Min(ya, yb), math.Max(ya, yb)+1.1, -0.1, 0.1, slots.ObstacleRail) {
+		if !b.solid(&fr, 0, l, min(ya, yb), max(ya, yb)+1.1, -0.1, 0.1, slots.ObstacleRail) {
 			continue
 		}
 		w.rgb(0.72, 0.72, 0.7)

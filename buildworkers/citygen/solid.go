@@ -189,10 +189,10 @@ func (b *Builder) fillEdge(e *roadEdge, s world.EdgeSpec) {
 }
 
 func vmin(a, b world.Vec2) world.Vec2 {
-	return world.Vec2{X: math.Min(a.X, b.X), Z: math.Min(a.Z, b.Z)}
+	return world.Vec2{X: min(a.X, b.X), Z: min(a.Z, b.Z)}
 }
 func vmax(a, b world.Vec2) world.Vec2 {
-	return world.Vec2{X: math.Max(a.X, b.X), Z: math.Max(a.Z, b.Z)}
+	return world.Vec2{X: max(a.X, b.X), Z: max(a.Z, b.Z)}
 }
 
 // fillFan computes the cell's junction's fan and mouths from its lattice
@@ -250,7 +250,7 @@ func (b *Builder) fillFan(rc *roadCell) {
 	far := 0.0
 	for _, q := range rc.poly[:rc.np] {
 		for _, p := range q.p[:q.n] {
-			far = math.Max(far, p.Sub(rc.jp).Len())
+			far = max(far, p.Sub(rc.jp).Len())
 		}
 	}
 	rc.reach = far
@@ -282,9 +282,9 @@ func (f *footprint) nearSeg(p, q world.Vec2, reach float64) bool {
 		case den == 0:
 			return num >= 0
 		case den > 0:
-			t1 = math.Min(t1, num/den)
+			t1 = min(t1, num/den)
 		default:
-			t0 = math.Max(t0, num/den)
+			t0 = max(t0, num/den)
 		}
 		return t0 <= t1
 	}
@@ -306,7 +306,7 @@ func (f *footprint) nearSeg(p, q world.Vec2, reach float64) bool {
 
 // rectDist2 is the squared distance from (x, z) to [-hu,hu]×[-hv,hv].
 func rectDist2(x, z, hu, hv float64) float64 {
-	dx, dz := math.Max(0, math.Abs(x)-hu), math.Max(0, math.Abs(z)-hv)
+	dx, dz := max(0, math.Abs(x)-hu), max(0, math.Abs(z)-hv)
 	return dx*dx + dz*dz
 }
 
@@ -316,7 +316,7 @@ func segDist2(x, z, ax, az, bx, bz float64) float64 {
 	abx, abz := bx-ax, bz-az
 	t := 0.0
 	if l2 := abx*abx + abz*abz; l2 > 0 {
-		t = math.Max(0, math.Min(1, ((x-ax)*abx+(z-az)*abz)/l2))
+		t = max(0, min(1, ((x-ax)*abx+(z-az)*abz)/l2))
 	}
 	dx, dz := x-ax-abx*t, z-az-abz*t
 	return dx*dx + dz*dz
@@ -434,7 +434,7 @@ func (e *roadEdge) clearOf(fp *footprint, ex, ez, reach float64) bool {
 			continue
 		}
 		for k := bk * segBlock; k < min(e.nn-1, (bk+1)*segBlock); k++ {
-			a, c := math.Max(float64(k)*e.L, e.lo), math.Min(float64(k+1)*e.L, e.hi)
+			a, c := max(float64(k)*e.L, e.lo), min(float64(k+1)*e.L, e.hi)
 			if c <= a {
 				continue // within a junction's radius: the junction's surface
 			}

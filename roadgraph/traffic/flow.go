@@ -363,7 +363,7 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 	otherGap := math.Inf(1)
 	for j := range f.others {
 		if o := &f.others[j]; v.Pos.Dist2(o.Pos) < reactRadius*reactRadius {
-			otherGap = math.Min(otherGap, gapTo(v, *o))
+			otherGap = min(otherGap, gapTo(v, *o))
 		}
 	}
 	if li < 0 && leader == nil && !nearCar && math.IsInf(otherGap, 1) {
@@ -387,25 +387,25 @@ func (f *Flow) react(i int, t, dt float64, car Blocker) {
 		// before its junction: it waits at the stop line for a car that
 		// would be in its way through the junction
 		if g := v.Stop - v.U - VehicleLength/2 - yieldShort; g < carGap && f.conflict(v, lag, t, car) {
-			carGap = math.Max(0, g)
+			carGap = max(0, g)
 		}
 	}
-	gap = math.Min(carGap, otherGap)
+	gap = min(carGap, otherGap)
 	if lag > 0 && v.U <= v.Stop && v.Stop-v.U < yieldLook {
-		gap = math.Min(gap, f.redGap(v, t))
+		gap = min(gap, f.redGap(v, t))
 	}
 	if leader != nil {
-		gap = math.Min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
+		gap = min(gap, gapTo(v, Blocker{Pos: leader.Pos, Dir: leader.Dir, Length: VehicleLength, Width: VehicleWidth}))
 	}
 	want := sched
 	if lag > 0 {
 		want = sched * (1 + rejoinShare)
 	}
-	speed := math.Min(want, math.Sqrt(2*brakeDecel*math.Max(0, gap)))
+	speed := min(want, math.Sqrt(2*brakeDecel*max(0, gap)))
 	// Held up at its lane's entry, a vehicle waits there: a lag taking it
 	// back past the entry would take it off the road, and it would be
 	// forgotten and jump to its schedule.
-	next := math.Min(math.Max(0, lag+(sched-speed)*dt), v.U+lag-v.Start-1e-6)
+	next := min(max(0, lag+(sched-speed)*dt), v.U+lag-v.Start-1e-6)
 	if next == lag && li < 0 {
 		return
 	}
@@ -498,10 +498,10 @@ func (f *Flow) redGap(v *Vehicle, t float64) float64 {
 	g := v.Stop - v.U - VehicleLength/2 - yieldShort
 	switch f.s.Light(v.Key.Edge, endOf(v.Key.Lane) == 1, t) {
 	case Red:
-		return math.Max(0, g)
+		return max(0, g)
 	case AmberLight:
-		if v.Speed*v.Speed <= 2*brakeDecel*math.Max(0, g) {
-			return math.Max(0, g)
+		if v.Speed*v.Speed <= 2*brakeDecel*max(0, g) {
+			return max(0, g)
 		}
 	}
 	return math.Inf(1)

@@ -177,8 +177,8 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		if i > 0 {
 			g.dirs = append(g.dirs, p.Sub(g.nodes[i-1]).Norm())
 		}
-		g.min = world.Vec2{X: math.Min(g.min.X, p.X), Z: math.Min(g.min.Z, p.Z)}
-		g.max = world.Vec2{X: math.Max(g.max.X, p.X), Z: math.Max(g.max.Z, p.Z)}
+		g.min = world.Vec2{X: min(g.min.X, p.X), Z: min(g.min.Z, p.Z)}
+		g.max = world.Vec2{X: max(g.max.X, p.X), Z: max(g.max.Z, p.Z)}
 	}
 	g.length = total
 	g.offs = laneOffsets(g.dirs, g.offs)
@@ -199,7 +199,7 @@ func (s *Schedule) geom(e world.EdgeSpec) *edgeGeom {
 		s.arms = s.lat.Arms(c, s.arms[:0])
 		hw := world.StreetHalfWidth
 		for _, a := range s.arms {
-			hw = math.Max(hw, a.HalfWidth())
+			hw = max(hw, a.HalfWidth())
 		}
 		g.r[end] = StopLine(hw)
 		g.arms[end] = len(s.arms)
@@ -244,7 +244,7 @@ func laneOffsets(dirs, dst []world.Vec2) []world.Vec2 {
 			continue
 		}
 		b = b.Scale(1 / l)
-		dst = append(dst, right(b).Scale(1/math.Max(b.Dot(dirs[i]), 1/maxMitre)))
+		dst = append(dst, right(b).Scale(1/max(b.Dot(dirs[i]), 1/maxMitre)))
 	}
 	return append(dst, right(dirs[len(dirs)-1]))
 }
@@ -462,8 +462,8 @@ func (s *Schedule) reachBox(g *edgeGeom) (lo, hi world.Vec2) {
 		for i := range max(1, g.nexits[l]) {
 			tr := s.exitTurn(g, l, i, lt.stop)
 			for _, p := range [3]world.Vec2{tr.p0, tr.c, tr.p1} {
-				lo = world.Vec2{X: math.Min(lo.X, p.X), Z: math.Min(lo.Z, p.Z)}
-				hi = world.Vec2{X: math.Max(hi.X, p.X), Z: math.Max(hi.Z, p.Z)}
+				lo = world.Vec2{X: min(lo.X, p.X), Z: min(lo.Z, p.Z)}
+				hi = world.Vec2{X: max(hi.X, p.X), Z: max(hi.Z, p.Z)}
 			}
 		}
 	}

@@ -175,7 +175,7 @@ func (s *Schedule) plan(g *edgeGeom, k Key, lt laneTiming, t0, t1 float64, centr
 	r := planned{key: k, cell: g.spec.A, min: lo, max: hi, lt: lt, m: m, length: g.length,
 		yStop: s.laneHeight(g, k.Lane, lt.stop), turn: *tr, nAll: int32(len(g.nodes)), hAll: int32(g.nh)}
 	// The lane part of the window, a metre wider each way for rounding.
-	r.uLo, r.uHi = math.Max(lt.start, u0-1), math.Min(lt.stop, u1+1)
+	r.uLo, r.uHi = max(lt.start, u0-1), min(lt.stop, u1+1)
 	if r.uLo <= r.uHi && !s.fillLane(&r, g) {
 		r.uLo, r.uHi = 1, 0 // covers nothing: the frame's schedule places it
 	}
@@ -245,7 +245,7 @@ const planSample = 0.25
 func (s *Schedule) fillLane(r *planned, g *edgeGeom) bool {
 	l := r.key.Lane
 	sa, sb := laneS(g.length, l, r.uLo), laneS(g.length, l, r.uHi)
-	sLo, sHi := math.Min(sa, sb), math.Max(sa, sb)
+	sLo, sHi := min(sa, sb), max(sa, sb)
 	n := len(g.nodes)
 	// Nodes: pointAt's segment for s is the one before the first node at
 	// or past s; from the one before sLo's first to sHi's first.

@@ -130,16 +130,16 @@ func timeFactor(hour float64) float64 {
 	h := floorMod(hour, 24)
 	peak := func(at, width float64) float64 {
 		d := math.Abs(h - at)
-		d = math.Min(d, 24-d)
+		d = min(d, 24-d)
 		return math.Exp(-d * d / (2 * width * width))
 	}
 	night := 0.15
 	day := 0.55 * smooth(6, 8, h) * (1 - smooth(20, 23, h))
-	return math.Min(1, night+day+0.35*peak(8, 1.2)+0.35*peak(17.5, 1.5))
+	return min(1, night+day+0.35*peak(8, 1.2)+0.35*peak(17.5, 1.5))
 }
 
 func smooth(a, b, x float64) float64 {
-	t := math.Max(0, math.Min(1, (x-a)/(b-a)))
+	t := max(0, min(1, (x-a)/(b-a)))
 	return t * t * (3 - 2*t)
 }
 
@@ -167,5 +167,5 @@ func (s *Schedule) Light(edge uint64, atB bool, t float64) Light {
 // the half width of its widest arm: where the lanes of the schedule begin
 // and end.
 func StopLine(maxHalfWidth float64) float64 {
-	return math.Max(maxHalfWidth, world.StreetHalfWidth) + world.WalkWidth + 1
+	return max(maxHalfWidth, world.StreetHalfWidth) + world.WalkWidth + 1
 }

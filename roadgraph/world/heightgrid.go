@@ -118,7 +118,7 @@ func (f *field) landRow(j int, e, h *[gridMax]float64, inland, allLand bool) {
 				}
 				hi += d
 			}
-			if hi < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
+			if hi < lakeFloor { // max(lakeFloor, h): h is never NaN
 				hi = lakeFloor
 			}
 			h[i] = hi
@@ -131,7 +131,7 @@ func (f *field) landRow(j int, e, h *[gridMax]float64, inland, allLand bool) {
 		d += b1[i] + float64(d1[i]*t1)
 		t := min(max((e-lo)/span, 0), 1) // smoothstep's clamps: never NaN
 		hi := float64(e*landRelief) + float64(float64(detailRelief*(d/norm))*float64(t*t*(3-2*t)))
-		if hi < lakeFloor { // math.Max(lakeFloor, h): h is never NaN
+		if hi < lakeFloor { // max(lakeFloor, h): h is never NaN
 			hi = lakeFloor
 		}
 		h[i] = hi

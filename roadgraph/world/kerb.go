@@ -76,8 +76,8 @@ func (k *KerbCorner) stepBounds(i int) box {
 type box struct{ lo, hi Vec2 }
 
 func (b *box) grow(p Vec2) {
-	b.lo.X, b.lo.Z = math.Min(b.lo.X, p.X), math.Min(b.lo.Z, p.Z)
-	b.hi.X, b.hi.Z = math.Max(b.hi.X, p.X), math.Max(b.hi.Z, p.Z)
+	b.lo.X, b.lo.Z = min(b.lo.X, p.X), min(b.lo.Z, p.Z)
+	b.hi.X, b.hi.Z = max(b.hi.X, p.X), max(b.hi.Z, p.Z)
 }
 
 func (b box) pad(m float64) box {

@@ -71,9 +71,9 @@ func withCauseway(h, x, z float64) float64 {
 	if h >= causewayTop {
 		return h
 	}
-	d := math.Min(distToTrunk(x), distToTrunk(z))
-	c := causewayTop - float64(math.Max(0, d-causewayHalfTop)*causewaySide)
-	return math.Max(h, c)
+	d := min(distToTrunk(x), distToTrunk(z))
+	c := causewayTop - float64(max(0, d-causewayHalfTop)*causewaySide)
+	return max(h, c)
 }
 
 // OnCauseway reports whether the ground at p is a causeway over the lake:

@@ -61,6 +61,6 @@ func fbm(seed uint64, salt int64, x, z float64, octaves int) float64 {
 }
 
 func smoothstep(e0, e1, x float64) float64 {
-	t := math.Min(1, math.Max(0, (x-e0)/(e1-e0)))
+	t := min(1, max(0, (x-e0)/(e1-e0)))
 	return t * t * (3 - 2*t)
 }

@@ -33,7 +33,7 @@ const (
 // reaches along every arm, given the half width of its widest arm (at
 // least StreetHalfWidth); segments clip their road there.
 func junctionRadius(maxHalfWidth float64) float64 {
-	return math.Max(maxHalfWidth, StreetHalfWidth) + WalkWidth + junctionMargin
+	return max(maxHalfWidth, StreetHalfWidth) + WalkWidth + junctionMargin
 }
 
 // edgeEnds are the junction surfaces at an edge's two ends: radius and
@@ -51,11 +51,11 @@ func nodeRoadY(hs []float64, lo, k, n int, L float64, ends edgeEnds) float64 {
 	best := math.Inf(1)
 	for m := max(0, k-rampNodes); m <= min(n, k+rampNodes); m++ {
 		if hs[m-lo] < WaterLevel+WetMargin {
-			best = math.Min(best, math.Abs(float64(m-k))*L)
+			best = min(best, math.Abs(float64(m-k))*L)
 		}
 	}
 	if !math.IsInf(best, 1) {
-		y = math.Max(y, WaterLevel+DeckClear-DeckSlope*best)
+		y = max(y, WaterLevel+DeckClear-DeckSlope*best)
 	}
 	wa := clamp01((float64(k)*L - ends.ra) / junctionBlend)
 	wb := clamp01((float64(n-k)*L - ends.rb) / junctionBlend)
@@ -63,7 +63,7 @@ func nodeRoadY(hs []float64, lo, k, n int, L float64, ends edgeEnds) float64 {
 	return ends.yb + (y-ends.yb)*wb
 }
 
-func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+func clamp01(v float64) float64 { return max(0, min(1, v)) }
 
 // SegmentHeights is the road rule for segment i of an edge whose centre
 // line is nodes (from junction A to junction B, whose surfaces reach ra
@@ -330,8 +330,8 @@ func (c *SurfaceCache) fill(e *cellRoads, cell Cell) {
 		pb, _ := c.jc.Junction(s.B)
 		m := curveWander + s.HalfWidth() + WalkWidth
 		r.spec, r.ready = s, false
-		r.clo = Vec2{X: math.Min(p.X, pb.X) - m, Z: math.Min(p.Z, pb.Z) - m}
-		r.chi = Vec2{X: math.Max(p.X, pb.X) + m, Z: math.Max(p.Z, pb.Z) + m}
+		r.clo = Vec2{X: min(p.X, pb.X) - m, Z: min(p.Z, pb.Z) - m}
+		r.chi = Vec2{X: max(p.X, pb.X) + m, Z: max(p.Z, pb.Z) + m}
 		e.n++
 	}
 }
@@ -392,8 +392,8 @@ func (c *SurfaceCache) fillEdge(r *edgeRoad, s EdgeSpec) {
 		return Vec2{X: math.Inf(1), Z: math.Inf(1)}, Vec2{X: math.Inf(-1), Z: math.Inf(-1)}
 	}
 	grow := func(lo, hi *Vec2, p Vec2) {
-		lo.X, lo.Z = math.Min(lo.X, p.X-reach), math.Min(lo.Z, p.Z-reach)
-		hi.X, hi.Z = math.Max(hi.X, p.X+reach), math.Max(hi.Z, p.Z+reach)
+		lo.X, lo.Z = min(lo.X, p.X-reach), min(lo.Z, p.Z-reach)
+		hi.X, hi.Z = max(hi.X, p.X+reach), max(hi.Z, p.Z+reach)
 	}
 	r.lo, r.hi = empty()
 	for k, p := range r.nodes[:r.nn] {
@@ -472,10 +472,10 @@ func (c *SurfaceCache) fillJunction(j *junctionRoad, cell Cell) {
 	// convex, with p a vertex), the arms' mouths within √(r²+hw²).
 	far := 0.0
 	for _, f := range j.fan[:j.nf] {
-		far = math.Max(far, f.Sub(j.p).Len())
+		far = max(far, f.Sub(j.p).Len())
 	}
 	for _, a := range j.arm[:j.na] {
-		far = math.Max(far, math.Hypot(j.r, a.hw))
+		far = max(far, math.Hypot(j.r, a.hw))
 	}
 	far += cornerMargin
 	j.fanR2 = far * far
@@ -548,7 +548,7 @@ func junctionRadiusAt[S junctionSource](w World, src S, j Cell) float64 {
 	var buf [4]EdgeSpec
 	hw := StreetHalfWidth
 	for _, a := range arms(w, src, j, buf[:0]) {
-		hw = math.Max(hw, a.HalfWidth())
+		hw = max(hw, a.HalfWidth())
 	}
 	return junctionRadius(hw)
 }

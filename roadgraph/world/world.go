@@ -74,7 +74,7 @@ func (w World) lakeHeight(x, z float64) float64 {
 	if e > 0.02 {
 		h += float64(detailRelief * fbm(w.Seed, saltDetail, x/detailScale, z/detailScale, 2) * smoothstep(0.02, 0.12, e)) // rounded: see noise.go
 	}
-	return math.Max(lakeFloor, h)
+	return max(lakeFloor, h)
 }
 
 // IsWater reports whether (x, z) lies in the lake.

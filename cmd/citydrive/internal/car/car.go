@@ -159,11 +159,11 @@ func (c *Car) Step(dt float64, in Input, env Env) {
 	acc := 0.0
 	switch {
 	case in.Throttle > 0:
-		acc = in.Throttle * engineAccel * (1 - math.Max(0, speed)/maxSpeed)
+		acc = in.Throttle * engineAccel * (1 - max(0, speed)/maxSpeed)
 	case in.Brake > 0 && speed > 0.5:
 		acc = -in.Brake * brakeDecel
 	case in.Brake > 0:
-		acc = -in.Brake * reverseAccel * (1 - math.Max(0, -speed)/maxReverse)
+		acc = -in.Brake * reverseAccel * (1 - max(0, -speed)/maxReverse)
 	}
 	drag := rollingDrag + airDrag*speed*speed
 	if speed > 0 {
@@ -289,7 +289,7 @@ func (c *Car) resolve() {
 func (c *Car) slide(n world.Vec2) {
 	if vn := c.Vel.Dot(n); vn < 0 {
 		c.Vel = c.Vel.Sub(n.Scale(vn))
-		c.Impact = math.Max(c.Impact, -vn)
+		c.Impact = max(c.Impact, -vn)
 	}
 }
 
@@ -350,7 +350,7 @@ func (c *Car) shoreNormal(env Env, p, move world.Vec2) world.Vec2 {
 	return g.Norm()
 }
 
-func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+func clamp(v, lo, hi float64) float64 { return max(lo, min(hi, v)) }
 
 // ChaseCamera returns an eye position behind and above the car and the
 // point it looks at. It uses float64 throughout: far from the origin the

@@ -22,5 +22,5 @@ func SpeedForCurvature(k float64) float64 {
 	if need == 0 {
 		return math.Inf(1)
 	}
-	return math.Max(0, 18*(maxSteer/need-1))
+	return max(0, 18*(maxSteer/need-1))
 }
