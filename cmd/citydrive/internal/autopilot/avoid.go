@@ -128,13 +128,13 @@ func groundCost(env car.Env, p, l world.Vec2, x float64) float64 {
 // both sides, d.blocked is the distance to stop in. Obstacles whose height
 // range the car passes under or over are ignored.
 func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
-	reach := math.Min(avoidAhead+avoidPerSpeed*math.Max(0, v), avoidMax)
+	reach := min(avoidAhead+avoidPerSpeed*max(0, v), avoidMax)
 	d.blocked, d.blockedAt, d.blockedByTraffic = math.Inf(1), 0, false
 	// Whether the way on is blocked it looks further, past the next
 	// junction, so that the route can still take another arm there.
 	look := reach
 	if _, _, dist := d.route.NextJunction(); dist < reach {
-		look = math.Max(reach, math.Min(dist+blockBeyond, blockLook))
+		look = max(reach, min(dist+blockBeyond, blockLook))
 	}
 	d.obst = env.AppendObstacles(d.obst[:0], pos.X, pos.Z, look+8)
 	if d.Traffic != nil {
@@ -152,7 +152,7 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 	end := min(d.here+int(reach/pathStep), len(d.ahead)-1)
 	far := min(d.here+int(look/pathStep), len(d.ahead)-1)
 	d.obst = d.appendTouched(d.obst, pos, look+8)
-	d.obst = d.appendSolids(env, d.obst, y, min(far, d.here+int(math.Max(solidLook, look)/pathStep)))
+	d.obst = d.appendSolids(env, d.obst, y, min(far, d.here+int(max(solidLook, look)/pathStep)))
 	if len(d.obst) == 0 {
 		return math.Inf(1)
 	}
@@ -205,7 +205,7 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 				d.blockedAt = float64(k-int(pathBack/pathStep)) * pathStep
 				d.blockedByTraffic = vehicle
 			}
-			d.blocked = math.Min(d.blocked, math.Max(0, float64(k-d.here)*pathStep-car.Length))
+			d.blocked = min(d.blocked, max(0, float64(k-d.here)*pathStep-car.Length))
 		case off != 0 && k < end:
 			d.shift[k-d.here] = off
 			found = true
@@ -237,7 +237,7 @@ func (d *Driver) avoid(env car.Env, pos world.Vec2, y, v float64) float64 {
 		if math.Abs(best) > swerveSlow {
 			// a big swerve is taken at swerveSpeed at most: brake for it
 			dist := float64(j) * pathStep
-			limit = math.Min(limit, math.Sqrt(swerveSpeed*swerveSpeed+2*planBrake*dist))
+			limit = min(limit, math.Sqrt(swerveSpeed*swerveSpeed+2*planBrake*dist))
 		}
 	}
 	// The line behind the car moves too, fading out backwards as the

@@ -206,7 +206,7 @@ func (cl *clearance) arcFree(p world.Vec2, h float64, gear int, wheel, look, gro
 		step = coarseStep
 	}
 	for free := 0.0; free < look; free += step {
-		p, h = arcMove(p, h, gear, wheel, math.Min(step, look-free))
+		p, h = arcMove(p, h, gear, wheel, min(step, look-free))
 		u := dirOf(h)
 		if cl.hits(car.BodyAt(p, u, grow)) {
 			return free

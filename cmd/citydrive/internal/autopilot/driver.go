@@ -103,6 +103,7 @@ func NewDriver(g *roadgraph.Graph, pos, heading world.Vec2, seed uint64, cruise 
 	d := &Driver{g: g, route: r, seed: seed, cruise: cruise}
 	d.blocked, d.turnBack = math.Inf(1), math.Inf(1)
 	r.avoid = &d.arms
+	r.lights = &routeLights{speed: cruise / 2}
 	return d, true
 }
 
@@ -115,6 +116,11 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	pos, fwd, v := c.Pos, c.Forward(), c.Speed()
 	d.clock += dt
 	gained := d.route.Track(pos)
+	var lights Lights
+	if d.Traffic != nil {
+		lights = d.Traffic
+	}
+	d.route.lights.observe(lights, d.route.odo, v, dt)
 	d.sinceReroute += dt
 	if lane, _ := d.route.Pose(); d.mode == modeDrive && lane.Sub(pos).Len() > offRoute && d.sinceReroute > rerouteEvery {
 		d.reroute(pos, fwd)
@@ -158,16 +164,16 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 	// a Stanley controller with feed-forward.
 	tangent := at(h + 1).Sub(at(h - 1)).Norm()
 	lateral := roadgraph.Left(fwd).Dot(at(h).Sub(pos)) // +: the path lies to the left
-	k := h + int(math.Max(0, v)*steerLead/pathStep)
+	k := h + int(max(0, v)*steerLead/pathStep)
 	wheel := math.Atan(car.WheelBase*d.curvature(k)) + angleTo(fwd, tangent) +
 		math.Atan(crossGain*lateral/(math.Abs(v)+crossSoft))
 	in := car.Input{Steer: car.SteerFor(wheel, v)}
-	want := math.Min(math.Min(d.plannedSpeed(), swerveLimit), d.trafficLimit)
+	want := min(min(d.plannedSpeed(), swerveLimit), d.trafficLimit)
 	if !math.IsInf(d.blocked, 1) { // stop before it
-		want = math.Min(want, math.Sqrt(2*planBrake*d.blocked))
+		want = min(want, math.Sqrt(2*planBrake*d.blocked))
 	}
 	if !math.IsInf(d.turnBack, 1) { // stop where it turns round
-		want = math.Min(want, math.Sqrt(2*planBrake*math.Max(0, d.turnBack-turnLead)))
+		want = min(want, math.Sqrt(2*planBrake*max(0, d.turnBack-turnLead)))
 	}
 	switch {
 	case v < want:
@@ -187,7 +193,7 @@ func (d *Driver) curvature(k int) float64 {
 	b := d.ahead[k+m].Sub(d.ahead[k])
 	// The path's points are pathStep apart along the raw lanes, closer
 	// together where smoothing cut a corner: measure the real chords.
-	return angleTo(a, b) / math.Max((a.Len()+b.Len())/2, 1e-3)
+	return angleTo(a, b) / max((a.Len()+b.Len())/2, 1e-3)
 }
 
 // path fills d.ahead with the lane ahead, smoothed. Lanes of two roads
@@ -234,7 +240,7 @@ func (d *Driver) path() {
 		// Smoothing already moved this point cut to the right of the centre
 		// line: the lane offset on top keeps the line within maxInside.
 		if cut := -roadgraph.Left(d.dir[len(d.dir)-1]).Dot(cur.Sub(d.pts[i+w+back+m])); cut > 0 {
-			off = math.Min(off, math.Max(0, maxInside-cut))
+			off = min(off, max(0, maxInside-cut))
 		}
 		d.off = append(d.off, off)
 	}
@@ -243,7 +249,7 @@ func (d *Driver) path() {
 	for i := range n {
 		lo := laneOffset
 		for k := max(0, i-e); k <= min(n-1, i+e); k++ {
-			lo = math.Min(lo, d.tmp[k])
+			lo = min(lo, d.tmp[k])
 		}
 		d.off[i] = lo
 	}
@@ -281,11 +287,11 @@ func (d *Driver) plannedSpeed() float64 {
 		curv := math.Abs(d.curvature(i))
 		vc := d.cruise
 		if curv > 1e-6 {
-			vc = math.Min(math.Sqrt(lateralAccel/curv), car.SpeedForCurvature(curv*lockMargin))
+			vc = min(math.Sqrt(lateralAccel/curv), car.SpeedForCurvature(curv*lockMargin))
 			vc = clamp(vc, minCurveSpeed, d.cruise)
 		}
 		dist := float64(i-d.here) * pathStep
-		want = math.Min(want, math.Sqrt(vc*vc+2*planBrake*dist))
+		want = min(want, math.Sqrt(vc*vc+2*planBrake*dist))
 	}
 	return want
 }
@@ -303,6 +309,7 @@ func (d *Driver) reroute(pos, heading world.Vec2) {
 	d.sinceReroute = 0
 	if r, ok := New(d.g, pos, heading, d.seed+d.reroutes); ok {
 		r.avoid = &d.arms
+		r.lights = &routeLights{speed: d.route.lights.speed}
 		d.route = r
 		d.turnBack = math.Inf(1)
 	}
@@ -314,4 +321,4 @@ func angleTo(forward, v world.Vec2) float64 {
 	return math.Atan2(v.Dot(left), v.Dot(forward))
 }
 
-func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+func clamp(v, lo, hi float64) float64 { return max(lo, min(hi, v)) }

@@ -290,7 +290,7 @@ func (d *Driver) remember(c *car.Car, env car.Env) {
 		lat := world.Vec2{X: o.Centre[0], Z: o.Centre[1]}.Sub(at).Dot(left)
 		ext := car.Width/2 + o.Extent([2]float64{left.X, left.Z}) + avoidClearance
 		if math.Abs(lat) < ext {
-			d.swerve = math.Max(d.swerve, math.Min(math.Abs(lat+ext), math.Abs(lat-ext)))
+			d.swerve = max(d.swerve, min(math.Abs(lat+ext), math.Abs(lat-ext)))
 		}
 	}
 	for _, o := range d.cl.obst {
@@ -370,7 +370,7 @@ func (d *Driver) startBackOut(c *car.Car) {
 	d.mode = modeBackOut
 	d.backFrom, d.backTime = c.Pos, 0
 	r := turnRadius(manSpeed) + 1
-	l := math.Min(d.swerve, r)
+	l := min(d.swerve, r)
 	d.backOut = clamp(2*math.Sqrt(r*r-(r-l/2)*(r-l/2))+1, backOutMin, backOutMax)
 	d.Recoveries++
 }
@@ -390,14 +390,14 @@ func (d *Driver) backingOut(c *car.Car, env car.Env, dt float64) (car.Input, boo
 	}
 	rel := target.Sub(pos)
 	beta := angleTo(fwd.Scale(-1), rel)
-	wheel := -math.Atan(2 * car.WheelBase * math.Sin(beta) / math.Max(rel.Len(), 1))
+	wheel := -math.Atan(2 * car.WheelBase * math.Sin(beta) / max(rel.Len(), 1))
 	steer := car.SteerFor(wheel, v)
 	d.cl.gather(env, pos, c.Y, car.Length+manLook+1)
 	free := manLook
 	if !d.blind {
 		free = d.cl.arcFree(pos, c.Heading, -1, steer*fullLock(backSpeed), manLook, d.clear())
 	}
-	want := -math.Min(backSpeed, math.Sqrt(2*manBrake*math.Max(0, free-d.margin())))
+	want := -min(backSpeed, math.Sqrt(2*manBrake*max(0, free-d.margin())))
 	// Back until far enough, and on the line again (a car that ran wide of
 	// it rejoins it behind what it hit).
 	backed := pos.Sub(d.backFrom).Len()
@@ -504,7 +504,7 @@ func (d *Driver) tryTurn(p world.Vec2, h, side float64, goal world.Vec2) (int, f
 		if gear > 0 && f >= look {
 			return moves, start
 		}
-		p, h = arcMove(p, h, gear, lock*float64(gear), math.Max(0, f-d.margin()))
+		p, h = arcMove(p, h, gear, lock*float64(gear), max(0, f-d.margin()))
 		gear = -gear
 	}
 	return planMoves + 1, start - remaining(h, side, goal)
@@ -583,8 +583,8 @@ func (d *Driver) turning(c *car.Car, env car.Env, dt float64) (car.Input, bool) 
 		return stopInput(v, dt, steer), true
 	}
 	free := d.cl.arcFree(pos, c.Heading, m.gear, steer*fullLock(manSpeed), manLook, d.clear())
-	want := math.Min(manSpeed, math.Sqrt(2*manBrake*math.Max(0, free-d.margin())))
-	want = math.Min(want, math.Sqrt(2*manBrake*math.Max(0, m.limit-m.run)))
+	want := min(manSpeed, math.Sqrt(2*manBrake*max(0, free-d.margin())))
+	want = min(want, math.Sqrt(2*manBrake*max(0, m.limit-m.run)))
 	if m.move == moveTurn && m.gear < 0 {
 		if m.check -= dt; m.check <= 0 {
 			m.check = 0.25
@@ -646,10 +646,10 @@ func (d *Driver) nextMove(p world.Vec2, h float64) {
 	default:
 		f, b := straightFree(1), straightFree(-1)
 		switch {
-		case m.move != moveStraight && math.Max(f, b) >= minMove:
-			m.move, m.gear, m.limit = moveStraight, 1, math.Min(f-d.margin(), 1.5)
+		case m.move != moveStraight && max(f, b) >= minMove:
+			m.move, m.gear, m.limit = moveStraight, 1, min(f-d.margin(), 1.5)
 			if b > f {
-				m.gear, m.limit = -1, math.Min(b-d.margin(), 1.5)
+				m.gear, m.limit = -1, min(b-d.margin(), 1.5)
 			}
 		case !m.flipped:
 			m.side, m.flipped, m.idle = -m.side, true, 0
@@ -714,7 +714,7 @@ func (r *Route) edgeAhead(d float64) (*roadgraph.Edge, *roadgraph.Junction, bool
 	if r.TurnsBack(d) <= d {
 		return r.edge, r.edge.JunctionAt(!r.forward), false
 	}
-	c := r.peek(math.Max(d, 0))
+	c := r.peek(max(d, 0))
 	return c.edge, c.edge.JunctionAt(!c.forward), c.edge != r.edge
 }
 

@@ -35,6 +35,10 @@ type Route struct {
 	// dead end: turn takes one only when nothing else is left. Copies of
 	// the route share it.
 	avoid *ArmMemory
+	// odo is the metres the route has advanced; lights, when set, weighs
+	// its turns by the signals ahead (lights.go). Copies share it.
+	odo    float64
+	lights *routeLights
 }
 
 // ArmMemory is a small bounded set of junction arms that led to a
@@ -125,6 +129,9 @@ func (r *Route) Edge() *roadgraph.Edge { return r.edge }
 
 // Advance moves d metres along the road, turning at junctions.
 func (r *Route) Advance(d float64) {
+	if d > 0 {
+		r.odo += d
+	}
 	for d > 0 {
 		left := r.segLen() - r.t
 		if d < left {
@@ -176,7 +183,7 @@ func (r *Route) turn() {
 	if best == 2 {
 		best = 3 // every way on is blocked: turn back
 	}
-	weight := func(a *roadgraph.Edge) float64 {
+	base := func(a *roadgraph.Edge) float64 {
 		if a == r.edge || tier(a) != best {
 			return 0
 		}
@@ -190,13 +197,31 @@ func (r *Route) turn() {
 		}
 		return w
 	}
-	total := 0.0
+	open := false // some arm other than back
 	for _, a := range j.Arms {
-		total += weight(a)
+		open = open || base(a) > 0
 	}
+	// One draw per junction, whether or not the choice was made before,
+	// so that every copy of the route draws the same numbers.
+	x := r.rng.Float64()
 	next := r.edge
-	if total > 0 {
-		x := r.rng.Float64() * total
+	if to, ok := r.lights.chosen(r.Turns, j, r.edge); ok && r.still(j, to, open, base) {
+		next = r.arm(j, to)
+	} else if open {
+		// r.odo is past the junction by what this Advance has still to
+		// go: near enough for the prediction.
+		lit := r.lights.weigher(j, r.edge, r.forward, r.odo)
+		weight := func(a *roadgraph.Edge) float64 {
+			if w := base(a); w > 0 {
+				return w * lit(a)
+			}
+			return 0
+		}
+		total := 0.0
+		for _, a := range j.Arms {
+			total += weight(a)
+		}
+		x *= total
 		for _, a := range j.Arms {
 			w := weight(a)
 			if w == 0 {
@@ -209,6 +234,7 @@ func (r *Route) turn() {
 			x -= w
 		}
 	}
+	r.lights.choose(r.Turns, j, r.edge, next)
 	r.prev, r.prevForward = r.edge, r.forward
 	r.edge = next
 	r.forward = next.A == j
@@ -220,6 +246,34 @@ func (r *Route) turn() {
 	} else {
 		r.seg = next.Segments() - 1
 	}
+}
+
+// still reports whether the choice of edge id to at j may still be
+// taken: an arm that weighs, or the way back when no arm does (open:
+// some arm does). The arms' tiers change as blockages are remembered.
+func (r *Route) still(j *roadgraph.Junction, to uint64, open bool, base func(*roadgraph.Edge) float64) bool {
+	a := r.arm(j, to)
+	switch {
+	case a == nil:
+		return false
+	case a == r.edge:
+		return !open
+	}
+	return base(a) > 0
+}
+
+// arm is j's arm with edge id, or r's own edge when it is that one (a
+// turn back); nil when j has no such arm.
+func (r *Route) arm(j *roadgraph.Junction, id uint64) *roadgraph.Edge {
+	if r.edge.ID == id {
+		return r.edge
+	}
+	for _, a := range j.Arms {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
 }
 
 // Turn choice: an arm within about 45° of straight on is straightWeight

@@ -17,6 +17,7 @@ type Traffic interface {
 	// Light is the signal shown to traffic on edge arriving at its
 	// junction B (atB) or A.
 	Light(edge uint64, atB bool) traffic.Light
+	Lights // and the same light later (the route chooses by it)
 	// WaitsForCar: vehicle k is braking for the car (traffic.Flow).
 	WaitsForCar(k traffic.Key) bool
 	// Ahead is vehicle k s metres further along its path, turns included.
@@ -73,11 +74,11 @@ func (d *Driver) yield(pos, fwd world.Vec2, v, curv, dt float64) float64 {
 			continue
 		}
 		// whatever the line says, never into one in front of the bumper
-		limit = math.Min(limit, bumperLimit(&o, pos, fwd, curv, v))
+		limit = min(limit, bumperLimit(&o, pos, fwd, curv, v))
 		if d.waitsForCar(&o, pos) {
 			continue // it stands still for the car: avoid steers round it
 		}
-		limit = math.Min(limit, d.followLimit(&o, end, v))
+		limit = min(limit, d.followLimit(&o, end, v))
 	}
 	d.waiting = limit < waitSpeed
 	if d.waiting && v < waitSpeed {
@@ -107,11 +108,11 @@ func (d *Driver) signalLimit(v float64) float64 {
 	if stop < -1 { // already over the line
 		return math.Inf(1)
 	}
-	if light == traffic.AmberLight && v*v > 2*amberBrake*math.Max(stop, 0) {
+	if light == traffic.AmberLight && v*v > 2*amberBrake*max(stop, 0) {
 		d.committed = j.ID // too close to stop: go on through
 		return math.Inf(1)
 	}
-	return math.Sqrt(2 * followBrake * math.Max(0, stop))
+	return math.Sqrt(2 * followBrake * max(0, stop))
 }
 
 // stopDistance is how far the car's centre is from where it stops at
@@ -120,7 +121,7 @@ func (d *Driver) signalLimit(v float64) float64 {
 func stopDistance(j *roadgraph.Junction, dist float64) float64 {
 	hw := 0.0
 	for _, a := range j.Arms {
-		hw = math.Max(hw, a.HalfWidth)
+		hw = max(hw, a.HalfWidth)
 	}
 	return dist - traffic.StopLine(hw) - stopMargin - car.Length/2
 }
@@ -137,7 +138,7 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	}
 	along, across := half(cos, sin)
 	inWay := ok && math.Abs(lat) < car.Width/2+across+corridorSide
-	vs := math.Max(0, o.Speed*cos)
+	vs := max(0, o.Speed*cos)
 	if !inWay && o.Speed > 0 && d.toStop >= -1 && !d.behindInLane(o) &&
 		!(o.U < o.Stop && d.Traffic.WaitsForCar(o.Key)) {
 		// Short of its stop line, the car holds there while a vehicle
@@ -165,17 +166,17 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 			}
 			// in the way there unless gone by the time the car, speeding
 			// up hard, could get there
-			reach := math.Max(0, ps-car.Length/2-pa)
-			arrive := (math.Sqrt(math.Max(0, v)*math.Max(0, v)+2*sweepAccel*reach) - math.Max(0, v)) / sweepAccel
+			reach := max(0, ps-car.Length/2-pa)
+			arrive := (math.Sqrt(max(0, v)*max(0, v)+2*sweepAccel*reach) - max(0, v)) / sweepAccel
 			if gone := (u+traffic.VehicleLength+car.Width)/o.Speed + sweepSlack; arrive < gone {
-				return math.Sqrt(2 * followBrake * math.Max(0, d.toStop))
+				return math.Sqrt(2 * followBrake * max(0, d.toStop))
 			}
 		}
 	}
 	if !inWay && o.Speed > 0 {
 		// a vehicle crossing or turning: where it will be by the time the
 		// car gets there, along its own path
-		ahead := math.Min(predictTime, math.Max(s, 0)/math.Max(v, 3))
+		ahead := min(predictTime, max(s, 0)/max(v, 3))
 		p := o.Pos.Add(o.Dir.Scale(o.Speed * ahead))
 		if a, ok := d.Traffic.Ahead(o.Key, o.Speed*ahead); ok {
 			p = a.Pos
@@ -191,7 +192,7 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 		return math.Inf(1)
 	}
 	free := s - car.Length/2 - along - followGap - followTime*vs
-	return math.Sqrt(math.Max(0, vs*vs+2*followBrake*free))
+	return math.Sqrt(max(0, vs*vs+2*followBrake*free))
 }
 
 // behindInLane: vehicle o comes up behind the car, going its way (it
@@ -220,7 +221,7 @@ const (
 // bumperLimit is the speed from which the car, driving on along its arc
 // of curvature curv (+: left) from pos facing fwd, stops short of o.
 func bumperLimit(o *traffic.Vehicle, pos, fwd world.Vec2, curv, v float64) float64 {
-	reach := math.Min(math.Max(0, v)*math.Max(0, v)/(2*followBrake)+bumperExtra, bumperMax)
+	reach := min(max(0, v)*max(0, v)/(2*followBrake)+bumperExtra, bumperMax)
 	if rel := o.Pos.Sub(pos); rel.Dot(rel) > (reach+car.Length+traffic.VehicleLength)*(reach+car.Length+traffic.VehicleLength) {
 		return math.Inf(1)
 	}
@@ -241,7 +242,7 @@ func bumperLimit(o *traffic.Vehicle, pos, fwd world.Vec2, curv, v float64) float
 		along := math.Abs(cos)*traffic.VehicleLength/2 + sin*traffic.VehicleWidth/2
 		across := sin*traffic.VehicleLength/2 + math.Abs(cos)*traffic.VehicleWidth/2
 		if ahead < car.Length/2+along+bumperGap && math.Abs(d.Dot(roadgraph.Left(dir))) < car.Width/2+across+bumperSide {
-			vs := math.Max(0, o.Speed*cos)
+			vs := max(0, o.Speed*cos)
 			return math.Sqrt(vs*vs + 2*followBrake*s)
 		}
 	}

@@ -21,6 +21,9 @@ type fakeTraffic struct {
 
 func (f fakeTraffic) Vehicles() []traffic.Vehicle    { return f.vs }
 func (fakeTraffic) Light(uint64, bool) traffic.Light { return traffic.Green }
+func (fakeTraffic) LightAfter(uint64, bool, float64) traffic.Light {
+	return traffic.Green
+}
 func (f fakeTraffic) WaitsForCar(k traffic.Key) bool { return f.waiting[k] }
 func (fakeTraffic) String() string                   { return "fake traffic" }
 

@@ -385,5 +385,10 @@ func (p *Pipeline) Light(edge uint64, atB bool) traffic.Light {
 	return p.sched.Light(edge, atB, p.cur.now)
 }
 
+// LightAfter is the same light after seconds from now (autopilot.Traffic).
+func (p *Pipeline) LightAfter(edge uint64, atB bool, after float64) traffic.Light {
+	return p.sched.Light(edge, atB, p.cur.now+after)
+}
+
 // Signals is the signal clock of the traffic in hand.
 func (p *Pipeline) Signals() scene.SignalClock { return signals(p.cur.now) }
