@@ -174,6 +174,7 @@ func (c *Client) Update(car world.Vec2, y float64) {
 			c.served = min(c.radius, c.subscribe(centre, c.radius))
 		}
 	}
+	changed := c.dirty
 	if c.dirty {
 		c.dirty = false
 		// Announced chunks that left the served cylinder get no ChunkDrop
@@ -199,6 +200,18 @@ func (c *Client) Update(car world.Vec2, y float64) {
 			}
 		}
 	}
+	// Settled (the same chunks desired, none in flight, all delivered):
+	// reconciling would find nothing to do, at a few map look-ups per
+	// chunk in the radius, every frame.
+	if changed || !c.res.Idle() || len(c.delivered) != c.desired.Len() {
+		c.reconcile()
+	}
+	c.pool.Update()
+}
+
+// reconcile has the residency drain, evict and dispatch, and hands the
+// mesh pool what became resident.
+func (c *Client) reconcile() {
 	c.res.Reconcile(c.desired)
 	for _, p := range c.desired.Order() {
 		if ch, ok := c.res.Chunk(p); ok {
@@ -208,7 +221,6 @@ func (c *Client) Update(car world.Vec2, y float64) {
 			}
 		}
 	}
-	c.pool.Update()
 }
 
 // Stats for the HUD.
