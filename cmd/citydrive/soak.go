@@ -20,6 +20,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	hour := addTimeFlag(fs.FlagSet, 0, "time of day in hours, 0..24, the city's traffic runs at: busiest at 8 and 17.5")
 	fs.alias("hour", "time")
 	withTraffic := fs.Bool("traffic", true, "drive among the city's traffic (-traffic=false: empty roads)")
+	frames := fs.Bool("frames", true, "build each frame's description (slot groups, far tier, HUD) as the game does; -frames=false skips it, as the sweep does: the drive is the same, the work per frame is not")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this `file`")
 	var start pointFlag
 	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")
@@ -54,7 +55,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	r, err := soak.Run(context.Background(), soak.Options{
 		Seed: *sf.seed, Duration: *duration, Start: start.p, Streaming: cfg, World: w, Log: log,
-		Hour: *hour, Traffic: *withTraffic,
+		Hour: *hour, Traffic: *withTraffic, Undrawn: !*frames,
 	})
 	if err != nil {
 		return err

@@ -58,6 +58,11 @@ type Options struct {
 	// get them (buildworkers.Streamer.Pace); the caller then calls
 	// Streamer().AwaitWorkers() between frames.
 	Paced bool
+	// Undrawn builds no frame description (slot groups, far tier, the
+	// car's and the lake's vertices, HUD): for a display that draws
+	// nothing, where only the drive counts (the sweep). The drive is the
+	// same without it.
+	Undrawn bool
 	// Net is the connection to the server (solo: the in-process one). Nil
 	// runs offline: the ground is generated locally and edits are off.
 	Net           *netsync.Client // New takes ownership: the session closes it
@@ -384,7 +389,9 @@ func (s *Session) Update(dt float64) {
 	s.ground3.Update(s.car.Pos, s.car.Y)
 	t3 := time.Now()
 	s.setCamera()
-	s.buildFrame()
+	if !s.opt.Undrawn {
+		s.buildFrame()
+	}
 	s.feedSound(false)
 	t4 := time.Now()
 	s.roadUS = append(s.roadUS, us(t2.Sub(t1)))

@@ -37,6 +37,10 @@ type Options struct {
 	Log       *slog.Logger // nil: discarded
 	Traffic   bool         // drive among the city's traffic (the command's default)
 	Hour      float64      // time of day: traffic is busiest in the rush hours
+	// Undrawn skips the frame description a display would draw
+	// (game.Options.Undrawn): the drive is the same, the main goroutine's
+	// work per frame is not.
+	Undrawn bool
 }
 
 // Report is what a soak measured. JSON field names are the -json output.
@@ -127,7 +131,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	s, err := game.New(game.Options{
 		Streaming: o.Streaming, World: o.World, Start: o.Start,
 		Display: game.NewHeadless(), Autopilot: true,
-		Duration: o.Duration, FixedStep: true, Paced: true,
+		Duration: o.Duration, FixedStep: true, Paced: true, Undrawn: o.Undrawn,
 		Net: c, Log: log, Out: io.Discard, Traffic: o.Traffic, TimeOfDay: o.Hour,
 	})
 	if err != nil {
