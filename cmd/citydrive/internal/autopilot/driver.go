@@ -27,8 +27,6 @@ const (
 	planBrake     = 7.0  // m/s² the driver plans to brake with
 	minCurveSpeed = 3.0  // m/s: the slowest it takes a tight turn
 	offRoute      = 6.0  // metres from the lane before it re-routes
-	offLine       = 1.5  // metres wide of the line from which ...
-	offLineSpeed  = 4.0  // ... the car slows to this (m/s) until it is back
 	pathStep      = 0.5  // metres between lane points of the smoothed path
 	smoothHalf    = 12.0 // metres either side a path point is averaged over
 	minLaneRadius = 6.0  // metres: the tightest lane line the car is asked to follow
@@ -171,12 +169,6 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 		math.Atan(crossGain*lateral/(math.Abs(v)+crossSoft))
 	in := car.Input{Steer: car.SteerFor(wheel, v)}
 	want := min(min(d.plannedSpeed(), swerveLimit), d.trafficLimit)
-	if math.Abs(lateral) > offLine {
-		// Wide of its line (out of a turn it could not make), the car
-		// slows: faster, its wheels turn less, and it would run on across
-		// the oncoming lane instead of getting back.
-		want = min(want, offLineSpeed)
-	}
 	if !math.IsInf(d.blocked, 1) { // stop before it
 		want = min(want, math.Sqrt(2*planBrake*d.blocked))
 	}

@@ -105,26 +105,3 @@ func TestDriverBacksOutWhenItMakesNoProgress(t *testing.T) {
 	assert.InDelta(t, stuckWindow, float64(n)*step, 2*step, "and backs out again after another stuck window")
 	assert.Equal(t, 2, d.Recoveries)
 }
-
-// A car wide of its line (swung out of a turn it could not make) slows
-// to offLineSpeed until it is back: faster, its wheels turn less and it
-// would run on across the oncoming lane. Near the line it drives on.
-func TestACarWideOfItsLineSlows(t *testing.T) {
-	for _, tc := range []struct {
-		wide  float64 // metres left of the lane
-		brake bool
-	}{{0.5, false}, {offLine + 0.5, true}, {-(offLine + 0.5), true}} {
-		_, d, c := newDriver(t, 412)
-		env := openRoads{world.NewSurfaceCache(world.New(412))}
-		d.Drive(c, env, step) // plan the line
-		c.Pos = c.Pos.Add(roadgraph.Left(c.Forward()).Scale(tc.wide))
-		c.Vel = c.Forward().Scale(offLineSpeed + 4)
-		in := d.Drive(c, env, step)
-		if tc.brake {
-			assert.Positive(t, in.Brake, "%.1f m wide", tc.wide)
-			assert.Zero(t, in.Throttle, "%.1f m wide", tc.wide)
-		} else {
-			assert.Zero(t, in.Brake, "%.1f m wide", tc.wide)
-		}
-	}
-}
