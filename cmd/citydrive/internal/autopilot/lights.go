@@ -45,6 +45,9 @@ type choice struct {
 	set            bool
 }
 
+// signalled reports whether the route drives by signals (with traffic).
+func (l *routeLights) signalled() bool { return l != nil && l.src != nil }
+
 // observe notes where the car is on its route and how fast it goes.
 func (l *routeLights) observe(src Lights, odo, v, dt float64) {
 	l.src, l.odo = src, odo

@@ -183,6 +183,7 @@ func (r *Route) turn() {
 	if best == 2 {
 		best = 3 // every way on is blocked: turn back
 	}
+	signals := r.lights.signalled()
 	base := func(a *roadgraph.Edge) float64 {
 		if a == r.edge || tier(a) != best {
 			return 0
@@ -192,7 +193,7 @@ func (r *Route) turn() {
 		if in.Dot(out) > straightOn {
 			w = straightWeight
 		}
-		if out.X+out.Z > withWave {
+		if signals && out.X+out.Z > withWave {
 			w *= waveWeight
 		}
 		return w
@@ -284,7 +285,8 @@ const (
 	hairpin        = -0.6 // a turn of over about 127°
 	// The signals are a green wave east and south (traffic.waveSpeed): an
 	// arm heading with it (its direction's X+Z above withWave: east or
-	// south, give or take 45°) is waveWeight times as likely, as a driver
+	// south, give or take 45°) is waveWeight times as likely where the
+	// car stops at signals (on empty roads it does not), as a driver
 	// who knows the city's lights would choose. Against the wave the car
 	// meets a red at most junctions of a trunk.
 	withWave   = 0.5
