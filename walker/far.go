@@ -54,11 +54,6 @@ func (p FarParams) Validate() error {
 // furthest edge midpoint ahead, behind and to either side of the heading.
 type FarReach struct{ Ahead, Behind, Side float64 }
 
-type farState struct {
-	cost float64
-	cell world.Cell
-}
-
 // FarWalker runs the far walk: Dijkstra over the lattice junctions of the
 // pure world description (it never touches the road graph, so the near
 // graph stays small), from the junctions around the car, emitting each
@@ -67,7 +62,7 @@ type farState struct {
 type FarWalker struct {
 	p     FarParams
 	src   *world.Cache
-	heap  []farState
+	heap  minHeap[world.Cell]
 	best  map[world.Cell]float64
 	seen  map[uint64]struct{}
 	items []Item
@@ -85,7 +80,7 @@ func NewFar(w world.World, p FarParams) (*FarWalker, error) {
 		best:  make(map[world.Cell]float64, 4*p.MaxItems),
 		seen:  make(map[uint64]struct{}, 2*p.MaxItems),
 		items: make([]Item, 0, p.MaxItems),
-		heap:  make([]farState, 0, 4*p.MaxItems),
+		heap:  make(minHeap[world.Cell], 0, 4*p.MaxItems),
 		arms:  make([]world.EdgeSpec, 0, 8),
 	}, nil
 }
@@ -142,18 +137,18 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 		}
 	}
 	for len(w.heap) > 0 && len(w.items) < w.p.MaxItems {
-		s := w.pop()
-		if s.cost > w.best[s.cell] || s.cost > w.p.Cost {
-			if s.cost > w.p.Cost {
+		cost, cell := w.heap.pop()
+		if cost > w.best[cell] || cost > w.p.Cost {
+			if cost > w.p.Cost {
 				break
 			}
 			continue
 		}
-		pa, _ := w.src.Junction(s.cell)
-		w.arms = w.src.Arms(s.cell, w.arms[:0])
+		pa, _ := w.src.Junction(cell)
+		w.arms = w.src.Arms(cell, w.arms[:0])
 		for _, e := range w.arms {
 			other := e.B
-			if other == s.cell {
+			if other == cell {
 				other = e.A
 			}
 			pb, ok := w.src.Junction(other)
@@ -162,10 +157,10 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 			}
 			if _, done := w.seen[e.ID]; !done && len(w.items) < w.p.MaxItems {
 				w.seen[e.ID] = struct{}{}
-				w.items = append(w.items, Item{Key: int64(e.ID), Kind: Far, Cost: float32(s.cost), Edge: e.ID})
+				w.items = append(w.items, Item{Key: int64(e.ID), Kind: Far, Cost: float32(cost), Edge: e.ID})
 				w.extend(pa.Lerp(pb, 0.5), car, heading)
 			}
-			w.relax(other, s.cost+roadCurve*pb.Sub(pa).Len()*w.weight(pa, pb, heading))
+			w.relax(other, cost+roadCurve*pb.Sub(pa).Len()*w.weight(pa, pb, heading))
 		}
 	}
 	return w.items
@@ -185,53 +180,12 @@ func (w *FarWalker) relax(c world.Cell, cost float64) {
 		return
 	}
 	w.best[c] = cost
-	w.push(farState{cost, c})
+	w.heap.push(cost, cellTie(c), c)
 }
 
-func farLess(a, b farState) bool {
-	if a.cost != b.cost {
-		return a.cost < b.cost
-	}
-	if a.cell.I != b.cell.I {
-		return a.cell.I < b.cell.I
-	}
-	return a.cell.J < b.cell.J
-}
-
-func (w *FarWalker) push(s farState) {
-	w.heap = append(w.heap, s)
-	i := len(w.heap) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !farLess(w.heap[i], w.heap[p]) {
-			break
-		}
-		w.heap[i], w.heap[p] = w.heap[p], w.heap[i]
-		i = p
-	}
-}
-
-func (w *FarWalker) pop() farState {
-	h := w.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && farLess(h[l], h[m]) {
-			m = l
-		}
-		if r < n && farLess(h[r], h[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	w.heap = h
-	return top
+// cellTie orders far states of equal cost by cell (I, then J, as signed
+// numbers): a total order, so they leave the heap in one order whatever
+// order they were pushed in.
+func cellTie(c world.Cell) uint64 {
+	return uint64(uint32(c.I)^1<<31)<<32 | uint64(uint32(c.J)^1<<31)
 }
