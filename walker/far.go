@@ -24,13 +24,12 @@ type FarParams struct {
 	BackwardWeight float64 // roads heading back behind it
 	SideWeight     float64 // roads across the heading
 	Cost           float64 // the walk stops past this cost
-	MaxItems       int     // and at this many items (the far slot count)
 }
 
 // DefaultFarParams reach 2.4 km ahead on an open road, about 920 m behind
 // and 1.7 km to the sides.
 func DefaultFarParams() FarParams {
-	return FarParams{ForwardWeight: 1.0, BackwardWeight: 2.6, SideWeight: 1.4, Cost: 2400, MaxItems: 1024}
+	return FarParams{ForwardWeight: 1.0, BackwardWeight: 2.6, SideWeight: 1.4, Cost: 2400}
 }
 
 // Validate reports parameters no walk could honour.
@@ -43,9 +42,6 @@ func (p FarParams) Validate() error {
 		if !(v.v > 0) || math.IsInf(v.v, 0) {
 			errs = append(errs, fmt.Errorf("walker: %s must be a positive number, got %v", v.n, v.v))
 		}
-	}
-	if p.MaxItems < 1 {
-		errs = append(errs, fmt.Errorf("walker: far item cap must be ≥ 1, got %d", p.MaxItems))
 	}
 	return errors.Join(errs...)
 }
@@ -61,6 +57,7 @@ type FarReach struct{ Ahead, Behind, Side float64 }
 // It reuses its buffers: in steady state a walk allocates nothing.
 type FarWalker struct {
 	p     FarParams
+	max   int
 	src   *world.Cache
 	heap  minHeap[world.Cell]
 	best  map[world.Cell]float64
@@ -70,17 +67,18 @@ type FarWalker struct {
 	reach FarReach
 }
 
-// NewFar returns a far walker over w.
-func NewFar(w world.World, p FarParams) (*FarWalker, error) {
-	if err := p.Validate(); err != nil {
+// NewFar returns a far walker over w whose walks stop at maxItems items,
+// the far slot count its caller holds them in.
+func NewFar(w world.World, p FarParams, maxItems int) (*FarWalker, error) {
+	if err := errors.Join(p.Validate(), validateCap("far item cap", maxItems)); err != nil {
 		return nil, err
 	}
 	return &FarWalker{
-		p: p, src: world.NewCache(w),
-		best:  make(map[world.Cell]float64, 4*p.MaxItems),
-		seen:  make(map[uint64]struct{}, 2*p.MaxItems),
-		items: make([]Item, 0, p.MaxItems),
-		heap:  make(minHeap[world.Cell], 0, 4*p.MaxItems),
+		p: p, max: maxItems, src: world.NewCache(w),
+		best:  make(map[world.Cell]float64, 4*maxItems),
+		seen:  make(map[uint64]struct{}, 2*maxItems),
+		items: make([]Item, 0, maxItems),
+		heap:  make(minHeap[world.Cell], 0, 4*maxItems),
 		arms:  make([]world.EdgeSpec, 0, 8),
 	}, nil
 }
@@ -110,7 +108,7 @@ func (w *FarWalker) weight(a, b, heading world.Vec2) float64 {
 }
 
 // Walk returns the far items around the car, cheapest first, at most
-// MaxItems, none past Cost; equal costs (a junction's roads) in the walk's
+// the cap, none past Cost; equal costs (a junction's roads) in the walk's
 // own fixed order, not by key. The slice is reused by the next walk.
 func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 	if l := heading.Len(); l > 0 {
@@ -136,7 +134,7 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 			w.relax(c, p.Sub(car).Len()*w.weight(car, p, heading))
 		}
 	}
-	for len(w.heap) > 0 && len(w.items) < w.p.MaxItems {
+	for len(w.heap) > 0 && len(w.items) < w.max {
 		cost, cell := w.heap.pop()
 		if cost > w.best[cell] || cost > w.p.Cost {
 			if cost > w.p.Cost {
@@ -155,7 +153,7 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 			if !ok {
 				continue
 			}
-			if _, done := w.seen[e.ID]; !done && len(w.items) < w.p.MaxItems {
+			if _, done := w.seen[e.ID]; !done && len(w.items) < w.max {
 				w.seen[e.ID] = struct{}{}
 				w.items = append(w.items, Item{Key: int64(e.ID), Kind: Far, Cost: float32(cost), Edge: e.ID})
 				w.extend(pa.Lerp(pb, 0.5), car, heading)

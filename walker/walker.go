@@ -45,7 +45,6 @@ type Params struct {
 	SideWeight     float64 // multiplies a walker's weight on sideways arms
 	NearbyRadius   float64 // roads this close to the car get walkers of their own
 	ViewCost       float64 // a walk stops past this cost
-	MaxItems       int     // and at this many items (the slot count)
 }
 
 // DefaultParams are the reference game's numbers: about 760 m ahead and 290
@@ -58,7 +57,6 @@ func DefaultParams() Params {
 		SideWeight:     1.4,
 		NearbyRadius:   140,
 		ViewCost:       760,
-		MaxItems:       180,
 	}
 }
 
@@ -77,9 +75,6 @@ func (p Params) Validate() error {
 	pos("view cost", p.ViewCost)
 	if !(p.NearbyRadius >= 0) || math.IsInf(p.NearbyRadius, 0) {
 		errs = append(errs, fmt.Errorf("walker: nearby radius must be ≥ 0, got %v", p.NearbyRadius))
-	}
-	if p.MaxItems < 1 {
-		errs = append(errs, fmt.Errorf("walker: item cap must be ≥ 1, got %d", p.MaxItems))
 	}
 	return errors.Join(errs...)
 }
@@ -101,18 +96,28 @@ type state struct {
 // nothing.
 type Walker struct {
 	p       Params
+	max     int
 	heap    minHeap[state]
 	visited map[int64]struct{}
 	items   []Item
 	hits    []roadgraph.Hit
 }
 
-// New returns a walker, or an error for invalid parameters.
-func New(p Params) (*Walker, error) {
-	if err := p.Validate(); err != nil {
+// New returns a walker whose walks stop at maxItems items, the slot count
+// its caller holds them in, or an error for invalid parameters.
+func New(p Params, maxItems int) (*Walker, error) {
+	if err := errors.Join(p.Validate(), validateCap("item cap", maxItems)); err != nil {
 		return nil, err
 	}
-	return &Walker{p: p, visited: make(map[int64]struct{}, 2*p.MaxItems), items: make([]Item, 0, p.MaxItems)}, nil
+	return &Walker{p: p, max: maxItems, visited: make(map[int64]struct{}, 2*maxItems), items: make([]Item, 0, maxItems)}, nil
+}
+
+// validateCap reports an item cap no walk could honour.
+func validateCap(name string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("walker: %s must be ≥ 1, got %d", name, n)
+	}
+	return nil
 }
 
 // Params returns the walker's parameters.
@@ -151,7 +156,7 @@ func (w *Walker) Walk(g *roadgraph.Graph, pos, heading world.Vec2) []Item {
 		w.push(c, state{weight: w.p.SideWeight, edge: h.Edge, seg: int32(h.Seg), dir: 1})
 		w.pushNext(c-step*w.p.SideWeight, state{weight: w.p.SideWeight, edge: h.Edge, seg: int32(h.Seg), dir: -1})
 	}
-	for len(w.heap) > 0 && len(w.items) < w.p.MaxItems {
+	for len(w.heap) > 0 && len(w.items) < w.max {
 		cost, s := w.heap.pop()
 		if cost > w.p.ViewCost {
 			break

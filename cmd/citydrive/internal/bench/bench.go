@@ -132,13 +132,13 @@ func Run(o Options) (Report, error) {
 	gate := &sync.RWMutex{}
 	cfg.Gate = gate
 	w := world.New(o.Seed)
-	buf, err := slots.NewCPUBuffer(cfg.Slots)
+	layout := cfg.Layout()
+	buf, err := slots.NewCPUBuffer(layout.Near)
 	if err != nil {
 		return Report{}, err
 	}
-	farCfg := slots.Config{Slots: cfg.Far.Slots, VertsPerSlot: cfg.Far.VertsPerSlot}
-	if cfg.Far.Slots > 0 {
-		fb, err := slots.NewCPUBuffer(farCfg)
+	if layout.Far.Slots > 0 {
+		fb, err := slots.NewCPUBuffer(layout.Far)
 		if err != nil {
 			return Report{}, err
 		}
@@ -266,7 +266,7 @@ func Run(o Options) (Report, error) {
 	rep.WallS = time.Since(wallStart).Seconds()
 	rep.Frames = frames
 	rep.BytesPerVertex = slots.BytesPerVertex
-	rep.BufferBytes = (cfg.Slots.TotalVerts() + farCfg.Slots*farCfg.VertsPerSlot) * slots.BytesPerVertex
+	rep.BufferBytes = layout.Bytes()
 	fst := s.FarStats()
 	rep.FarSlots, rep.FarVertsPerSlot, rep.FarCost = cfg.Far.Slots, cfg.Far.VertsPerSlot, cfg.Far.Walk.Cost
 	rep.FarItems, rep.FarBuilds, rep.FarBuilt, rep.FarWalks = fst.Items, fst.Builds, fst.Built, fst.Walks

@@ -30,7 +30,7 @@ func TestDriveAverageIsRealContent(t *testing.T) {
 		e := j.Arms[0]
 		route, ok := autopilot.New(g, e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2), seed)
 		require.True(t, ok)
-		wk, err := walker.New(walker.DefaultParams())
+		wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 		require.NoError(t, err)
 		b := buildworkers.NewCityBuilder(w, slots.DefaultVertsPerSlot)
 		seen := map[int64]bool{}
@@ -69,4 +69,6 @@ func TestRunReportsAFullDrive(t *testing.T) {
 	assert.InDelta(t, 150, rep.DistanceM, 1)
 	assert.Equal(t, 300, rep.Frames)
 	assert.GreaterOrEqual(t, rep.FrameStreamUSP99, rep.FrameStreamUSP50)
+	assert.Equal(t, slots.DefaultLayout().Bytes(), rep.BufferBytes, "near, far and dynamic regions")
+	assert.Positive(t, rep.FarBuilds, "the far tier had its buffer")
 }
