@@ -25,6 +25,7 @@ import (
 
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/roadgraph"
@@ -745,7 +746,7 @@ func (r Report) WriteTable(w io.Writer) {
 		for _, x := range v {
 			sum += x
 		}
-		fmt.Fprintf(w, "%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", name, sum/float64(len(v)), v[len(v)/2], v[len(v)-1], unit, len(v))
+		fmt.Fprintf(w, "%-34s mean %9.1f  p50 %9.1f  max %9.1f %s  (n=%d)\n", name, sum/float64(len(v)), quantile.Sorted(v, 0.5), v[len(v)-1], unit, len(v))
 	}
 	row("bytes/s in per player (steady)", in, "B/s")
 	row("bytes/s out per player (steady)", out, "B/s")
@@ -764,8 +765,8 @@ func (r Report) WriteTable(w io.Writer) {
 	}
 	if len(ackLat) > 0 {
 		slices.Sort(ackLat)
-		q := func(p float64) float64 { return ackLat[min(len(ackLat)-1, int(p*float64(len(ackLat))))] * 1000 }
-		fmt.Fprintf(w, "edit ack latency: p50 %.1f ms  p99 %.1f ms  (n=%d, bot-tick resolution)\n", q(0.5), q(0.99), len(ackLat))
+		ms := func(q float64) float64 { return quantile.Sorted(ackLat, q) * 1000 }
+		fmt.Fprintf(w, "edit ack latency: p50 %.1f ms  p99 %.1f ms  (n=%d, bot-tick resolution)\n", ms(0.5), ms(0.99), len(ackLat))
 	}
 	if r.Scraped {
 		fmt.Fprintf(w, "server tick p50 %.2f ms, p99 %.2f ms over this run (histogram, %.0f ticks); p99 %.2f ms (server's 1-minute summary)\n",

@@ -22,6 +22,7 @@ import (
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/cmd/citydrive/internal/remote"
 	"citydrive/netsync"
 	"citydrive/render/hud"
@@ -693,7 +694,7 @@ type Summary struct {
 
 // Summarise returns the session's numbers so far.
 func (s *Session) Summarise() Summary {
-	q := quantile
+	q := quantile.Of
 	return Summary{
 		Frames: len(s.times), GameSeconds: s.clock, WallSeconds: s.wall,
 		FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),
