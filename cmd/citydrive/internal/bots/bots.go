@@ -6,7 +6,6 @@
 package bots
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,9 +13,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -127,7 +124,7 @@ func (o *Options) defaults() {
 // Run starts o.N bots, drives them for o.Duration and reports.
 func Run(ctx context.Context, o Options) (Report, error) {
 	o.defaults()
-	var before map[string]float64
+	var before metrics
 	if o.MetricsURL != "" {
 		var err error
 		if before, err = scrape(ctx, o.MetricsURL); err != nil {
@@ -165,9 +162,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	wg.Wait()
 	<-ratesDone
 	rep := Report{Bots: bots, Duration: time.Since(start)}
-	if before != nil {
-		rep.RateBefore = before[netsync.MetricTickRate]
-	}
+	rep.RateBefore, _ = before.value(netsync.MetricTickRate)
 	rep.summariseRates(rates, o.LeaveHalfAfter)
 	if o.MetricsURL != "" {
 		after, err := scrape(ctx, o.MetricsURL)
@@ -179,7 +174,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		rep.TickP50Hist, _ = histQuantile(before, after, netsync.MetricTick, 0.5)
 		rep.TickCPUP50, _ = histQuantile(before, after, netsync.MetricTickCPU, 0.5)
 		rep.TickCPUP99, _ = histQuantile(before, after, netsync.MetricTickCPU, 0.99)
-		rep.TickP99Summary = after[netsync.MetricTickQuantiles+`{quantile="0.99"}`]
+		rep.TickP99Summary = after.summaryQuantile(netsync.MetricTickQuantiles, 0.99)
 	}
 	return rep, nil
 }
@@ -551,68 +546,6 @@ func jitter(r *rand.Rand, d time.Duration) time.Duration {
 	return d/2 + time.Duration(r.Int64N(int64(d)))
 }
 
-// scrape reads a Prometheus text endpoint into "name{labels}" → value.
-func scrape(ctx context.Context, url string) (map[string]float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	tr := &http.Transport{DisableKeepAlives: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s", resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		out[line[:i]] = v
-	}
-	return out, sc.Err()
-}
-
-// rateSample is the server's tick rate at a moment of the run.
-type rateSample struct {
-	at time.Duration // since the start
-	hz float64
-}
-
-// sampleRate reads the server's tick-rate gauge at every tick until ctx
-// ends (failed reads are skipped).
-func sampleRate(ctx context.Context, url string, start time.Time, tick <-chan time.Time) []rateSample {
-	var out []rateSample
-	for {
-		select {
-		case <-ctx.Done():
-			return out
-		case <-tick:
-		}
-		m, err := scrape(ctx, url)
-		if hz, ok := m[netsync.MetricTickRate]; err == nil && ok {
-			out = append(out, rateSample{at: time.Since(start), hz: hz})
-		}
-	}
-}
-
 // summariseRates fills the rate fields from the samples: the lowest, and
 // with leave > 0 the rate at leave and how long after it the rate was
 // back at RateBefore (negative: not within the run).
@@ -639,52 +572,6 @@ func (r *Report) summariseRates(rates []rateSample, leave time.Duration) {
 			return
 		}
 	}
-}
-
-// histQuantile estimates quantile q of histogram name over the interval
-// between two scrapes, interpolating linearly inside the bucket.
-func histQuantile(before, after map[string]float64, name string, q float64) (float64, float64) {
-	type bucket struct{ le, n float64 }
-	var bs []bucket
-	prefix := name + `_bucket{le="`
-	for k, v := range after {
-		if !strings.HasPrefix(k, prefix) {
-			continue
-		}
-		le, err := strconv.ParseFloat(strings.TrimSuffix(k[len(prefix):], `"}`), 64)
-		if err != nil {
-			continue
-		}
-		bs = append(bs, bucket{le, v - before[k]})
-	}
-	slices.SortFunc(bs, func(a, b bucket) int {
-		switch {
-		case a.le < b.le:
-			return -1
-		case a.le > b.le:
-			return 1
-		}
-		return 0
-	})
-	if len(bs) == 0 || bs[len(bs)-1].n == 0 {
-		return 0, 0
-	}
-	total := bs[len(bs)-1].n
-	rank := q * total
-	prevLe, prevN := 0.0, 0.0
-	for _, b := range bs {
-		if b.n >= rank {
-			if math.IsInf(b.le, 1) {
-				return prevLe, total
-			}
-			if b.n == prevN {
-				return b.le, total
-			}
-			return prevLe + (b.le-prevLe)*(rank-prevN)/(b.n-prevN), total
-		}
-		prevLe, prevN = b.le, b.n
-	}
-	return prevLe, total
 }
 
 // WriteTable prints the report.
