@@ -62,7 +62,7 @@ func TestWorkerBytesEqualMainBytes(t *testing.T) {
 		j := g.JunctionNear(world.Vec2{})
 		g.EnsureJunctionArms(j)
 		e := j.Arms[0]
-		wk, err := walker.New(walker.DefaultParams())
+		wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 		require.NoError(t, err)
 		items := append([]walker.Item(nil), wk.Walk(g, e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2))...)
 		p, err := NewPool(PoolConfig{Workers: 2, MaxInFlight: 3, World: w, NewBuilder: func() Builder {

@@ -2,7 +2,6 @@ package buildworkers
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 // walker.FarWalker and citygen's far.go) past the near walk, to kilometres
 // ahead, in slots of their own. Sink nil or Slots 0: no far tier.
 type FarConfig struct {
-	Slots        int // far slots (and the far walk's item cap)
+	Slots        int // far slots, and so the far walk's item cap
 	VertsPerSlot int
 	Walk         walker.FarParams
 	Every        time.Duration // far walk clock
@@ -42,15 +41,16 @@ func (c FarConfig) extraInFlight() int {
 // On reports whether the far tier runs.
 func (c FarConfig) On() bool { return c.Sink != nil && c.Slots > 0 }
 
+// table is the far tier's part of the vertex buffer.
+func (c FarConfig) table() slots.Config {
+	return slots.Config{Slots: c.Slots, VertsPerSlot: c.VertsPerSlot}
+}
+
 func (c FarConfig) validate() error {
 	if !c.On() {
 		return nil
 	}
-	var errs []error
-	errs = append(errs, slots.Config{Slots: c.Slots, VertsPerSlot: c.VertsPerSlot}.Validate(), c.Walk.Validate())
-	if c.Walk.MaxItems > c.Slots {
-		errs = append(errs, fmt.Errorf("far walk cap %d exceeds the %d far slots", c.Walk.MaxItems, c.Slots))
-	}
+	errs := []error{c.table().Validate(), c.Walk.Validate()}
 	if c.Every <= 0 || !(c.Move >= 0) || c.InFlight < 0 || c.InFlight > 64 {
 		errs = append(errs, errors.New("far walk interval must be positive, its move ≥ 0 and far in-flight 0..64"))
 	}
@@ -104,13 +104,11 @@ type farTier struct {
 }
 
 func newFarTier(cfg FarConfig, w world.World, gate *sync.RWMutex) (*farTier, error) {
-	table, err := slots.New(slots.Config{Slots: cfg.Slots, VertsPerSlot: cfg.VertsPerSlot}, cfg.Sink)
+	table, err := slots.New(cfg.table(), cfg.Sink)
 	if err != nil {
 		return nil, err
 	}
-	p := cfg.Walk
-	p.MaxItems = min(p.MaxItems, cfg.Slots)
-	fw, err := walker.NewFar(w, p)
+	fw, err := walker.NewFar(w, cfg.Walk, cfg.Slots)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +121,7 @@ func newFarTier(cfg FarConfig, w world.World, gate *sync.RWMutex) (*farTier, err
 		done:    make(chan struct{}),
 	}
 	for i := range f.bufs {
-		f.bufs[i] = make([]walker.Item, 0, p.MaxItems)
+		f.bufs[i] = make([]walker.Item, 0, cfg.Slots)
 	}
 	go f.walker(fw, gate)
 	return f, nil

@@ -23,8 +23,8 @@ const testFarSlots = 64
 // buffer, which it returns.
 func withFar(t *testing.T, c *Config) *slots.CPUBuffer {
 	t.Helper()
-	c.Far.Slots, c.Far.Walk.MaxItems = testFarSlots, testFarSlots
-	buf, err := slots.NewCPUBuffer(slots.Config{Slots: c.Far.Slots, VertsPerSlot: c.Far.VertsPerSlot})
+	c.Far.Slots = testFarSlots
+	buf, err := slots.NewCPUBuffer(c.Layout().Far)
 	require.NoError(t, err)
 	c.Far.Sink = buf
 	return buf
@@ -41,7 +41,6 @@ func TestFarConfigLimits(t *testing.T) {
 		"still car":      func(c *FarConfig) { c.Move = 0 },
 		"no extra depth": func(c *FarConfig) { c.InFlight = 0 },
 		"64 in flight":   func(c *FarConfig) { c.InFlight = 64 },
-		"cap = slots":    func(c *FarConfig) { c.Walk.MaxItems = c.Slots },
 		"no slots: off":  func(c *FarConfig) { c.Slots = 0 },
 		"no sink: off":   func(c *FarConfig) { c.Sink, c.Slots = nil, 0 },
 	}
@@ -57,7 +56,6 @@ func TestFarConfigLimits(t *testing.T) {
 		"NaN move":           func(c *FarConfig) { c.Move = math.NaN() },
 		"negative in-flight": func(c *FarConfig) { c.InFlight = -1 },
 		"65 in flight":       func(c *FarConfig) { c.InFlight = 65 },
-		"cap > slots":        func(c *FarConfig) { c.Walk.MaxItems = c.Slots + 1 },
 		"tiny slots":         func(c *FarConfig) { c.VertsPerSlot = 0 },
 	}
 	for name, mutate := range invalid {
@@ -102,8 +100,8 @@ type farTierHarness struct {
 
 func newFarTierHarness(t *testing.T) *farTierHarness {
 	cfg := DefaultFarConfig()
-	cfg.Slots, cfg.Walk.MaxItems = testFarSlots, testFarSlots
-	buf, err := slots.NewCPUBuffer(slots.Config{Slots: cfg.Slots, VertsPerSlot: cfg.VertsPerSlot})
+	cfg.Slots = testFarSlots
+	buf, err := slots.NewCPUBuffer(cfg.table())
 	require.NoError(t, err)
 	cfg.Sink = buf
 	require.Equal(t, time.Second, cfg.Every)

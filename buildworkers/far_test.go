@@ -82,7 +82,7 @@ func TestFarConfigValidate(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.NewBuilder = func() Builder { return nil }
 	cfg.Far.Sink = &slots.CPUBuffer{}
-	cfg.Far.Walk.MaxItems = cfg.Far.Slots + 1
+	cfg.Far.Walk.Cost = 0
 	assert.Error(t, cfg.Validate())
 	cfg.Far = DefaultFarConfig() // no sink: off
 	assert.NoError(t, cfg.Validate())

@@ -17,6 +17,19 @@ import (
 	"citydrive/walker"
 )
 
+// The config's buffer layout is its tiers' slot sizes: the defaults are
+// the slots package's, and a change to either tier shows in it.
+func TestConfigLayout(t *testing.T) {
+	c := DefaultConfig()
+	assert.Equal(t, slots.DefaultLayout(), c.Layout())
+	c.Slots.Slots, c.Far.Slots, c.Far.VertsPerSlot = 100, 10, 500
+	l := c.Layout()
+	assert.Equal(t, slots.Config{Slots: 100, VertsPerSlot: slots.DefaultVertsPerSlot, DynamicVerts: slots.DefaultDynamicVerts}, l.Near)
+	assert.Equal(t, slots.Config{Slots: 10, VertsPerSlot: 500}, l.Far)
+	c.Far.Slots = 0
+	assert.Equal(t, c.Slots.TotalVerts(), c.Layout().TotalVerts(), "no far tier: no far region")
+}
+
 func TestConfigLimits(t *testing.T) {
 	ok := DefaultConfig()
 	ok.NewBuilder = func() Builder { return &fakeBuilder{} }
@@ -30,7 +43,6 @@ func TestConfigLimits(t *testing.T) {
 		"1000 builds":      func(c *Config) { c.MainBuildsPerFrame = 1000 },
 		"1 byte":           func(c *Config) { c.UploadBytesPerFrame = 1 },
 		"no requeue":       func(c *Config) { c.RequeueRadius = 0 },
-		"cap = slots":      func(c *Config) { c.Walk.MaxItems = c.Slots.Slots },
 		"keep beyond 380m": func(c *Config) { c.Walk.ForwardWeight = 2; c.EvictKeep = 400 },
 	}
 	for name, mutate := range valid {
@@ -50,7 +62,6 @@ func TestConfigLimits(t *testing.T) {
 		"negative requeue": func(c *Config) { c.RequeueRadius = -1 },
 		"NaN requeue":      func(c *Config) { c.RequeueRadius = math.NaN() },
 		"no rebase":        func(c *Config) { c.RebaseDistance = 0 },
-		"cap > slots":      func(c *Config) { c.Walk.MaxItems = c.Slots.Slots + 1 },
 	}
 	for name, mutate := range invalid {
 		c := ok
@@ -177,7 +188,7 @@ func TestOverflowLogLinesQueueThenDrop(t *testing.T) {
 		const msg = "item exceeded its slot; built with simplified detail"
 		logs := &captured{msgs: map[string]int{}, hold: make(chan struct{})}
 		h := newHarness(t, 0, func(b *fakeBuilder) { b.simple = true }, func(c *Config) {
-			c.Slots.Slots, c.Walk.MaxItems = 100, 100
+			c.Slots.Slots = 100
 			c.Log = slog.New(logs) // the log goroutine waits in it
 		})
 		h.runUntilReady(t, 100)

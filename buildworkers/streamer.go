@@ -15,8 +15,10 @@ import (
 )
 
 // Config is every streaming budget; each is a flag of the game and bench.
+// The slot counts are the walks' item caps: a walk never finds more items
+// than its tier can hold. Layout is the vertex buffer they make.
 type Config struct {
-	Slots              slots.Config
+	Slots              slots.Config // the near tier and the dynamic region
 	Walk               walker.Params
 	Workers            int // 0: no pool, the main goroutine builds
 	MaxInFlight        int // per worker
@@ -79,13 +81,18 @@ func (c Config) Validate() error {
 	if !(c.RequeueRadius >= 0) || !(c.RebaseDistance > 0) {
 		errs = append(errs, errors.New("requeue radius must be ≥ 0 and rebase distance > 0"))
 	}
-	if c.Walk.MaxItems > c.Slots.Slots {
-		errs = append(errs, fmt.Errorf("walk cap %d exceeds the %d slots", c.Walk.MaxItems, c.Slots.Slots))
-	}
 	if c.NewBuilder == nil {
 		errs = append(errs, errors.New("no builder"))
 	}
 	return errors.Join(errs...)
+}
+
+// Layout is the vertex buffer the near and far tiers write to: what a
+// renderer or a headless run allocates for this config. The far tier is in
+// it whenever it has slots, before its sink exists (the renderer that
+// makes the buffer provides the sink).
+func (c Config) Layout() slots.Layout {
+	return slots.Layout{Near: c.Slots, Far: c.Far.table()}
 }
 
 // treesPerSlot is the preallocated tree capacity of a slot.
@@ -148,7 +155,7 @@ func NewStreamer(cfg Config, w world.World, sink slots.Sink, now time.Time) (*St
 	if err != nil {
 		return nil, err
 	}
-	wk, err := walker.New(cfg.Walk)
+	wk, err := walker.New(cfg.Walk, cfg.Slots.Slots)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func TestFarGraphEvictedEveryTwoSeconds(t *testing.T) {
 func TestNewEdgeRequeuesBuiltItemsWithinRadius(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 1, nil, func(c *Config) {
-			c.Slots.Slots, c.Walk.MaxItems = 120, 120 // a walk that reaches past junctions
+			c.Slots.Slots = 120 // a walk that reaches past junctions
 		})
 		h.runUntilReady(t, 300)
 		s, tab := h.s, h.s.Table()

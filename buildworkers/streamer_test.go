@@ -103,7 +103,6 @@ func newHarness(t *testing.T, workers int, tweak func(*fakeBuilder), cfgTweak fu
 	h := &harness{now: time.Now()}
 	cfg := DefaultConfig()
 	cfg.Slots = slots.Config{Slots: 40, VertsPerSlot: 200, DynamicVerts: 0}
-	cfg.Walk.MaxItems = 40
 	cfg.Workers = workers
 	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.NewBuilder = func() Builder {
@@ -159,6 +158,7 @@ func TestWorkersBuildTheInitialWorld(t *testing.T) {
 		assert.False(t, h.s.Ready())
 		h.runUntilReady(t, 200)
 		st := h.s.Stats()
+		assert.Len(t, h.s.Visible(), 40, "the walk stops at the slot count")
 		assert.Equal(t, 40, st.Used)
 		assert.Equal(t, 40, st.WorkerBuilds)
 		assert.Zero(t, st.MainBuilds)
@@ -401,7 +401,6 @@ func TestConfigValidate(t *testing.T) {
 		"slots":       func(c *Config) { c.Slots.Slots = 0 },
 		"verts":       func(c *Config) { c.Slots.VertsPerSlot = 1 },
 		"weights":     func(c *Config) { c.Walk.ForwardWeight = -1 },
-		"cap>slots":   func(c *Config) { c.Slots.Slots = 10 },
 		"no builder":  func(c *Config) { c.NewBuilder = nil },
 		"evict<reach": func(c *Config) { c.EvictKeep = 100 },
 	} {

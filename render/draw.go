@@ -99,7 +99,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	for i, g := range fs.groups {
 		l := &r.lists[i]
 		l.Reset()
-		l.BuildLOD(g.Slots, r.slotCounts, r.lod(), g.Origin.Sub(cam.Position), &fr, r.opt.Slots, r.opt.VertsPerSlot)
+		l.BuildLOD(g.Slots, r.slotCounts, r.lod(), g.Origin.Sub(cam.Position), &fr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot)
 		st.Culled += l.Culled
 		st.BadSlots += l.Bad
 	}
@@ -116,9 +116,9 @@ func (r *Renderer) Draw(f *Frame) error {
 	// The dynamic region: rewritten every frame at the end of the buffer.
 	if !f.Loading && len(f.Dynamic) >= slots.FloatsPerVertex {
 		n := len(f.Dynamic) / slots.FloatsPerVertex
-		if n > r.opt.DynamicVerts {
-			st.DynamicDropped = n - r.opt.DynamicVerts
-			n = r.opt.DynamicVerts
+		if n > r.opt.Layout.Near.DynamicVerts {
+			st.DynamicDropped = n - r.opt.Layout.Near.DynamicVerts
+			n = r.opt.Layout.Near.DynamicVerts
 		}
 		n = slots.EncodeWide(r.dynWords[:n*slots.WordsPerVertex], f.Dynamic[:n*slots.FloatsPerVertex])
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
@@ -146,7 +146,7 @@ func (r *Renderer) Draw(f *Frame) error {
 		clear(r.ageData)
 		for _, g := range fs.groups {
 			for _, s := range g.Slots {
-				if s.Slot >= 0 && s.Slot < r.opt.Slots {
+				if s.Slot >= 0 && s.Slot < r.opt.Layout.Near.Slots {
 					t := scene.AgeTint(s.Age)
 					copy(r.ageData[s.Slot*4:], t[:])
 				}
@@ -154,7 +154,7 @@ func (r *Renderer) Draw(f *Frame) error {
 		}
 		gl.ActiveTexture(gl.TEXTURE0 + unitAge)
 		gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
-		gl.TexSubImage1D(gl.TEXTURE_1D, 0, 0, int32(r.opt.Slots), gl.RGBA, gl.FLOAT, gl.Ptr(r.ageData))
+		gl.TexSubImage1D(gl.TEXTURE_1D, 0, 0, int32(r.opt.Layout.Near.Slots), gl.RGBA, gl.FLOAT, gl.Ptr(r.ageData))
 		fs.tintAge = true
 	}
 
@@ -281,7 +281,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 		gl.BindVertexArray(r.vao)
 		var l scene.DrawList
 		for _, g := range fs.groups {
-			l.Build(g.Slots, r.slotCounts, g.Origin.Sub(centre), &sfr, r.opt.Slots, r.opt.VertsPerSlot)
+			l.Build(g.Slots, r.slotCounts, g.Origin.Sub(centre), &sfr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot)
 			r.depth.setVec3("uOffset", rel32(g.Origin, centre))
 			multiDraw(gl.TRIANGLES, &l, &st.Shadow)
 			l.Reset()
@@ -362,7 +362,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	r.setLighting(p, fs)
 	p.setMat4("uViewProj", scene.Mat32(fs.vp))
 	gl.Uniform3fv(p.loc("uPalette"), slots.PaletteSize, &fs.palette[0][0])
-	p.setInt("uVertsPerSlot", int32(r.opt.VertsPerSlot))
+	p.setInt("uVertsPerSlot", int32(r.opt.Layout.Near.VertsPerSlot))
 	p.setInt("uAgeTint", unitAge)
 	gl.ActiveTexture(gl.TEXTURE0 + unitAge)
 	gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
@@ -497,7 +497,7 @@ func (r *Renderer) boxesPass(fs *frameState, st *Stats, fr *frustum.Frustum) {
 		off := g.Origin.Sub(cam)
 		for i := range g.Slots {
 			s := &g.Slots[i]
-			if s.Slot < 0 || s.Slot >= r.opt.Slots || scene.EffectiveCount(s, r.slotCounts) <= 0 {
+			if s.Slot < 0 || s.Slot >= r.opt.Layout.Near.Slots || scene.EffectiveCount(s, r.slotCounts) <= 0 {
 				continue
 			}
 			b := scene.SlotBox(s, off)

@@ -11,9 +11,8 @@ import (
 	"citydrive/slots"
 )
 
-// The far tier: Options.FarSlots slots of Options.FarVertsPerSlot vertices
-// in the same vertex buffer, after the near slots and before the dynamic
-// region. Far slots are drawn (depth pre-pass and main pass, never the
+// The far tier: the slots of Options.Layout.Far in the same vertex
+// buffer, after the near slots and before the dynamic region. Far slots are drawn (depth pre-pass and main pass, never the
 // shadow map) with the near mask: a fragment over a cell the frame's
 // NearMask marks is discarded, in both passes, so near and far geometry
 // never both draw one place, and where a near item is not built yet the
@@ -27,9 +26,9 @@ type farSink struct{ r *Renderer }
 var _ slots.Sink = farSink{}
 
 // FarSink is the far tier's region of the vertex buffer, for the far slot
-// table (nil when Options.FarSlots is 0).
+// table (nil when Options.Layout.Far.Slots is 0).
 func (r *Renderer) FarSink() slots.Sink {
-	if r.opt.FarSlots == 0 {
+	if r.opt.Layout.Far.Slots == 0 {
 		return nil
 	}
 	return farSink{r}
@@ -38,11 +37,11 @@ func (r *Renderer) FarSink() slots.Sink {
 // Upload writes the first count vertices of verts into far slot slot.
 func (s farSink) Upload(slot int, verts []uint32, count int) error {
 	r := s.r
-	if slot < 0 || slot >= r.opt.FarSlots {
-		return fmt.Errorf("render: upload to far slot %d out of range [0, %d)", slot, r.opt.FarSlots)
+	if slot < 0 || slot >= r.opt.Layout.Far.Slots {
+		return fmt.Errorf("render: upload to far slot %d out of range [0, %d)", slot, r.opt.Layout.Far.Slots)
 	}
-	if count < 0 || count > r.opt.FarVertsPerSlot || count*slots.WordsPerVertex > len(verts) {
-		return fmt.Errorf("render: upload of %d vertices to far slot %d (holds %d, %d words given)", count, slot, r.opt.FarVertsPerSlot, len(verts))
+	if count < 0 || count > r.opt.Layout.Far.VertsPerSlot || count*slots.WordsPerVertex > len(verts) {
+		return fmt.Errorf("render: upload of %d vertices to far slot %d (holds %d, %d words given)", count, slot, r.opt.Layout.Far.VertsPerSlot, len(verts))
 	}
 	r.makeCurrent()
 	r.farCounts[slot] = count
@@ -51,7 +50,7 @@ func (s farSink) Upload(slot int, verts []uint32, count int) error {
 		return nil
 	}
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
-	off := (int(r.farFirst) + slot*r.opt.FarVertsPerSlot) * slots.BytesPerVertex
+	off := (int(r.farFirst) + slot*r.opt.Layout.Far.VertsPerSlot) * slots.BytesPerVertex
 	gl.BufferSubData(gl.ARRAY_BUFFER, off, count*slots.BytesPerVertex, gl.Ptr(verts))
 	return glError("far slot upload")
 }
@@ -65,7 +64,7 @@ func (s farSink) Clear(slot int) {
 
 // setupFar allocates the near-mask texture.
 func (r *Renderer) setupFar() {
-	r.farCounts = make([]int, r.opt.FarSlots)
+	r.farCounts = make([]int, r.opt.Layout.Far.Slots)
 	gl.GenTextures(1, &r.maskTex)
 	gl.BindTexture(gl.TEXTURE_2D, r.maskTex)
 	one := []uint8{0}
@@ -81,7 +80,7 @@ func (r *Renderer) setupFar() {
 // mask when it changed.
 func (r *Renderer) prepareFar(fs *frameState, fr *frustum.Frustum, st *Stats) {
 	fs.farGroups = nil
-	if r.opt.FarSlots == 0 || fs.f.Loading {
+	if r.opt.Layout.Far.Slots == 0 || fs.f.Loading {
 		return
 	}
 	fs.farGroups = fs.f.FarGroups
@@ -92,7 +91,7 @@ func (r *Renderer) prepareFar(fs *frameState, fr *frustum.Frustum, st *Stats) {
 	for i, g := range fs.farGroups {
 		l := &r.farLists[i]
 		l.Reset()
-		l.Build(g.Slots, r.farCounts, g.Origin.Sub(cam), fr, r.opt.FarSlots, r.opt.FarVertsPerSlot)
+		l.Build(g.Slots, r.farCounts, g.Origin.Sub(cam), fr, r.opt.Layout.Far.Slots, r.opt.Layout.Far.VertsPerSlot)
 		for k := range l.First {
 			l.First[k] += r.farFirst
 		}

@@ -79,11 +79,12 @@ type Options struct {
 	Hidden        bool // do not show the window (off-screen use)
 	Title         string
 	VSync         bool
-	Slots         int     // default slots.DefaultSlots
-	VertsPerSlot  int     // default slots.DefaultVertsPerSlot
-	DynamicVerts  int     // default slots.DefaultDynamicVerts
-	MaxTrees      int     // instanced-tree capacity per frame (default 65536)
-	Profile       Profile // default scale.Full
+	// Layout is the one vertex buffer: the near slots and the dynamic
+	// region, and the far tier (Far.Slots 0: none; see far.go). Zero near
+	// sizes, and a far tier's zero VertsPerSlot, take slots.DefaultLayout's.
+	Layout   slots.Layout
+	MaxTrees int     // instanced-tree capacity per frame (default 65536)
+	Profile  Profile // default scale.Full
 	// FixedScale, when in (0,1], disables the adaptive render scale and
 	// renders at this scale (screenshots, benchmarks).
 	FixedScale float64
@@ -104,11 +105,6 @@ type Options struct {
 	// Open and never resized (8 MiB of quads with the defaults).
 	TerrainChunks        int
 	TerrainQuadsPerChunk int
-
-	// FarSlots is the far tier's slot count (0: none) and FarVertsPerSlot
-	// its slot size (default slots.DefaultFarVertsPerSlot); see far.go.
-	FarSlots        int
-	FarVertsPerSlot int
 }
 
 func (o *Options) defaults() error {
@@ -124,34 +120,27 @@ func (o *Options) defaults() error {
 	if o.Title == "" {
 		o.Title = "citydrive"
 	}
-	if o.Slots == 0 {
-		o.Slots = slots.DefaultSlots
+	near, far, d := &o.Layout.Near, &o.Layout.Far, slots.DefaultLayout()
+	if near.Slots == 0 {
+		near.Slots = d.Near.Slots
 	}
-	if o.VertsPerSlot == 0 {
-		o.VertsPerSlot = slots.DefaultVertsPerSlot
+	if near.VertsPerSlot == 0 {
+		near.VertsPerSlot = d.Near.VertsPerSlot
 	}
-	if o.DynamicVerts == 0 {
-		o.DynamicVerts = slots.DefaultDynamicVerts
+	if near.DynamicVerts == 0 {
+		near.DynamicVerts = d.Near.DynamicVerts
+	}
+	if far.Slots > 0 && far.VertsPerSlot == 0 {
+		far.VertsPerSlot = d.Far.VertsPerSlot
 	}
 	if o.MaxTrees == 0 {
 		o.MaxTrees = 1 << 16
 	}
-	if o.Slots < 1 || o.Slots > slots.MaxSlots {
-		return fmt.Errorf("render: %d slots out of range [1, %d]", o.Slots, slots.MaxSlots)
+	if err := o.Layout.Validate(); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
-	if o.VertsPerSlot < slots.MinVertsPerSlot || o.VertsPerSlot > slots.MaxVertsPerSlot {
-		return fmt.Errorf("render: %d vertices per slot out of range [%d, %d]", o.VertsPerSlot, slots.MinVertsPerSlot, slots.MaxVertsPerSlot)
-	}
-	if o.FarSlots < 0 || o.FarSlots > slots.MaxSlots {
-		return fmt.Errorf("render: %d far slots out of range [0, %d]", o.FarSlots, slots.MaxSlots)
-	}
-	if o.FarSlots > 0 && o.FarVertsPerSlot == 0 {
-		o.FarVertsPerSlot = slots.DefaultFarVertsPerSlot
-	}
-	if o.FarSlots > 0 && (o.FarVertsPerSlot < slots.MinVertsPerSlot || o.FarVertsPerSlot > slots.MaxVertsPerSlot) {
-		return fmt.Errorf("render: %d vertices per far slot out of range", o.FarVertsPerSlot)
-	}
-	if int64(o.Slots)*int64(o.VertsPerSlot)+int64(o.FarSlots)*int64(o.FarVertsPerSlot)+int64(o.DynamicVerts) > 1<<31/slots.BytesPerVertex {
+	// Offsets into the buffer are GL's 32-bit signed sizes.
+	if o.Layout.Bytes() >= 1<<31 {
 		return errors.New("render: vertex buffer over 2 GiB")
 	}
 	if o.TerrainChunks == 0 {

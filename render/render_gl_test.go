@@ -61,7 +61,7 @@ func glRenderer(t *testing.T) *Renderer {
 	}
 	onMain(func() {
 		if shared == nil && sharedErr == nil {
-			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Slots: 16, VertsPerSlot: 1200, FarSlots: 8, FarVertsPerSlot: 600, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
+			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}, Far: slots.Config{Slots: 8, VertsPerSlot: 600}}, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
 		}
 	})
 	require.NoError(t, sharedErr)
@@ -461,7 +461,7 @@ func TestMissingContextIsAnError(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	_, err := Open(Options{Width: -5})
 	assert.ErrorContains(t, err, "out of range")
-	_, err = Open(Options{VertsPerSlot: 3})
+	_, err = Open(Options{Layout: slots.Layout{Near: slots.Config{VertsPerSlot: 3}}})
 	assert.ErrorContains(t, err, "vertices per slot")
 	_, err = Open(Options{FixedScale: 2})
 	assert.ErrorContains(t, err, "fixed scale")
@@ -471,7 +471,9 @@ func TestBadOptions(t *testing.T) {
 func syntheticCity(t testing.TB) (*Renderer, *Frame) {
 	var big *Renderer
 	var err error
-	onMain(func() { big, err = Open(Options{Title: "render bench", FixedScale: 1, Slots: 16, VertsPerSlot: 1200}) })
+	onMain(func() {
+		big, err = Open(Options{Title: "render bench", FixedScale: 1, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
+	})
 	require.NoError(t, err)
 	t.Cleanup(func() { onMain(func() { big.Close() }) })
 	return big, cityFrame(city(t, big, farCamera))

@@ -42,11 +42,11 @@ func (r *Renderer) setup() error {
 	}
 
 	// The one world vertex buffer.
-	total := r.opt.Slots*r.opt.VertsPerSlot + r.opt.FarSlots*r.opt.FarVertsPerSlot + r.opt.DynamicVerts
-	r.farFirst = int32(r.opt.Slots * r.opt.VertsPerSlot)
-	r.dynamicFirst = r.farFirst + int32(r.opt.FarSlots*r.opt.FarVertsPerSlot)
-	r.slotCounts = make([]int, r.opt.Slots)
-	r.slotLOD = scene.LOD{Coarse: make([]int, r.opt.Slots), Beyond: slots.DetailBeyond}
+	total := r.opt.Layout.TotalVerts()
+	r.farFirst = int32(r.opt.Layout.FarFirst())
+	r.dynamicFirst = int32(r.opt.Layout.DynamicFirst())
+	r.slotCounts = make([]int, r.opt.Layout.Near.Slots)
+	r.slotLOD = scene.LOD{Coarse: make([]int, r.opt.Layout.Near.Slots), Beyond: slots.DetailBeyond}
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
 	gl.GenBuffers(1, &r.vbo)
@@ -61,7 +61,7 @@ func (r *Renderer) setup() error {
 	gl.VertexAttribIPointerWithOffset(0, 4, gl.UNSIGNED_INT, slots.BytesPerVertex, 0)
 	gl.EnableVertexAttribArray(1)
 	gl.VertexAttribIPointerWithOffset(1, 2, gl.UNSIGNED_INT, slots.BytesPerVertex, 16)
-	r.dynWords = make([]uint32, r.opt.DynamicVerts*slots.WordsPerVertex)
+	r.dynWords = make([]uint32, r.opt.Layout.Near.DynamicVerts*slots.WordsPerVertex)
 
 	// Trees: the mesh and a fixed-capacity instance buffer.
 	mesh := scene.TreeMesh()
@@ -83,7 +83,7 @@ func (r *Renderer) setup() error {
 	}
 
 	// Debug lines: room for every slot box of two groups.
-	r.lineCap = r.opt.Slots * scene.MaxGroups * 24
+	r.lineCap = r.opt.Layout.Near.Slots * scene.MaxGroups * 24
 	gl.GenVertexArrays(1, &r.lineVAO)
 	gl.BindVertexArray(r.lineVAO)
 	gl.GenBuffers(1, &r.lineVBO)
@@ -123,10 +123,10 @@ func (r *Renderer) setup() error {
 	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
 
 	// Per-slot build-age tint (debug view), one RGBA texel per slot.
-	r.ageData = make([]float32, r.opt.Slots*4)
+	r.ageData = make([]float32, r.opt.Layout.Near.Slots*4)
 	gl.GenTextures(1, &r.ageTex)
 	gl.BindTexture(gl.TEXTURE_1D, r.ageTex)
-	gl.TexImage1D(gl.TEXTURE_1D, 0, gl.RGBA32F, int32(r.opt.Slots), 0, gl.RGBA, gl.FLOAT, gl.Ptr(r.ageData))
+	gl.TexImage1D(gl.TEXTURE_1D, 0, gl.RGBA32F, int32(r.opt.Layout.Near.Slots), 0, gl.RGBA, gl.FLOAT, gl.Ptr(r.ageData))
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 

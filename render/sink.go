@@ -16,11 +16,11 @@ var _ slots.Sink = (*Renderer)(nil)
 // over the slot's capacity or past the end of verts is an error, never a
 // silent cut: nothing is written then.
 func (r *Renderer) Upload(slot int, verts []uint32, count int) error {
-	if slot < 0 || slot >= r.opt.Slots {
-		return fmt.Errorf("render: upload to slot %d out of range [0, %d)", slot, r.opt.Slots)
+	if slot < 0 || slot >= r.opt.Layout.Near.Slots {
+		return fmt.Errorf("render: upload to slot %d out of range [0, %d)", slot, r.opt.Layout.Near.Slots)
 	}
-	if count < 0 || count > r.opt.VertsPerSlot {
-		return fmt.Errorf("render: upload of %d vertices to slot %d: a slot holds %d", count, slot, r.opt.VertsPerSlot)
+	if count < 0 || count > r.opt.Layout.Near.VertsPerSlot {
+		return fmt.Errorf("render: upload of %d vertices to slot %d: a slot holds %d", count, slot, r.opt.Layout.Near.VertsPerSlot)
 	}
 	if count*slots.WordsPerVertex > len(verts) {
 		return fmt.Errorf("render: upload of %d vertices to slot %d with only %d words", count, slot, len(verts))
@@ -34,7 +34,7 @@ func (r *Renderer) Upload(slot int, verts []uint32, count int) error {
 		return nil
 	}
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
-	gl.BufferSubData(gl.ARRAY_BUFFER, slot*r.opt.VertsPerSlot*slots.BytesPerVertex, count*slots.BytesPerVertex, gl.Ptr(verts))
+	gl.BufferSubData(gl.ARRAY_BUFFER, slot*r.opt.Layout.Near.VertsPerSlot*slots.BytesPerVertex, count*slots.BytesPerVertex, gl.Ptr(verts))
 	return glError("slot upload")
 }
 
@@ -42,7 +42,7 @@ func (r *Renderer) Upload(slot int, verts []uint32, count int) error {
 // drops to zero and the stale vertices are never drawn (the draw input's
 // count for this slot must be zero too, or the slot omitted).
 func (r *Renderer) Clear(slot int) {
-	if slot < 0 || slot >= r.opt.Slots {
+	if slot < 0 || slot >= r.opt.Layout.Near.Slots {
 		return
 	}
 	r.slotCounts[slot] = 0
@@ -50,9 +50,5 @@ func (r *Renderer) Clear(slot int) {
 	r.shadow.dirty = true
 }
 
-// Capacity reports the buffer layout: slots, vertices per slot, dynamic
-// vertices, and the total size in bytes.
-func (r *Renderer) Capacity() (slotCount, vertsPerSlot, dynamicVerts, bytes int) {
-	o := r.opt
-	return o.Slots, o.VertsPerSlot, o.DynamicVerts, (o.Slots*o.VertsPerSlot + o.FarSlots*o.FarVertsPerSlot + o.DynamicVerts) * slots.BytesPerVertex
-}
+// Layout is the vertex buffer's layout, defaults applied.
+func (r *Renderer) Layout() slots.Layout { return r.opt.Layout }

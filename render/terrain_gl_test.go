@@ -365,7 +365,9 @@ func TestTerrainFrameTime(t *testing.T) {
 	meshes := generatedTerrain(7, centre, 19)
 	var big *Renderer
 	var err error
-	onMain(func() { big, err = Open(Options{Title: "terrain bench", FixedScale: 1, Slots: 16, VertsPerSlot: 1200}) })
+	onMain(func() {
+		big, err = Open(Options{Title: "terrain bench", FixedScale: 1, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
+	})
 	require.NoError(t, err)
 	defer onMain(func() { big.Close() })
 	quads := 0

@@ -24,13 +24,12 @@ type FarParams struct {
 	BackwardWeight float64 // roads heading back behind it
 	SideWeight     float64 // roads across the heading
 	Cost           float64 // the walk stops past this cost
-	MaxItems       int     // and at this many items (the far slot count)
 }
 
 // DefaultFarParams reach 2.4 km ahead on an open road, about 920 m behind
 // and 1.7 km to the sides.
 func DefaultFarParams() FarParams {
-	return FarParams{ForwardWeight: 1.0, BackwardWeight: 2.6, SideWeight: 1.4, Cost: 2400, MaxItems: 1024}
+	return FarParams{ForwardWeight: 1.0, BackwardWeight: 2.6, SideWeight: 1.4, Cost: 2400}
 }
 
 // Validate reports parameters no walk could honour.
@@ -44,20 +43,12 @@ func (p FarParams) Validate() error {
 			errs = append(errs, fmt.Errorf("walker: %s must be a positive number, got %v", v.n, v.v))
 		}
 	}
-	if p.MaxItems < 1 {
-		errs = append(errs, fmt.Errorf("walker: far item cap must be ≥ 1, got %d", p.MaxItems))
-	}
 	return errors.Join(errs...)
 }
 
 // FarReach is how far a far walk's items reach from the car, metres: the
 // furthest edge midpoint ahead, behind and to either side of the heading.
 type FarReach struct{ Ahead, Behind, Side float64 }
-
-type farState struct {
-	cost float64
-	cell world.Cell
-}
 
 // FarWalker runs the far walk: Dijkstra over the lattice junctions of the
 // pure world description (it never touches the road graph, so the near
@@ -66,8 +57,9 @@ type farState struct {
 // It reuses its buffers: in steady state a walk allocates nothing.
 type FarWalker struct {
 	p     FarParams
+	max   int
 	src   *world.Cache
-	heap  []farState
+	heap  minHeap[world.Cell]
 	best  map[world.Cell]float64
 	seen  map[uint64]struct{}
 	items []Item
@@ -75,17 +67,18 @@ type FarWalker struct {
 	reach FarReach
 }
 
-// NewFar returns a far walker over w.
-func NewFar(w world.World, p FarParams) (*FarWalker, error) {
-	if err := p.Validate(); err != nil {
+// NewFar returns a far walker over w whose walks stop at maxItems items,
+// the far slot count its caller holds them in.
+func NewFar(w world.World, p FarParams, maxItems int) (*FarWalker, error) {
+	if err := errors.Join(p.Validate(), validateCap("far item cap", maxItems)); err != nil {
 		return nil, err
 	}
 	return &FarWalker{
-		p: p, src: world.NewCache(w),
-		best:  make(map[world.Cell]float64, 4*p.MaxItems),
-		seen:  make(map[uint64]struct{}, 2*p.MaxItems),
-		items: make([]Item, 0, p.MaxItems),
-		heap:  make([]farState, 0, 4*p.MaxItems),
+		p: p, max: maxItems, src: world.NewCache(w),
+		best:  make(map[world.Cell]float64, 4*maxItems),
+		seen:  make(map[uint64]struct{}, 2*maxItems),
+		items: make([]Item, 0, maxItems),
+		heap:  make(minHeap[world.Cell], 0, 4*maxItems),
 		arms:  make([]world.EdgeSpec, 0, 8),
 	}, nil
 }
@@ -115,7 +108,7 @@ func (w *FarWalker) weight(a, b, heading world.Vec2) float64 {
 }
 
 // Walk returns the far items around the car, cheapest first, at most
-// MaxItems, none past Cost; equal costs (a junction's roads) in the walk's
+// the cap, none past Cost; equal costs (a junction's roads) in the walk's
 // own fixed order, not by key. The slice is reused by the next walk.
 func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 	if l := heading.Len(); l > 0 {
@@ -141,31 +134,31 @@ func (w *FarWalker) Walk(car, heading world.Vec2) []Item {
 			w.relax(c, p.Sub(car).Len()*w.weight(car, p, heading))
 		}
 	}
-	for len(w.heap) > 0 && len(w.items) < w.p.MaxItems {
-		s := w.pop()
-		if s.cost > w.best[s.cell] || s.cost > w.p.Cost {
-			if s.cost > w.p.Cost {
+	for len(w.heap) > 0 && len(w.items) < w.max {
+		cost, cell := w.heap.pop()
+		if cost > w.best[cell] || cost > w.p.Cost {
+			if cost > w.p.Cost {
 				break
 			}
 			continue
 		}
-		pa, _ := w.src.Junction(s.cell)
-		w.arms = w.src.Arms(s.cell, w.arms[:0])
+		pa, _ := w.src.Junction(cell)
+		w.arms = w.src.Arms(cell, w.arms[:0])
 		for _, e := range w.arms {
 			other := e.B
-			if other == s.cell {
+			if other == cell {
 				other = e.A
 			}
 			pb, ok := w.src.Junction(other)
 			if !ok {
 				continue
 			}
-			if _, done := w.seen[e.ID]; !done && len(w.items) < w.p.MaxItems {
+			if _, done := w.seen[e.ID]; !done && len(w.items) < w.max {
 				w.seen[e.ID] = struct{}{}
-				w.items = append(w.items, Item{Key: int64(e.ID), Kind: Far, Cost: float32(s.cost), Edge: e.ID})
+				w.items = append(w.items, Item{Key: int64(e.ID), Kind: Far, Cost: float32(cost), Edge: e.ID})
 				w.extend(pa.Lerp(pb, 0.5), car, heading)
 			}
-			w.relax(other, s.cost+roadCurve*pb.Sub(pa).Len()*w.weight(pa, pb, heading))
+			w.relax(other, cost+roadCurve*pb.Sub(pa).Len()*w.weight(pa, pb, heading))
 		}
 	}
 	return w.items
@@ -185,53 +178,12 @@ func (w *FarWalker) relax(c world.Cell, cost float64) {
 		return
 	}
 	w.best[c] = cost
-	w.push(farState{cost, c})
+	w.heap.push(cost, cellTie(c), c)
 }
 
-func farLess(a, b farState) bool {
-	if a.cost != b.cost {
-		return a.cost < b.cost
-	}
-	if a.cell.I != b.cell.I {
-		return a.cell.I < b.cell.I
-	}
-	return a.cell.J < b.cell.J
-}
-
-func (w *FarWalker) push(s farState) {
-	w.heap = append(w.heap, s)
-	i := len(w.heap) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !farLess(w.heap[i], w.heap[p]) {
-			break
-		}
-		w.heap[i], w.heap[p] = w.heap[p], w.heap[i]
-		i = p
-	}
-}
-
-func (w *FarWalker) pop() farState {
-	h := w.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && farLess(h[l], h[m]) {
-			m = l
-		}
-		if r < n && farLess(h[r], h[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	w.heap = h
-	return top
+// cellTie orders far states of equal cost by cell (I, then J, as signed
+// numbers): a total order, so they leave the heap in one order whatever
+// order they were pushed in.
+func cellTie(c world.Cell) uint64 {
+	return uint64(uint32(c.I)^1<<31)<<32 | uint64(uint32(c.J)^1<<31)
 }

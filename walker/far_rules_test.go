@@ -104,13 +104,15 @@ func farOracle(w world.World, p FarParams, car, heading world.Vec2) map[uint64]f
 	return edges
 }
 
+// farNoCap is a cap these walks never reach: the cost limit ends them.
+const farNoCap = 1 << 14
+
 // Every far item costs the cheapest way there, and the walk emits exactly
 // the edges within the cost limit: the weights by direction, the seeds,
 // the road lengths and the shortest-path relaxation all show in the costs.
 func TestFarWalkCostsAreShortestPaths(t *testing.T) {
-	skewed := FarParams{ForwardWeight: 1, BackwardWeight: 3, SideWeight: 1.7, Cost: 1500, MaxItems: 1 << 14}
+	skewed := FarParams{ForwardWeight: 1, BackwardWeight: 3, SideWeight: 1.7, Cost: 1500}
 	wide := DefaultFarParams()
-	wide.MaxItems = 1 << 14 // the cost limit, not the cap, ends these walks
 	for _, tc := range []struct {
 		name    string
 		seed    uint64
@@ -126,7 +128,7 @@ func TestFarWalkCostsAreShortestPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := world.New(tc.seed)
 			car := farStart(t, w).Add(tc.offset)
-			fw, err := NewFar(w, tc.p)
+			fw, err := NewFar(w, tc.p, farNoCap)
 			require.NoError(t, err)
 			items := fw.Walk(car, tc.heading)
 			want := farOracle(w, tc.p, car, tc.heading)
@@ -148,8 +150,8 @@ func TestFarCostsScaleWithTheWeights(t *testing.T) {
 	w := world.New(412)
 	car := farStart(t, w).Add(world.Vec2{X: 30, Z: -45})
 	heading := world.Vec2{X: 1, Z: 1}
-	p := FarParams{ForwardWeight: 1, BackwardWeight: 2.5, SideWeight: 1.5, Cost: 1200, MaxItems: 1 << 14}
-	fw, err := NewFar(w, p)
+	p := FarParams{ForwardWeight: 1, BackwardWeight: 2.5, SideWeight: 1.5, Cost: 1200}
+	fw, err := NewFar(w, p, farNoCap)
 	require.NoError(t, err)
 	base := append([]Item(nil), fw.Walk(car, heading)...)
 	require.NotEmpty(t, base)
@@ -159,7 +161,7 @@ func TestFarCostsScaleWithTheWeights(t *testing.T) {
 	p.BackwardWeight *= k
 	p.SideWeight *= k
 	p.Cost *= k
-	scaled, err := NewFar(w, p)
+	scaled, err := NewFar(w, p, farNoCap)
 	require.NoError(t, err)
 	got := scaled.Walk(car, heading)
 	require.Len(t, got, len(base))
@@ -174,7 +176,7 @@ func TestFarCostsScaleWithTheWeights(t *testing.T) {
 func TestFarReachIsTheFurthestMidpoints(t *testing.T) {
 	w := world.New(7)
 	car := farStart(t, w).Add(world.Vec2{X: 20, Z: 55})
-	fw, err := NewFar(w, DefaultFarParams())
+	fw, err := NewFar(w, DefaultFarParams(), gameFarCap)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name    string
@@ -209,7 +211,7 @@ func TestFarReachIsTheFurthestMidpoints(t *testing.T) {
 			assert.InDelta(t, want.Side, got.Side, 1e-6)
 			// The same walk as along the unit heading.
 			again := append([]Item(nil), items...)
-			other, err := NewFar(w, DefaultFarParams())
+			other, err := NewFar(w, DefaultFarParams(), gameFarCap)
 			require.NoError(t, err)
 			assert.Equal(t, again, other.Walk(car, tc.unit))
 			assert.Equal(t, got, other.Reach())
@@ -238,8 +240,8 @@ func TestFarCostLimitIsInclusive(t *testing.T) {
 		}
 	}
 	require.False(t, math.IsInf(nd, 1))
-	p := FarParams{ForwardWeight: 1, BackwardWeight: 1, SideWeight: 1, Cost: nd, MaxItems: 100}
-	fw, err := NewFar(w, p)
+	p := FarParams{ForwardWeight: 1, BackwardWeight: 1, SideWeight: 1, Cost: nd}
+	fw, err := NewFar(w, p, 100)
 	require.NoError(t, err)
 	var want []int64
 	for _, e := range w.Arms(nearest, nil) {
@@ -253,7 +255,7 @@ func TestFarCostLimitIsInclusive(t *testing.T) {
 	assert.ElementsMatch(t, want, got)
 
 	p.Cost = math.Nextafter(nd, 0)
-	fw, err = NewFar(w, p)
+	fw, err = NewFar(w, p, 100)
 	require.NoError(t, err)
 	assert.Empty(t, fw.Walk(car, world.Vec2{X: 1}))
 }
@@ -262,23 +264,24 @@ func TestFarParamsValidateTable(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		edit func(*FarParams)
+		cap  int
 		bad  string // in the error; "" for valid
 	}{
-		{"defaults", func(*FarParams) {}, ""},
-		{"one item", func(p *FarParams) { p.MaxItems = 1 }, ""},
-		{"tiny weights", func(p *FarParams) { p.SideWeight, p.Cost = 1e-9, 1e-9 }, ""},
-		{"no items", func(p *FarParams) { p.MaxItems = 0 }, "far item cap"},
-		{"negative items", func(p *FarParams) { p.MaxItems = -3 }, "far item cap"},
-		{"zero forward", func(p *FarParams) { p.ForwardWeight = 0 }, "forward weight"},
-		{"negative backward", func(p *FarParams) { p.BackwardWeight = -1 }, "backward weight"},
-		{"NaN side", func(p *FarParams) { p.SideWeight = math.NaN() }, "side weight"},
-		{"infinite cost", func(p *FarParams) { p.Cost = math.Inf(1) }, "far cost"},
-		{"negative infinite cost", func(p *FarParams) { p.Cost = math.Inf(-1) }, "far cost"},
+		{"defaults", func(*FarParams) {}, gameFarCap, ""},
+		{"one item", func(*FarParams) {}, 1, ""},
+		{"tiny weights", func(p *FarParams) { p.SideWeight, p.Cost = 1e-9, 1e-9 }, gameFarCap, ""},
+		{"no items", func(*FarParams) {}, 0, "far item cap"},
+		{"negative items", func(*FarParams) {}, -3, "far item cap"},
+		{"zero forward", func(p *FarParams) { p.ForwardWeight = 0 }, gameFarCap, "forward weight"},
+		{"negative backward", func(p *FarParams) { p.BackwardWeight = -1 }, gameFarCap, "backward weight"},
+		{"NaN side", func(p *FarParams) { p.SideWeight = math.NaN() }, gameFarCap, "side weight"},
+		{"infinite cost", func(p *FarParams) { p.Cost = math.Inf(1) }, gameFarCap, "far cost"},
+		{"negative infinite cost", func(p *FarParams) { p.Cost = math.Inf(-1) }, gameFarCap, "far cost"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultFarParams()
 			tc.edit(&p)
-			fw, err := NewFar(world.New(412), p)
+			fw, err := NewFar(world.New(412), p, tc.cap)
 			if tc.bad != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.bad)
@@ -290,15 +293,13 @@ func TestFarParamsValidateTable(t *testing.T) {
 		})
 	}
 	// A cap of one is honoured: the single cheapest item.
-	p := DefaultFarParams()
-	p.MaxItems = 1
 	w := world.New(412)
-	fw, err := NewFar(w, p)
+	fw, err := NewFar(w, DefaultFarParams(), 1)
 	require.NoError(t, err)
 	car := farStart(t, w)
 	one := append([]Item(nil), fw.Walk(car, world.Vec2{X: 1})...)
 	require.Len(t, one, 1)
-	all, err := NewFar(w, DefaultFarParams())
+	all, err := NewFar(w, DefaultFarParams(), gameFarCap)
 	require.NoError(t, err)
 	assert.Equal(t, all.Walk(car, world.Vec2{X: 1})[0], one[0])
 }

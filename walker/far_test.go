@@ -24,7 +24,7 @@ func TestFarWalkOrderKeysReachCaps(t *testing.T) {
 	for _, seed := range []uint64{412, 7} {
 		w := world.New(seed)
 		car := farStart(t, w)
-		fw, err := NewFar(w, DefaultFarParams())
+		fw, err := NewFar(w, DefaultFarParams(), gameFarCap)
 		require.NoError(t, err)
 		// Seed 412 is a lakeside city: look along the heading with land ahead.
 		heading, bestAhead := world.Vec2{}, 0.0
@@ -57,21 +57,19 @@ func TestFarWalkOrderKeysReachCaps(t *testing.T) {
 
 		// Stable: the same place gives the same items; a second walker too.
 		again := append([]Item(nil), items...)
-		fw2, _ := NewFar(w, DefaultFarParams())
+		fw2, _ := NewFar(w, DefaultFarParams(), gameFarCap)
 		assert.Equal(t, again, fw.Walk(car, heading))
 		assert.Equal(t, again, fw2.Walk(car, heading))
 
 		// The cap holds and keeps the cheapest.
-		p := DefaultFarParams()
-		p.MaxItems = 50
-		small, _ := NewFar(w, p)
+		small, _ := NewFar(w, DefaultFarParams(), 50)
 		got := small.Walk(car, heading)
 		require.Len(t, got, 50)
 		assert.Equal(t, again[:50], got)
 		// A shorter cost reaches less.
-		p = DefaultFarParams()
+		p := DefaultFarParams()
 		p.Cost = 600
-		short, _ := NewFar(w, p)
+		short, _ := NewFar(w, p, gameFarCap)
 		short.Walk(car, heading)
 		assert.Less(t, short.Reach().Ahead, 800.0)
 	}
@@ -80,7 +78,7 @@ func TestFarWalkOrderKeysReachCaps(t *testing.T) {
 func TestFarWalkAllocatesNothing(t *testing.T) {
 	w := world.New(412)
 	car := farStart(t, w)
-	fw, err := NewFar(w, DefaultFarParams())
+	fw, err := NewFar(w, DefaultFarParams(), gameFarCap)
 	require.NoError(t, err)
 	fw.Walk(car, world.Vec2{X: 1})
 	allocs := testing.AllocsPerRun(5, func() { fw.Walk(car.Add(world.Vec2{X: 30}), world.Vec2{X: 1}) })
@@ -90,18 +88,16 @@ func TestFarWalkAllocatesNothing(t *testing.T) {
 func TestFarParamsValidate(t *testing.T) {
 	p := DefaultFarParams()
 	p.Cost = 0
-	_, err := NewFar(world.New(1), p)
+	_, err := NewFar(world.New(1), p, gameFarCap)
 	assert.Error(t, err)
-	p = DefaultFarParams()
-	p.MaxItems = 0
-	_, err = NewFar(world.New(1), p)
+	_, err = NewFar(world.New(1), DefaultFarParams(), 0)
 	assert.Error(t, err)
 }
 
 func BenchmarkFarWalk(b *testing.B) {
 	w := world.New(412)
 	car, _ := w.Junction(world.Cell{I: 2, J: 0})
-	fw, _ := NewFar(w, DefaultFarParams())
+	fw, _ := NewFar(w, DefaultFarParams(), gameFarCap)
 	fw.Walk(car, world.Vec2{X: 1})
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -15,8 +15,11 @@ import (
 // (step 1, forward 1, backward 2, sideways ×1.5) so every cost is exact in
 // float32 and a rule that is off by one step or one factor shows.
 
+// dyadicCap is a cap these walks never reach: the cost limit ends them.
+const dyadicCap = 10000
+
 func dyadic(viewCost float64) Params {
-	return Params{StepLength: 1, ForwardWeight: 1, BackwardWeight: 2, SideWeight: 1.5, NearbyRadius: 0, ViewCost: viewCost, MaxItems: 10000}
+	return Params{StepLength: 1, ForwardWeight: 1, BackwardWeight: 2, SideWeight: 1.5, NearbyRadius: 0, ViewCost: viewCost}
 }
 
 func costs(items []Item) map[int64]float32 {
@@ -65,7 +68,7 @@ func TestOpenRoadCostsAreExact(t *testing.T) {
 	mid := e.Segments() / 2
 	pos := e.Nodes[mid].Lerp(e.Nodes[mid+1], 0.5)
 	tan := e.Tangent(mid)
-	w := mustWalker(t, dyadic(10))
+	w := mustWalker(t, dyadic(10), dyadicCap)
 
 	expect := func(dir int) map[int64]float32 {
 		m := map[int64]float32{e.Key(mid): 0}
@@ -206,7 +209,7 @@ func TestJunctionStraightArmKeepsWeight(t *testing.T) {
 	seg, heading := a.carSeg()
 	pos := a.e.Nodes[seg].Lerp(a.e.Nodes[seg+1], 0.5)
 	p := dyadic(1 + 1.5*4)
-	checkArms(t, *a, mustWalker(t, p).Walk(g, pos, heading), 1, 1, p)
+	checkArms(t, *a, mustWalker(t, p, dyadicCap).Walk(g, pos, heading), 1, 1, p)
 }
 
 // Side weights compound: the backward walker (weight 2) turning sideways
@@ -225,7 +228,7 @@ func TestSideWeightCompounds(t *testing.T) {
 	pos := a.e.Nodes[seg].Lerp(a.e.Nodes[seg+1], 0.5)
 	p := dyadic(2 + 3*3)
 	// Heading away from the junction: it is behind the car.
-	checkArms(t, *a, mustWalker(t, p).Walk(g, pos, heading.Scale(-1)), 2, 2, p)
+	checkArms(t, *a, mustWalker(t, p, dyadicCap).Walk(g, pos, heading.Scale(-1)), 2, 2, p)
 }
 
 // Arriving where no arm continues within 45° (a T from its stem, a corner),
@@ -245,7 +248,7 @@ func TestNoStraightArmAllSideways(t *testing.T) {
 	seg, heading := a.carSeg()
 	pos := a.e.Nodes[seg].Lerp(a.e.Nodes[seg+1], 0.5)
 	p := dyadic(1 + 1.5*4)
-	checkArms(t, *a, mustWalker(t, p).Walk(g, pos, heading), 1, 1, p)
+	checkArms(t, *a, mustWalker(t, p, dyadicCap).Walk(g, pos, heading), 1, 1, p)
 }
 
 // Roads within the nearby radius get walkers of their own, starting at
@@ -267,14 +270,14 @@ func TestNearbyRoadsGetTheirOwnWalkers(t *testing.T) {
 	require.NotNil(t, car, "a street with other roads near its middle")
 	heading := car.Tangent(car.Segments() / 2)
 	p.ForwardWeight, p.BackwardWeight = 10, 10
-	p.MaxItems = 100000
-	w := mustWalker(t, p)
+	const noCap = 100000
+	w := mustWalker(t, p, noCap)
 	w.Walk(g, pos, heading) // grow the graph around the car
 	hits := g.RoadsWithin(pos, p.NearbyRadius, nil)
 	items := costs(w.Walk(g, pos, heading))
 
 	p.NearbyRadius = 0
-	without := costs(mustWalker(t, p).Walk(g, pos, heading))
+	without := costs(mustWalker(t, p, noCap).Walk(g, pos, heading))
 
 	others := 0
 	for _, h := range hits {
@@ -306,7 +309,6 @@ func TestNearbyRoadsGetTheirOwnWalkers(t *testing.T) {
 // the roads around it first; a car on a loaded road does not.
 func TestWalkLoadsAroundAnOffRoadCar(t *testing.T) {
 	p := dyadic(1)
-	p.MaxItems = 1
 
 	far := roadgraph.New(world.New(testSeed))
 	guess := world.Vec2{X: 2000, Z: -1500}
@@ -317,7 +319,7 @@ func TestWalkLoadsAroundAnOffRoadCar(t *testing.T) {
 	g := roadgraph.New(world.New(testSeed))
 	j := g.JunctionNear(world.Vec2{})
 	g.EnsureJunctionArms(j)
-	items := mustWalker(t, p).Walk(g, there.Point, world.Vec2{})
+	items := mustWalker(t, p, 1).Walk(g, there.Point, world.Vec2{})
 	require.Len(t, items, 1)
 	assert.Equal(t, there.Edge.ID, items[0].Edge, "the walk starts on the road under the car")
 
@@ -327,7 +329,7 @@ func TestWalkLoadsAroundAnOffRoadCar(t *testing.T) {
 	edges := len(g.Edges())
 	e := j.Arms[0]
 	pos := e.Nodes[1].Lerp(e.Nodes[2], 0.5)
-	items = mustWalker(t, p).Walk(g, pos, world.Vec2{})
+	items = mustWalker(t, p, 1).Walk(g, pos, world.Vec2{})
 	require.Len(t, items, 1)
 	assert.Equal(t, e.Key(1), items[0].Key)
 	assert.Equal(t, edges, len(g.Edges()), "on a loaded road nothing more is loaded")
@@ -338,7 +340,7 @@ func TestWalkLoadsAroundAnOffRoadCar(t *testing.T) {
 func TestEndSegmentsThenTheJunction(t *testing.T) {
 	g := grownGraph(t)
 	e := longEdge(t, g, 40)
-	w := mustWalker(t, dyadic(5))
+	w := mustWalker(t, dyadic(5), dyadicCap)
 	pos := e.Nodes[1].Lerp(e.Nodes[2], 0.5)
 	want := map[int64]float32{e.Key(1): 0, e.Key(0): 2, roadgraph.JunctionKey(e.A.ID): 4}
 	for k := 1; k <= 5; k++ {

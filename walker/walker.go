@@ -45,7 +45,6 @@ type Params struct {
 	SideWeight     float64 // multiplies a walker's weight on sideways arms
 	NearbyRadius   float64 // roads this close to the car get walkers of their own
 	ViewCost       float64 // a walk stops past this cost
-	MaxItems       int     // and at this many items (the slot count)
 }
 
 // DefaultParams are the reference game's numbers: about 760 m ahead and 290
@@ -58,7 +57,6 @@ func DefaultParams() Params {
 		SideWeight:     1.4,
 		NearbyRadius:   140,
 		ViewCost:       760,
-		MaxItems:       180,
 	}
 }
 
@@ -78,9 +76,6 @@ func (p Params) Validate() error {
 	if !(p.NearbyRadius >= 0) || math.IsInf(p.NearbyRadius, 0) {
 		errs = append(errs, fmt.Errorf("walker: nearby radius must be ≥ 0, got %v", p.NearbyRadius))
 	}
-	if p.MaxItems < 1 {
-		errs = append(errs, fmt.Errorf("walker: item cap must be ≥ 1, got %d", p.MaxItems))
-	}
 	return errors.Join(errs...)
 }
 
@@ -89,8 +84,8 @@ func (p Params) Validate() error {
 const offRoad = 30.0
 
 // state is one walker: about to visit a segment, or a junction when seg < 0.
+// Its cost so far is its rank in the heap.
 type state struct {
-	cost   float64
 	weight float64
 	edge   *roadgraph.Edge
 	seg    int32 // segment index; -1 = the junction at the end we travel to
@@ -101,18 +96,28 @@ type state struct {
 // nothing.
 type Walker struct {
 	p       Params
-	heap    []state
+	max     int
+	heap    minHeap[state]
 	visited map[int64]struct{}
 	items   []Item
 	hits    []roadgraph.Hit
 }
 
-// New returns a walker, or an error for invalid parameters.
-func New(p Params) (*Walker, error) {
-	if err := p.Validate(); err != nil {
+// New returns a walker whose walks stop at maxItems items, the slot count
+// its caller holds them in, or an error for invalid parameters.
+func New(p Params, maxItems int) (*Walker, error) {
+	if err := errors.Join(p.Validate(), validateCap("item cap", maxItems)); err != nil {
 		return nil, err
 	}
-	return &Walker{p: p, visited: make(map[int64]struct{}, 2*p.MaxItems), items: make([]Item, 0, p.MaxItems)}, nil
+	return &Walker{p: p, max: maxItems, visited: make(map[int64]struct{}, 2*maxItems), items: make([]Item, 0, maxItems)}, nil
+}
+
+// validateCap reports an item cap no walk could honour.
+func validateCap(name string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("walker: %s must be ≥ 1, got %d", name, n)
+	}
+	return nil
 }
 
 // Params returns the walker's parameters.
@@ -140,24 +145,24 @@ func (w *Walker) Walk(g *roadgraph.Graph, pos, heading world.Vec2) []Item {
 		fwd = -1
 	}
 	step := w.p.StepLength
-	w.push(state{cost: 0, weight: w.p.ForwardWeight, edge: car.Edge, seg: int32(car.Seg), dir: fwd})
-	w.pushNext(state{cost: 0, weight: w.p.BackwardWeight, edge: car.Edge, seg: int32(car.Seg), dir: -fwd})
+	w.push(0, state{weight: w.p.ForwardWeight, edge: car.Edge, seg: int32(car.Seg), dir: fwd})
+	w.pushNext(0, state{weight: w.p.BackwardWeight, edge: car.Edge, seg: int32(car.Seg), dir: -fwd})
 	w.hits = g.RoadsWithin(pos, w.p.NearbyRadius, w.hits[:0])
 	for _, h := range w.hits {
 		if h.Edge == car.Edge {
 			continue
 		}
 		c := h.Dist * w.p.SideWeight
-		w.push(state{cost: c, weight: w.p.SideWeight, edge: h.Edge, seg: int32(h.Seg), dir: 1})
-		w.pushNext(state{cost: c - step*w.p.SideWeight, weight: w.p.SideWeight, edge: h.Edge, seg: int32(h.Seg), dir: -1})
+		w.push(c, state{weight: w.p.SideWeight, edge: h.Edge, seg: int32(h.Seg), dir: 1})
+		w.pushNext(c-step*w.p.SideWeight, state{weight: w.p.SideWeight, edge: h.Edge, seg: int32(h.Seg), dir: -1})
 	}
-	for len(w.heap) > 0 && len(w.items) < w.p.MaxItems {
-		s := w.pop()
-		if s.cost > w.p.ViewCost {
+	for len(w.heap) > 0 && len(w.items) < w.max {
+		cost, s := w.heap.pop()
+		if cost > w.p.ViewCost {
 			break
 		}
 		if s.seg < 0 {
-			w.visitJunction(g, s)
+			w.visitJunction(g, cost, s)
 			continue
 		}
 		key := s.edge.Key(int(s.seg))
@@ -165,31 +170,33 @@ func (w *Walker) Walk(g *roadgraph.Graph, pos, heading world.Vec2) []Item {
 			continue
 		}
 		w.visited[key] = struct{}{}
-		w.items = append(w.items, Item{Key: key, Kind: Segment, Cost: float32(s.cost), Edge: s.edge.ID, Seg: s.seg})
-		w.pushNext(s)
+		w.items = append(w.items, Item{Key: key, Kind: Segment, Cost: float32(cost), Edge: s.edge.ID, Seg: s.seg})
+		w.pushNext(cost, s)
 	}
 	return w.items
 }
 
-// pushNext queues the step after s: the next segment in s's direction, or
-// the junction at the edge's end.
-func (w *Walker) pushNext(s state) {
-	s.cost += w.p.StepLength * s.weight
+// push queues s at cost. Equal costs leave in the heap's own fixed order.
+func (w *Walker) push(cost float64, s state) { w.heap.push(cost, 0, s) }
+
+// pushNext queues the step after s, at cost so far: the next segment in
+// s's direction, or the junction at the edge's end.
+func (w *Walker) pushNext(cost float64, s state) {
 	s.seg += int32(s.dir)
 	if s.seg < 0 || int(s.seg) >= s.edge.Segments() {
 		s.seg = -1
 	}
-	w.push(s)
+	w.push(cost+w.p.StepLength*s.weight, s)
 }
 
-func (w *Walker) visitJunction(g *roadgraph.Graph, s state) {
+func (w *Walker) visitJunction(g *roadgraph.Graph, cost float64, s state) {
 	j := s.edge.JunctionAt(s.dir > 0)
 	key := roadgraph.JunctionKey(j.ID)
 	if _, seen := w.visited[key]; seen {
 		return
 	}
 	w.visited[key] = struct{}{}
-	w.items = append(w.items, Item{Key: key, Kind: Junction, Cost: float32(s.cost), Junction: j.ID})
+	w.items = append(w.items, Item{Key: key, Kind: Junction, Cost: float32(cost), Junction: j.ID})
 	g.EnsureJunctionArms(j)
 	// The arm that best continues the direction of travel keeps the
 	// walker's weight; every other arm leads sideways.
@@ -211,11 +218,11 @@ func (w *Walker) visitJunction(g *roadgraph.Graph, s state) {
 		if i == straight {
 			weight = s.weight
 		}
-		n := state{cost: s.cost + w.p.StepLength*weight, weight: weight, edge: arm, seg: 0, dir: 1}
+		n := state{weight: weight, edge: arm, seg: 0, dir: 1}
 		if arm.A != j {
 			n.seg, n.dir = int32(arm.Segments()-1), -1
 		}
-		w.push(n)
+		w.push(cost+w.p.StepLength*weight, n)
 	}
 }
 
@@ -235,44 +242,4 @@ func departDir(e *roadgraph.Edge, j *roadgraph.Junction) world.Vec2 {
 		return e.Nodes[1].Sub(e.Nodes[0]).Norm()
 	}
 	return e.Nodes[n-2].Sub(e.Nodes[n-1]).Norm()
-}
-
-// The heap is hand-written on a typed slice: container/heap would box every
-// state into an interface and allocate.
-func (w *Walker) push(s state) {
-	w.heap = append(w.heap, s)
-	i := len(w.heap) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if w.heap[p].cost <= w.heap[i].cost {
-			break
-		}
-		w.heap[p], w.heap[i] = w.heap[i], w.heap[p]
-		i = p
-	}
-}
-
-func (w *Walker) pop() state {
-	h := w.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].cost < h[m].cost {
-			m = l
-		}
-		if r < len(h) && h[r].cost < h[m].cost {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	w.heap = h
-	return top
 }

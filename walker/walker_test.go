@@ -31,16 +31,23 @@ func straightRoad(t testing.TB) (*roadgraph.Graph, *roadgraph.Edge, world.Vec2, 
 	return g, best, pos, best.Tangent(mid)
 }
 
-func mustWalker(t testing.TB, p Params) *Walker {
-	w, err := New(p)
+// The item caps of the game's walks: slots.DefaultSlots and
+// slots.DefaultFarSlots (slots imports walker, so these tests cannot).
+const (
+	gameCap    = 180
+	gameFarCap = 1024
+)
+
+func mustWalker(t testing.TB, p Params, maxItems int) *Walker {
+	w, err := New(p, maxItems)
 	require.NoError(t, err)
 	return w
 }
 
 func TestCostNeverDecreasesAndKeysAreUnique(t *testing.T) {
 	g, _, pos, heading := straightRoad(t)
-	items := mustWalker(t, DefaultParams()).Walk(g, pos, heading)
-	require.Len(t, items, 180, "the default cap fills the slots")
+	items := mustWalker(t, DefaultParams(), gameCap).Walk(g, pos, heading)
+	require.Len(t, items, gameCap, "the game's walk fills its slots")
 	keys := map[int64]bool{}
 	for i, it := range items {
 		if i > 0 {
@@ -80,10 +87,9 @@ func TestReachAheadOverBehindMatchesWeights(t *testing.T) {
 	require.NotNil(t, e, "a long edge")
 	p := DefaultParams()
 	p.NearbyRadius = 0
-	p.MaxItems = 60 // stop well before either end of the edge
 	mid := e.Segments() / 2
 	pos := e.Nodes[mid].Lerp(e.Nodes[mid+1], 0.5)
-	items := mustWalker(t, p).Walk(g, pos, e.Tangent(mid))
+	items := mustWalker(t, p, 60).Walk(g, pos, e.Tangent(mid)) // 60 items: well before either end of the edge
 	require.Len(t, items, 60)
 	ahead, behind := 0, 0
 	for _, it := range items {
@@ -102,9 +108,7 @@ func TestReachAheadOverBehindMatchesWeights(t *testing.T) {
 func TestItemCapStopsTheWalk(t *testing.T) {
 	g, _, pos, heading := straightRoad(t)
 	for _, cap := range []int{1, 7, 50} {
-		p := DefaultParams()
-		p.MaxItems = cap
-		assert.Len(t, mustWalker(t, p).Walk(g, pos, heading), cap)
+		assert.Len(t, mustWalker(t, DefaultParams(), cap).Walk(g, pos, heading), cap)
 	}
 }
 
@@ -112,8 +116,8 @@ func TestViewCostStopsTheWalk(t *testing.T) {
 	g, _, pos, heading := straightRoad(t)
 	p := DefaultParams()
 	p.ViewCost = 100
-	p.MaxItems = 10000
-	items := mustWalker(t, p).Walk(g, pos, heading)
+	const noCap = 10000
+	items := mustWalker(t, p, noCap).Walk(g, pos, heading)
 	require.NotEmpty(t, items)
 	assert.Less(t, len(items), 200)
 	for _, it := range items {
@@ -121,7 +125,7 @@ func TestViewCostStopsTheWalk(t *testing.T) {
 	}
 	// A higher limit reaches further: the limit, not the cap, stopped it.
 	p.ViewCost = 200
-	assert.Greater(t, len(mustWalker(t, p).Walk(g, pos, heading)), len(items))
+	assert.Greater(t, len(mustWalker(t, p, noCap).Walk(g, pos, heading)), len(items))
 }
 
 func TestSidewaysArmsCostSideWeight(t *testing.T) {
@@ -131,9 +135,8 @@ func TestSidewaysArmsCostSideWeight(t *testing.T) {
 	pos := e.Nodes[last].Lerp(e.Nodes[last+1], 0.5)
 	p := DefaultParams()
 	p.NearbyRadius = 0
-	p.MaxItems = 400
 	p.ViewCost = 60
-	items := mustWalker(t, p).Walk(g, pos, e.Tangent(last))
+	items := mustWalker(t, p, 400).Walk(g, pos, e.Tangent(last))
 	j := e.B
 	var jc float32 = -1
 	first := map[uint64]float32{} // cheapest first segment beyond j per arm
@@ -172,22 +175,22 @@ func TestSameInputsSameOutput(t *testing.T) {
 	// first walk that loads a nearby road is answered differently the
 	// second time.
 	g.EnsureAround(pos)
-	w := mustWalker(t, DefaultParams())
+	w := mustWalker(t, DefaultParams(), gameCap)
 	a := append([]Item(nil), w.Walk(g, pos, heading)...)
 	b := append([]Item(nil), w.Walk(g, pos, heading)...)
-	c := mustWalker(t, DefaultParams()).Walk(g, pos, heading)
+	c := mustWalker(t, DefaultParams(), gameCap).Walk(g, pos, heading)
 	assert.Equal(t, a, b)
 	assert.Equal(t, a, c)
 	// A fresh graph from the same seed (grown by the walk itself) agrees.
 	g2, _, _, _ := straightRoad(t)
 	g2.EnsureAround(pos)
-	assert.Equal(t, a, mustWalker(t, DefaultParams()).Walk(g2, pos, heading))
+	assert.Equal(t, a, mustWalker(t, DefaultParams(), gameCap).Walk(g2, pos, heading))
 }
 
 func TestWalkGrowsTheGraph(t *testing.T) {
 	g, _, pos, heading := straightRoad(t)
 	before := len(g.Edges())
-	mustWalker(t, DefaultParams()).Walk(g, pos, heading)
+	mustWalker(t, DefaultParams(), gameCap).Walk(g, pos, heading)
 	assert.Greater(t, len(g.Edges()), before)
 }
 
@@ -199,21 +202,24 @@ func TestParamsValidate(t *testing.T) {
 		func(p *Params) { p.StepLength = math.Inf(1) },
 		func(p *Params) { p.ViewCost = -5 },
 		func(p *Params) { p.NearbyRadius = -1 },
-		func(p *Params) { p.MaxItems = 0 },
 	}
 	for i, mutate := range bad {
 		p := DefaultParams()
 		mutate(&p)
-		_, err := New(p)
+		_, err := New(p, gameCap)
 		assert.Error(t, err, "case %d", i)
 	}
-	_, err := New(DefaultParams())
+	_, err := New(DefaultParams(), gameCap)
 	assert.NoError(t, err)
+	_, err = New(DefaultParams(), 1)
+	assert.NoError(t, err, "a cap of one item")
+	_, err = New(DefaultParams(), 0)
+	assert.ErrorContains(t, err, "item cap must be ≥ 1")
 }
 
 func BenchmarkWalk180(b *testing.B) {
 	g, _, pos, heading := straightRoad(b)
-	w := mustWalker(b, DefaultParams())
+	w := mustWalker(b, DefaultParams(), gameCap)
 	w.Walk(g, pos, heading) // grow the graph: steady state from here
 	b.ReportAllocs()
 	for b.Loop() {

@@ -120,12 +120,18 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 		}
 	}
 	b.g = nil
-	res := Result{Trees: b.trees, Obstacles: b.obst, Level: b.level, Simplified: b.level > levelFull}
-	if b.wr.n > b.maxVerts {
-		// Even the road alone does not fit (a slot below a few dozen
-		// vertices): hand back nothing rather than a cut item.
+	return b.result(b.level, b.maxVerts), true
+}
+
+// result is the item just written at detail level: its vertices (detail
+// triangles last), their bounds in world metres, its trees and obstacles.
+// When even that level needs more than limit vertices (the road alone
+// overflows a tiny slot) it is empty, never a cut item.
+func (b *Builder) result(level, limit int) Result {
+	res := Result{Trees: b.trees, Obstacles: b.obst, Level: level, Simplified: level > levelFull}
+	if b.wr.n > limit {
 		res.Trees, res.Obstacles = b.trees[:0], b.obst[:0]
-		return res, true
+		return res
 	}
 	b.wr.finish()
 	res.Count = b.wr.n
@@ -137,7 +143,7 @@ func (b *Builder) Build(g *roadgraph.Graph, it walker.Item, origin [3]float64) (
 			Max: [3]float64{b.wr.max[0] + o.x, b.wr.max[1] + o.y, b.wr.max[2] + o.z},
 		}
 	}
-	return res, true
+	return res
 }
 
 // tree records a tree instance at world (x, y, z).

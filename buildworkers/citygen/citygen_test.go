@@ -29,7 +29,7 @@ func driveFrom(t testing.TB, seed uint64, p world.Vec2) (*roadgraph.Graph, []wal
 	g.EnsureJunctionArms(j)
 	require.NotEmpty(t, j.Arms)
 	e := j.Arms[0]
-	wk, err := walker.New(walker.DefaultParams())
+	wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 	require.NoError(t, err)
 	items := slices.Clone(wk.Walk(g, e.Nodes[1], e.Tangent(1)))
 	require.NotEmpty(t, items)

@@ -50,20 +50,7 @@ func (b *Builder) buildFar(it walker.Item, origin [3]float64) (Result, bool) {
 			break
 		}
 	}
-	res := Result{Trees: b.trees[:0], Obstacles: b.obst[:0], Simplified: pass > 0, Level: pass}
-	if b.wr.n > limit {
-		return res, true
-	}
-	res.Count = b.wr.n
-	res.Verts = b.wr.buf[:b.wr.n*slots.WordsPerVertex]
-	if res.Count > 0 {
-		o := b.wr.origin
-		res.Bounds = slots.Bounds{
-			Min: [3]float64{b.wr.min[0] + o.x, b.wr.min[1] + o.y, b.wr.min[2] + o.z},
-			Max: [3]float64{b.wr.max[0] + o.x, b.wr.max[1] + o.y, b.wr.max[2] + o.z},
-		}
-	}
-	return res, true
+	return b.result(pass, limit), true
 }
 
 // farY is the coarse road surface height at p: the terrain, or a deck over

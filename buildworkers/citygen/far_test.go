@@ -17,7 +17,7 @@ import (
 func TestFarItemsFitAndAreCoarse(t *testing.T) {
 	w := world.New(412)
 	car, _ := w.Junction(world.Cell{I: 3, J: 0})
-	fw, err := walker.NewFar(w, walker.DefaultFarParams())
+	fw, err := walker.NewFar(w, walker.DefaultFarParams(), slots.DefaultFarSlots)
 	require.NoError(t, err)
 	items := fw.Walk(car, world.Vec2{Z: 1})
 	require.NotEmpty(t, items)
@@ -69,7 +69,7 @@ func TestFarItemsFitAndAreCoarse(t *testing.T) {
 func BenchmarkBuildFar(b *testing.B) {
 	w := world.New(412)
 	car, _ := w.Junction(world.Cell{I: 3, J: 0})
-	fw, _ := walker.NewFar(w, walker.DefaultFarParams())
+	fw, _ := walker.NewFar(w, walker.DefaultFarParams(), slots.DefaultFarSlots)
 	items := fw.Walk(car, world.Vec2{Z: 1})
 	bd := NewBuilder(w, slots.DefaultVertsPerSlot)
 	b.ReportAllocs()

@@ -410,7 +410,7 @@ func offRoadViolations(t require.TestingT, w world.World, g *roadgraph.Graph, it
 // along it.
 func walkFrom(t require.TestingT, w world.World, p world.Vec2, heading float64) (*roadgraph.Graph, []walker.Item) {
 	g := roadgraph.New(w)
-	wk, err := walker.New(walker.DefaultParams())
+	wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 	require.NoError(t, err)
 	g.EnsureAround(p)
 	h, ok := g.Nearest(p)

@@ -50,7 +50,7 @@ func runMap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	wk, err := walker.New(walker.DefaultParams())
+	wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 	if err != nil {
 		return err
 	}

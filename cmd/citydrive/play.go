@@ -416,9 +416,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 // openWindow opens the game's window with its vertex buffer sized for
 // the streamer's near and far slot tables.
 func openWindow(o render.Options, cfg buildworkers.Config) (*render.Renderer, error) {
-	o.Slots, o.VertsPerSlot = cfg.Slots.Slots, cfg.Slots.VertsPerSlot
-	o.DynamicVerts = cfg.Slots.DynamicVerts
-	o.FarSlots, o.FarVertsPerSlot = cfg.Far.Slots, cfg.Far.VertsPerSlot
+	o.Layout = cfg.Layout()
 	return render.Open(o)
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"citydrive/buildworkers"
 	"citydrive/roadgraph/world"
-	"citydrive/slots"
 )
 
 // streamFlags are the streaming budgets every driving command shares.
@@ -31,8 +30,8 @@ func addStreamFlags(fs *flag.FlagSet) *streamFlags {
 	d := buildworkers.DefaultConfig()
 	return &streamFlags{
 		seed:           fs.Uint64("seed", defaultSeed, "world seed: the same seed is the same city for every player"),
-		slots:          fs.Int("slots", slots.DefaultSlots, "slots in the vertex buffer (and the walk's item cap)"),
-		slotVerts:      fs.Int("slot-verts", slots.DefaultVertsPerSlot, "vertices per slot (24 bytes each)"),
+		slots:          fs.Int("slots", d.Slots.Slots, "slots in the vertex buffer (and the walk's item cap)"),
+		slotVerts:      fs.Int("slot-verts", d.Slots.VertsPerSlot, "vertices per slot (24 bytes each)"),
 		workers:        fs.Int("workers", defaultWorkers(), "build worker goroutines (0: the main goroutine builds)"),
 		inflight:       fs.Int("inflight", d.MaxInFlight, "build requests in flight per worker"),
 		viewCost:       fs.Float64("view-cost", d.Walk.ViewCost, "walk cost limit (metres × weight): how far the city reaches"),
@@ -49,7 +48,6 @@ func (f *streamFlags) config() (buildworkers.Config, world.World, error) {
 	c := buildworkers.DefaultConfig()
 	c.Slots.Slots = *f.slots
 	c.Slots.VertsPerSlot = *f.slotVerts
-	c.Walk.MaxItems = *f.slots
 	c.Walk.ViewCost = *f.viewCost
 	c.Workers = *f.workers
 	c.MaxInFlight = *f.inflight
@@ -58,7 +56,6 @@ func (f *streamFlags) config() (buildworkers.Config, world.World, error) {
 	c.Far.Slots = *f.farSlots
 	c.Far.VertsPerSlot = *f.farSlotVerts
 	c.Far.Walk.Cost = *f.farCost
-	c.Far.Walk.MaxItems = *f.farSlots
 	w := world.New(*f.seed)
 	verts := *f.slotVerts
 	c.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, verts) }

@@ -39,7 +39,7 @@ func main() {
 	e := j.Arms[0]
 	pos := e.Nodes[1]
 	heading := e.Tangent(1)
-	wk, err := walker.New(walker.DefaultParams())
+	wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 	if err != nil {
 		log.Fatal(err)
 	}

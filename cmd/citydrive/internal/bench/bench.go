@@ -7,7 +7,6 @@ package bench
 import (
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/autopilot"
+	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
 )
@@ -132,13 +132,13 @@ func Run(o Options) (Report, error) {
 	gate := &sync.RWMutex{}
 	cfg.Gate = gate
 	w := world.New(o.Seed)
-	buf, err := slots.NewCPUBuffer(cfg.Slots)
+	layout := cfg.Layout()
+	buf, err := slots.NewCPUBuffer(layout.Near)
 	if err != nil {
 		return Report{}, err
 	}
-	farCfg := slots.Config{Slots: cfg.Far.Slots, VertsPerSlot: cfg.Far.VertsPerSlot}
-	if cfg.Far.Slots > 0 {
-		fb, err := slots.NewCPUBuffer(farCfg)
+	if layout.Far.Slots > 0 {
+		fb, err := slots.NewCPUBuffer(layout.Far)
 		if err != nil {
 			return Report{}, err
 		}
@@ -234,12 +234,8 @@ func Run(o Options) (Report, error) {
 	runtime.ReadMemStats(&ms1)
 	st := s.Stats()
 
-	slices.Sort(times)
-	rep.FrameStreamUSP50 = quantile(times, 0.5)
-	rep.FrameStreamUSP99 = quantile(times, 0.99)
-	if len(times) > 0 {
-		rep.FrameStreamUSMax = times[len(times)-1]
-	}
+	rep.FrameStreamUSP50, rep.FrameStreamUSP99 = p50p99(times)
+	rep.FrameStreamUSMax = quantile.Sorted(times, 1)
 	if rep.MainAllocFrames > 0 {
 		rep.MainAllocsPerFrame = float64(mallocs) / float64(rep.MainAllocFrames)
 	}
@@ -266,7 +262,7 @@ func Run(o Options) (Report, error) {
 	rep.WallS = time.Since(wallStart).Seconds()
 	rep.Frames = frames
 	rep.BytesPerVertex = slots.BytesPerVertex
-	rep.BufferBytes = (cfg.Slots.TotalVerts() + farCfg.Slots*farCfg.VertsPerSlot) * slots.BytesPerVertex
+	rep.BufferBytes = layout.Bytes()
 	fst := s.FarStats()
 	rep.FarSlots, rep.FarVertsPerSlot, rep.FarCost = cfg.Far.Slots, cfg.Far.VertsPerSlot, cfg.Far.Walk.Cost
 	rep.FarItems, rep.FarBuilds, rep.FarBuilt, rep.FarWalks = fst.Items, fst.Builds, fst.Built, fst.Walks
@@ -279,12 +275,11 @@ func Run(o Options) (Report, error) {
 	return rep, nil
 }
 
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
+// p50p99 sorts v and returns its median and 99th percentile (quantile's
+// rank rule, the soak's too).
+func p50p99(v []float64) (p50, p99 float64) {
+	slices.Sort(v)
+	return quantile.Sorted(v, 0.5), quantile.Sorted(v, 0.99)
 }
 
 // gcPauseP99 is the 99th percentile of the GC pauses since cycle `since`
@@ -300,8 +295,7 @@ func gcPauseP99(ms *runtime.MemStats, since uint32) float64 {
 		idx := (int(ms.NumGC) - 1 - i + len(ms.PauseNs)) % len(ms.PauseNs)
 		p = append(p, float64(ms.PauseNs[idx])/1000)
 	}
-	slices.Sort(p)
-	return quantile(p, 0.99)
+	return quantile.Of(p, 0.99)
 }
 
 // WriteTable prints the report for people.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestDriveAverageIsRealContent(t *testing.T) {
 		e := j.Arms[0]
 		route, ok := autopilot.New(g, e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2), seed)
 		require.True(t, ok)
-		wk, err := walker.New(walker.DefaultParams())
+		wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 		require.NoError(t, err)
 		b := buildworkers.NewCityBuilder(w, slots.DefaultVertsPerSlot)
 		seen := map[int64]bool{}
@@ -69,4 +70,20 @@ func TestRunReportsAFullDrive(t *testing.T) {
 	assert.InDelta(t, 150, rep.DistanceM, 1)
 	assert.Equal(t, 300, rep.Frames)
 	assert.GreaterOrEqual(t, rep.FrameStreamUSP99, rep.FrameStreamUSP50)
+	assert.Equal(t, slots.DefaultLayout().Bytes(), rep.BufferBytes, "near, far and dynamic regions")
+	assert.Positive(t, rep.FarBuilds, "the far tier had its buffer")
+}
+
+// The bench's p50 and p99 take quantile's nearest rank, as the soak's do:
+// of 1…200 in any order the 100th and the 198th, the figures game's
+// TestSummaryQuantilesAreTheBenchRule pins for the same samples.
+func TestBenchQuantilesAreTheSoakRule(t *testing.T) {
+	v := make([]float64, 200)
+	for i := range v {
+		v[i] = float64(i + 1)
+	}
+	rand.New(rand.NewPCG(5, 6)).Shuffle(len(v), func(i, j int) { v[i], v[j] = v[j], v[i] })
+	p50, p99 := p50p99(v)
+	assert.Equal(t, 100.0, p50)
+	assert.Equal(t, 198.0, p99)
 }

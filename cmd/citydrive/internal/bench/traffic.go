@@ -2,7 +2,6 @@ package bench
 
 import (
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -132,12 +131,9 @@ func (t *trafficWork) report(r *Report) {
 	if t == nil || t.n == 0 {
 		return
 	}
-	slices.Sort(t.us)
-	r.TrafficUSP50, r.TrafficUSP99 = quantile(t.us, 0.5), quantile(t.us, 0.99)
-	slices.Sort(t.cpu)
-	r.TrafficCPUUSP50, r.TrafficCPUUSP99 = quantile(t.cpu, 0.5), quantile(t.cpu, 0.99)
-	slices.Sort(t.work)
-	r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99 = quantile(t.work, 0.5), quantile(t.work, 0.99)
+	r.TrafficUSP50, r.TrafficUSP99 = p50p99(t.us)
+	r.TrafficCPUUSP50, r.TrafficCPUUSP99 = p50p99(t.cpu)
+	r.TrafficWorkerCPUUSP50, r.TrafficWorkerCPUUSP99 = p50p99(t.work)
 	r.TrafficWaits, r.TrafficStolen = t.f.Waits(), t.f.Stolen()
 	r.TrafficPlanned = float64(t.planned) / float64(t.n)
 	r.TrafficVehiclesMean = float64(t.sum) / float64(t.n)

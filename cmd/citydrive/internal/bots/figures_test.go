@@ -29,8 +29,9 @@ func TestWriteTableFailoverAndLatency(t *testing.T) {
 	out := b.String()
 	assert.Contains(t, out, "failovers: 3; the last bot was back on a server at 13:00:02.750 (unix ms 1796130002750)\n",
 		"the failed bot's failovers and time are not counted")
-	// Sorted: p50 is the 51st of 100, p99 the 100th.
-	assert.Contains(t, out, "edit ack latency: p50 51.0 ms  p99 100.0 ms  (n=100, bot-tick resolution)\n")
+	// The nearest rank (package quantile): p50 is the 50th of 100, p99 the
+	// 99th.
+	assert.Contains(t, out, "edit ack latency: p50 50.0 ms  p99 99.0 ms  (n=100, bot-tick resolution)\n")
 
 	// One latency: both quantiles are it.
 	b.Reset()

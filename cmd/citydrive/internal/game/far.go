@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/go-gl/mathgl/mgl32"
-	"github.com/go-gl/mathgl/mgl64"
-
 	"citydrive/buildworkers"
 	"citydrive/render/scene"
 	"citydrive/slots"
@@ -23,7 +20,7 @@ const (
 
 type farView struct {
 	on      bool
-	groups  [scene.MaxGroups]scene.Group
+	groups  originGroups
 	mask    scene.NearMask
 	nearVer uint64
 	valid   bool
@@ -63,12 +60,9 @@ func (s *Session) buildFar() {
 		return
 	}
 	f := &s.far
-	for i := range f.groups {
-		f.groups[i].Slots = f.groups[i].Slots[:0]
-	}
+	f.groups.reset()
 	v := s.view()
 	s.updateMask(v.Pos.X, v.Pos.Z)
-	ngroups := 0
 	f.hidden = 0
 	n := int32(ft.Config().Slots)
 	for sl := int32(0); sl < n; sl++ {
@@ -80,30 +74,9 @@ func (s *Session) buildFar() {
 			f.hidden++
 			continue
 		}
-		origin := mgl64.Vec3(s.stream.FarSlotOrigin(sl))
-		gi := -1
-		for i := 0; i < ngroups; i++ {
-			if f.groups[i].Origin == origin {
-				gi = i
-			}
-		}
-		if gi < 0 {
-			if ngroups == len(f.groups) {
-				continue
-			}
-			gi = ngroups
-			f.groups[gi].Origin = origin
-			ngroups++
-		}
-		b := ft.Bounds(sl)
-		o := [3]float64(origin)
-		f.groups[gi].Slots = append(f.groups[gi].Slots, scene.SlotDraw{
-			Slot: int(sl), Count: int(c),
-			Min: mgl32.Vec3{float32(b.Min[0] - o[0]), float32(b.Min[1] - o[1]), float32(b.Min[2] - o[2])},
-			Max: mgl32.Vec3{float32(b.Max[0] - o[0]), float32(b.Max[1] - o[1]), float32(b.Max[2] - o[2])},
-		})
+		f.groups.add(s.stream.FarSlotOrigin(sl), sl, c, ft.Bounds(sl))
 	}
-	s.frame.FarGroups = f.groups[:ngroups]
+	s.frame.FarGroups = f.groups.groups()
 	s.frame.NearMask = &f.mask
 }
 

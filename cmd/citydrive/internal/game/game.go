@@ -17,12 +17,12 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/autopilot"
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/cmd/citydrive/internal/remote"
 	"citydrive/netsync"
 	"citydrive/render/hud"
@@ -100,7 +100,7 @@ type Session struct {
 	epoch    time.Time // wall time when the world was ready: game time 0
 	env      *carEnv   // what the car collides with and stands on (env.go)
 	frame    scene.Frame
-	groups   [scene.MaxGroups]scene.Group
+	groups   originGroups // near slots by origin (groups.go)
 	target   mgl64.Vec3
 	dynamic  []float32
 	trees    [][]slots.Tree
@@ -603,43 +603,20 @@ func (s *Session) buildFrame() {
 	table := s.stream.Table()
 	cam := s.frame.Camera.Position
 	order := table.DrawOrder([3]float64(cam))
-	for i := range s.groups {
-		s.groups[i].Slots = s.groups[i].Slots[:0]
-	}
-	ngroups := 0
+	s.groups.reset()
 	for _, sl := range order {
-		origin := mgl64.Vec3(s.stream.SlotOrigin(sl))
-		gi := -1
-		for i := 0; i < ngroups; i++ {
-			if s.groups[i].Origin == origin {
-				gi = i
-			}
-		}
-		if gi < 0 {
-			if ngroups == len(s.groups) {
-				continue // a third origin: skip until its rebuild lands
-			}
-			gi = ngroups
-			s.groups[gi].Origin = origin
-			ngroups++
+		d := s.groups.add(s.stream.SlotOrigin(sl), sl, table.Count(sl), table.Bounds(sl))
+		if d == nil {
+			continue // a third origin: skip until its rebuild lands
 		}
 		if seq := table.UploadSeq(sl); s.lastSeq[sl] != seq {
 			// New geometry: note when, and take its trees once.
 			s.lastSeq[sl], s.builtAt[sl] = seq, s.clock
 			s.trees[sl] = append(s.trees[sl][:0], s.stream.Trees(sl)...)
 		}
-		b := table.Bounds(sl)
-		o := [3]float64(origin)
-		s.groups[gi].Slots = append(s.groups[gi].Slots, scene.SlotDraw{
-			Slot:  int(sl),
-			Count: int(table.Count(sl)),
-			Min:   mgl32.Vec3{float32(b.Min[0] - o[0]), float32(b.Min[1] - o[1]), float32(b.Min[2] - o[2])},
-			Max:   mgl32.Vec3{float32(b.Max[0] - o[0]), float32(b.Max[1] - o[1]), float32(b.Max[2] - o[2])},
-			Trees: s.trees[sl],
-			Age:   float32(s.clock - s.builtAt[sl]),
-		})
+		d.Trees, d.Age = s.trees[sl], float32(s.clock-s.builtAt[sl])
 	}
-	s.frame.Groups = s.groups[:ngroups]
+	s.frame.Groups = s.groups.groups()
 	s.buildFar()
 	// The car, relative to itself: the dynamic origin follows it.
 	v := s.view()
@@ -717,7 +694,7 @@ type Summary struct {
 
 // Summarise returns the session's numbers so far.
 func (s *Session) Summarise() Summary {
-	q := quantile
+	q := quantile.Of
 	return Summary{
 		Frames: len(s.times), GameSeconds: s.clock, WallSeconds: s.wall,
 		FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),

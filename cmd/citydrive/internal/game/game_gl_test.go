@@ -118,9 +118,7 @@ func TestInitialWorldFrameLooksLikeACity(t *testing.T) {
 	var openErr, err error
 	var ready bool
 	onMain(func() {
-		ropt := render.Options{Width: 640, Height: 360, Hidden: true, FixedScale: 1,
-			Slots: cfg.Slots.Slots, VertsPerSlot: cfg.Slots.VertsPerSlot, DynamicVerts: cfg.Slots.DynamicVerts,
-			FarSlots: cfg.Far.Slots, FarVertsPerSlot: cfg.Far.VertsPerSlot}
+		ropt := render.Options{Width: 640, Height: 360, Hidden: true, FixedScale: 1, Layout: cfg.Layout()}
 		win, e := render.Open(ropt)
 		if e != nil {
 			openErr = e

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/render/scene"
 )
 
@@ -79,7 +80,7 @@ type GPUSummary struct {
 
 // GPU summarises the GPU times sampled so far.
 func (s *Session) GPU() GPUSummary {
-	q := quantile
+	q := quantile.Of
 	p := &s.gpu
 	return GPUSummary{N: len(p.total), Total: q(p.total, 0.5), TotalP99: q(p.total, 0.99),
 		Shadow: q(p.shadow, 0.5), Depth: q(p.depth, 0.5), Main: q(p.main, 0.5), Terrain: q(p.terrain, 0.5), HUD: q(p.hud, 0.5), work: p.work}

@@ -81,7 +81,7 @@ func (r *recordSound) Set(p sound.Params) { r.last = p }
 // frame after resuming advances only by its own time.
 func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Walk.MaxItems = 48, 48
+	cfg.Slots.Slots = 48
 	cfg.Workers = 1
 	w := world.New(412)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
@@ -159,7 +159,7 @@ func TestPauseKeepsTheNetworkRunning(t *testing.T) {
 	defer watcher.Close()
 
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
+	cfg.Slots.Slots, cfg.Workers = 48, 1
 	w := world.New(seed)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
 	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}

@@ -23,7 +23,7 @@ import (
 // point nearest the car.
 func TestResetCarEndsClearOfWhatStandsOnTheLane(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Walk.MaxItems = 48, 48
+	cfg.Slots.Slots = 48
 	cfg.Workers = 1
 	w := world.New(412)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }

@@ -3,10 +3,10 @@ package game
 import (
 	"math"
 	"runtime"
-	"slices"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/car"
+	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/netsync/threadcpu"
 	"citydrive/roadgraph/traffic"
@@ -140,21 +140,11 @@ func (s *Session) TrafficStats() TrafficStats {
 	if tr == nil || tr.frames == 0 {
 		return TrafficStats{}
 	}
-	q := quantile
+	q := quantile.Of
 	return TrafficStats{CPUUSP50: q(tr.cpu, 0.5), CPUUSP99: q(tr.cpu, 0.99), WorkCPUUSP50: q(tr.work, 0.5), WorkCPUUSP99: q(tr.work, 0.99),
 		MeanVehicles: float64(tr.sum) / float64(tr.frames), MaxVehicles: tr.most,
 		MeanFar: float64(tr.far) / float64(tr.frames), MaxLagging: tr.lagging, Waits: tr.Waits(), Stolen: tr.Stolen(), Own: tr.Own(),
 		USP50: q(tr.us, 0.5), USP99: q(tr.us, 0.99), Planned: float64(tr.planned) / float64(tr.frames)}
-}
-
-// quantile is the f quantile of v (0 when empty).
-func quantile(v []float64, f float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[min(len(v)-1, int(f*float64(len(v))))]
 }
 
 // appendTraffic appends the traffic vehicles within r of (x, z) as

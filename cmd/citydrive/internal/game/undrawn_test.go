@@ -19,7 +19,7 @@ import (
 func drivePose(t *testing.T, undrawn bool) (world.Vec2, float64, int) {
 	t.Helper()
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Walk.MaxItems = 48, 48
+	cfg.Slots.Slots = 48
 	cfg.Workers = 0
 	w := world.New(7)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }

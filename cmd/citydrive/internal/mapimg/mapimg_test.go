@@ -8,6 +8,7 @@ import (
 
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
+	"citydrive/slots"
 	"citydrive/walker"
 )
 
@@ -18,11 +19,11 @@ func TestDrawShowsCarRoadsAndOccupancy(t *testing.T) {
 	g.EnsureJunctionArms(j)
 	e := j.Arms[0]
 	car, heading := e.Nodes[e.Segments()/2], e.Tangent(e.Segments()/2)
-	wk, err := walker.New(walker.DefaultParams())
+	wk, err := walker.New(walker.DefaultParams(), slots.DefaultSlots)
 	require.NoError(t, err)
 	items := wk.Walk(g, car, heading)
-	slots := map[int64]SlotState{items[0].Key: SlotBuilt, items[len(items)-1].Key: SlotPending}
-	img := Draw(Scene{World: w, Graph: g, Visible: items, Slots: slots, Car: car, Heading: heading,
+	states := map[int64]SlotState{items[0].Key: SlotBuilt, items[len(items)-1].Key: SlotPending}
+	img := Draw(Scene{World: w, Graph: g, Visible: items, Slots: states, Car: car, Heading: heading,
 		Centre: car, Size: 200, Scale: 3, MaxCost: 760})
 	require.Equal(t, 200, img.Bounds().Dx())
 	c := img.RGBAAt(100, 100)
@@ -37,6 +38,6 @@ func TestDrawShowsCarRoadsAndOccupancy(t *testing.T) {
 	assert.Greater(t, len(colours), 20, "terrain, water, roads and the cost ramp")
 	s := Scene{MaxCost: 760}
 	assert.NotEqual(t, s.itemColour(walker.Item{Cost: 0}), s.itemColour(walker.Item{Cost: 700}), "cost is coloured")
-	s.Slots = slots
+	s.Slots = states
 	assert.Equal(t, s.itemColour(walker.Item{Key: items[len(items)-1].Key}), s.itemColour(walker.Item{Key: items[len(items)-1].Key, Cost: 5}), "pending items are drawn pale whatever their cost")
 }
