@@ -232,7 +232,6 @@ func ParseButton(name string) (int, bool) {
 	return 0, false
 }
 
-
 var padNames = [numPadButtons]string{
 	input.PadA: "A", input.PadB: "B", input.PadX: "X", input.PadY: "Y",
 	input.PadLeftBumper: "LeftBumper", input.PadRightBumper: "RightBumper",
