@@ -275,9 +275,22 @@ func (b *Bindings) KeysLabel(a Action) string {
 }
 
 // PadLabel is an action's gamepad buttons as the options screen shows
-// them.
+// them ("LB", "D-PAD UP").
 func (b *Bindings) PadLabel(a Action) string {
-	return label(b.Pad[a], ButtonName)
+	return label(b.Pad[a], func(btn int) string {
+		if btn >= 0 && btn < numPadButtons {
+			return padLabels[btn]
+		}
+		return ButtonName(btn)
+	})
+}
+
+var padLabels = [numPadButtons]string{
+	input.PadA: "A", input.PadB: "B", input.PadX: "X", input.PadY: "Y",
+	input.PadLeftBumper: "LB", input.PadRightBumper: "RB", input.PadBack: "BACK", input.PadStart: "START",
+	input.PadGuide: "GUIDE", input.PadLeftThumb: "LEFT STICK CLICK", input.PadRightThumb: "RIGHT STICK CLICK",
+	input.PadDpadUp: "D-PAD UP", input.PadDpadRight: "D-PAD RIGHT",
+	input.PadDpadDown: "D-PAD DOWN", input.PadDpadLeft: "D-PAD LEFT",
 }
 
 func label[T any](v []T, name func(T) string) string {
