@@ -21,33 +21,38 @@ import (
 // it reads the server's time at every instant, where an unwarped clock
 // would drift half a second a second and jump forward.
 func TestWorldTimeFollowsTheServersRate(t *testing.T) {
-	for _, fixed := range []bool{false, true} {
-		w := newWorldTime(fixed)
-		epoch := w.epoch
-		server := func(t float64) float64 { // world seconds at local t: half pace from t = 10
-			if t < 10 {
-				return 1000 + t
-			}
-			return 1010 + 0.5*(t-10)
+	w := newWorldTime(false)
+	epoch := w.epoch
+	server := func(t float64) float64 { // world seconds at local t: half pace from t = 10
+		if t < 10 {
+			return 1000 + t
 		}
-		at := func(t float64) time.Time { return epoch.Add(time.Duration(t * float64(time.Second))) }
-		sample := func(t float64) { // a ping with a 2 ms round trip
-			w.est.Add(w.warped(at(t-0.001)), server(t), w.warped(at(t+0.001)))
-		}
-		for tt := 0.0; tt < 10; tt++ {
-			sample(tt)
-			assert.InDelta(t, server(tt), w.at(tt, at(tt)), 2e-3, "fixed %v: t %g", fixed, tt)
-		}
-		w.follow(0.5, 10, at(10)) // the TickRate arrives: game time = local time here
-		for tt := 10.0; tt <= 30; tt += 0.5 {
-			if tt == math.Floor(tt) {
-				sample(tt)
-			}
-			assert.InDelta(t, server(tt), w.at(tt, at(tt)), 2e-3, "fixed %v: t %g", fixed, tt)
-		}
-		w.follow(1, 30, at(30))
-		assert.InDelta(t, server(30)+5, w.at(35, at(35)), 2e-3, "fixed %v: full pace again", fixed)
+		return 1010 + 0.5*(t-10)
 	}
+	at := func(t float64) time.Time { return epoch.Add(time.Duration(t * float64(time.Second))) }
+	sample := func(t float64) { // a ping with a 2 ms round trip
+		w.est.Add(w.warped(at(t-0.001)), server(t), w.warped(at(t+0.001)))
+	}
+	for tt := 0.0; tt < 10; tt++ {
+		sample(tt)
+		assert.InDelta(t, server(tt), w.at(0, at(tt)), 2e-3, "t %g", tt)
+	}
+	w.follow(0.5, at(10)) // the TickRate arrives
+	for tt := 10.0; tt <= 30; tt += 0.5 {
+		if tt == math.Floor(tt) {
+			sample(tt)
+		}
+		assert.InDelta(t, server(tt), w.at(0, at(tt)), 2e-3, "t %g", tt)
+	}
+	w.follow(1, at(30))
+	assert.InDelta(t, server(30)+5, w.at(0, at(35)), 2e-3, "full pace again")
+
+	// A FixedStep clock runs on the game clock whatever the server does.
+	f := newWorldTime(true)
+	f.est.Add(0, 1000.2, 0)
+	assert.Equal(t, 1000.0, f.at(3, f.epoch), "the world time at the first reading, to the second")
+	f.follow(0.5, f.epoch)
+	assert.Equal(t, 1010.0, f.at(13, f.epoch.Add(time.Second)), "ten game seconds later: ten world seconds")
 }
 
 // A warp keeps its last pieces; a sample older than all of them is

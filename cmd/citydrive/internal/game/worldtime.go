@@ -23,7 +23,10 @@ import (
 // (netsync's slowClock; the link tracks the rate). The estimator is fed,
 // and read, in local time warped by the same rate (warp), so its offset
 // stays put and its slewing stays for real errors: the world clock, and
-// the traffic, follow the server at once when it slows or recovers.
+// the traffic, follow the server at once when it slows or recovers. A
+// FixedStep session does not: its traffic runs on the game clock, which
+// owes nothing to the server's wall-clock pace (a soak's traffic must not
+// depend on how loaded the machine was).
 type worldTime struct {
 	est   worldclock.Clock
 	epoch time.Time // local time zero
@@ -33,7 +36,6 @@ type worldTime struct {
 	based bool
 	rate  float64 // the server's rate followed (1: full speed)
 	local warp    // local seconds at the server's rate
-	game  warp    // game seconds at the server's rate (fixed)
 }
 
 func newWorldTime(fixed bool) *worldTime {
@@ -54,14 +56,13 @@ func (w *worldTime) observe(c *netsync.Client) {
 }
 
 // follow makes the clock run at rate (the server's time per real time)
-// from local time t, game time game on.
-func (w *worldTime) follow(rate, game float64, t time.Time) {
-	if rate == w.rate || !(rate > 0 && rate <= 1) {
+// from local time t on; a FixedStep clock stays on the game clock.
+func (w *worldTime) follow(rate float64, t time.Time) {
+	if w.fixed || rate == w.rate || !(rate > 0 && rate <= 1) {
 		return
 	}
 	w.rate = rate
 	w.local.set(w.localSecs(t), rate)
-	w.game.set(game, rate)
 }
 
 // now is the world time (seconds) at game time game.
@@ -79,15 +80,15 @@ func (w *worldTime) at(game float64, t time.Time) float64 {
 	if !w.based {
 		// to the second: a server whose clock starts at a round time (a
 		// soak's) gives the same traffic every run
-		w.base, w.based = math.Round(w.est.Now(w.warped(t))-w.game.at(game)), true
+		w.base, w.based = math.Round(w.est.Now(w.warped(t))-game), true
 	}
-	return w.base + w.game.at(game)
+	return w.base + game
 }
 
 // followServer has the world clock follow the server's rate (Update).
 func (s *Session) followServer() {
 	if s.link != nil {
-		s.world.follow(s.link.rate(), s.clock, time.Now())
+		s.world.follow(s.link.rate(), time.Now())
 	}
 }
 
