@@ -26,20 +26,27 @@ func (l *Layout) Menu(w, h int, m *Menu) (x0, y0, x1, y1 float32) {
 	sc := l.scale()
 	l.Rect(0, 0, float32(w), float32(h), Dim)
 	big := Layout{V: l.V, Capacity: l.Capacity, Dropped: l.Dropped, Scale: 2 * sc}
+	pad := 12 * sc
+	lh := big.LineHeight()
 	items := big.Scale
+	height := func() float32 {
+		ih := (CellH + 3) * items
+		return pad + lh*1.6 + float32(len(m.Items))*ih + ih/2 + l.LineHeight() + pad
+	}
 	if m.Compact {
 		items = sc + 1
+		if height() > float32(h) && sc > 1 { // a short screen: the text scale itself
+			items = sc
+		}
 	}
+	ih := (CellH + 3) * items
+	ph := height()
 	mark := 2 * CellW * items // "> " before each item
 	lw := big.TextWidth(m.Title)
 	for _, it := range m.Items {
 		lw = max(lw, mark+float32(len([]rune(it)))*CellW*items)
 	}
 	lw = max(lw, l.TextWidth(m.Hint))
-	pad := 12 * sc
-	lh := big.LineHeight()
-	ih := (CellH + 3) * items
-	ph := pad + lh*1.6 + float32(len(m.Items))*ih + ih/2 + l.LineHeight() + pad
 	pw := lw + 2*pad
 	x0, y0 = float32(int((float32(w)-pw)/2)), float32(int((float32(h)-ph)/2))
 	x1, y1 = x0+pw, y0+ph

@@ -257,4 +257,15 @@ func TestCompactMenuIsLower(t *testing.T) {
 	_, cy0, _, cy1 := l.Menu(1280, 720, m)
 	assert.Less(t, cy1-cy0, y1-y0)
 	assert.InDelta(t, 360, (cy0+cy1)/2, 1)
+
+	// Sixteen items on a 540-line screen (scale 2): the items drop to the
+	// text scale so the panel fits.
+	m.Items = make([]string, 16)
+	for i := range m.Items {
+		m.Items[i] = "STEER RIGHT              D / RIGHT"
+	}
+	l.V = l.V[:0]
+	_, y0, _, y1 = l.Menu(960, 540, m)
+	assert.GreaterOrEqual(t, y0, float32(0))
+	assert.LessOrEqual(t, y1, float32(540))
 }
