@@ -314,6 +314,7 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	var at *settings.Place
 	if resumed && !vf.start.set {
 		at = &resume
+		log.Info("starting where the last drive was left", "x", resume.X, "z", resume.Z, "saved", resume.Saved, "file", files.resumePath)
 	}
 	win, err := openWindow(ropt, cfg)
 	if err != nil {

@@ -178,10 +178,44 @@ func Load(path string) (Settings, error) {
 	}
 	s, err := Parse(data)
 	if err != nil {
-		return Settings{}, fmt.Errorf("settings %s: %w", path, err)
+		return Settings{}, fileError(path, err)
 	}
 	return s, nil
 }
+
+// fileError names the file: one problem on the same line, several one
+// to a line under it.
+func fileError(path string, err error) error {
+	var all []error
+	var flatten func(error)
+	flatten = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				flatten(x)
+			}
+			return
+		}
+		all = append(all, e)
+	}
+	flatten(err)
+	if len(all) == 1 {
+		return fmt.Errorf("settings %s: %w", path, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "settings %s: %d problems:", path, len(all))
+	for _, e := range all {
+		b.WriteString("\n  " + e.Error())
+	}
+	return fileErrors{msg: b.String(), err: err}
+}
+
+type fileErrors struct {
+	msg string
+	err error
+}
+
+func (e fileErrors) Error() string { return e.msg }
+func (e fileErrors) Unwrap() error { return e.err }
 
 // Parse reads a settings file's contents (see Load).
 func Parse(data []byte) (Settings, error) {

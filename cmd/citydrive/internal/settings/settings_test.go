@@ -101,6 +101,12 @@ func TestBadSettingsAreNamed(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	assert.Equal(t, `{"volume": -1}`, string(data), "a file that could not be read is left as it was")
 	assert.Error(t, Save(path, Settings{}), "bad settings are not written")
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"volume": 3, "units": "knots"}`), 0o644))
+	_, err = Load(path)
+	require.Error(t, err)
+	assert.Equal(t, "settings "+path+": 2 problems:\n  \"volume\": 3 is out of range (0 to 1)\n  \"units\": \"knots\" is not one of \"km/h\", \"mph\"", err.Error(),
+		"several problems one to a line")
 }
 
 // Every key of render/input has one name, and the name reads back as
