@@ -30,11 +30,7 @@ const (
 func WallWorldClock() time.Duration { return time.Duration(time.Now().UnixMicro()) * time.Microsecond }
 
 func (s *Server) worldNow() uint64 {
-	f := s.cfg.WorldClock
-	if f == nil {
-		f = WallWorldClock
-	}
-	return uint64(max(0, min(f().Microseconds(), wire.MaxClockMicros)))
+	return uint64(max(0, min(s.world.now().Microseconds(), wire.MaxClockMicros)))
 }
 
 // clockAnswerer answers one client's pings within its budget

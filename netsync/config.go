@@ -30,7 +30,8 @@ type ServerConfig struct {
 	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
 	FirstPlayer uint32
 	// WorldClock is the world clock the server announces (traffic runs on
-	// it); nil: WallWorldClock.
+	// it), slowed as the tick rate drops (slowclock.go); nil:
+	// WallWorldClock.
 	WorldClock func() time.Duration
 
 	Tuning

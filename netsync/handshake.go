@@ -173,7 +173,8 @@ func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 
 	id := s.nextPlayer.Add(1)
 	welcome := &wire.Welcome{Protocol: own, Seed: s.cfg.Seed, Generator: s.cfg.Generator,
-		Player: id, MaxRadius: s.cfg.MaxRadius, TickHz: uint32(s.curHz.Load()), World: s.worldNow()}
+		Player: id, MaxRadius: s.cfg.MaxRadius, TickHz: uint32(s.curHz.Load()), World: s.worldNow(),
+		FullHz: uint32(s.cfg.TickHz)}
 	f, err := wire.NewEncoder().AppendFrame(nil, welcome, wire.ControlCap)
 	if err == nil {
 		_, err = ctrl.Write(f)

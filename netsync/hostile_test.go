@@ -356,6 +356,7 @@ func TestOverloadSlowsTime(t *testing.T) {
 	assert.Equal(t, int32(50), s.curHz.Load())
 	late := dial(t, s.clientConfig())
 	assert.Equal(t, uint32(50), late.Welcome().TickHz, "a joiner is welcomed with the current rate")
+	assert.Equal(t, uint32(100), late.Welcome().FullHz, "and the full one: time runs at half speed")
 }
 
 // A Hello the server timed out surfaces as ErrTimedOut, which callers

@@ -141,7 +141,7 @@ func TestHandshakeAndChunkDelivery(t *testing.T) {
 	w := c.Welcome()
 	assert.NotZero(t, w.World, "the world clock")
 	w.World = 0
-	assert.Equal(t, wire.Welcome{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3, Player: c.Player(), MaxRadius: 4, TickHz: 100}, w)
+	assert.Equal(t, wire.Welcome{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3, Player: c.Player(), MaxRadius: 4, TickHz: 100, FullHz: 100}, w)
 	assert.NotZero(t, c.Player())
 	e := waitEvent(t, s, EventJoined, nil)
 	assert.Equal(t, c.Player(), e.Player)

@@ -54,6 +54,7 @@ type Server struct {
 	dil         dilation
 	hz          int          // current tick rate (tick goroutine)
 	curHz       atomic.Int32 // the same, for handshakes and metrics
+	world       *slowClock   // the world clock, slowed with hz (slowclock.go)
 	change      areaChange   // subscribe scratch
 	subWork     tickWork     // cylinder changes applied this tick (SubscribeChunksPerTick)
 	left        []voxel.ChunkPos
@@ -107,6 +108,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack},
 		dil:   newDilation(cfg.TickBudget, cfg.TickHz, cfg.TickFloorHz),
 		hz:    cfg.TickHz,
+		world: newSlowClock(cfg.WorldClock),
 		live:  map[uint32]*serverPeer{},
 	}
 	s.curHz.Store(int32(cfg.TickHz))
@@ -288,11 +290,12 @@ func (s *Server) tick(now time.Time) {
 	}
 }
 
-// setRate slows or speeds up time: the new tick rate is announced to every
-// client.
+// setRate slows or speeds up time: the world clock follows the new tick
+// rate, which is announced to every client.
 func (s *Server) setRate(hz int) {
 	s.hz = hz
 	s.curHz.Store(int32(hz))
+	s.world.setRate(float64(hz) / float64(s.cfg.TickHz)) // time slows with the ticks
 	s.log.Debug("tick rate", "hz", hz)
 	m := &wire.TickRate{Hz: uint32(hz)}
 	for _, p := range s.order {

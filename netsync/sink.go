@@ -34,6 +34,14 @@ type PoseSink interface {
 	Pose(p wire.Pose)
 }
 
+// TickRateSink is told the server's tick rate each time it changes
+// (TickRate): the server's world clock, and so its traffic, runs at hz /
+// Welcome.FullHz of real time. A ClientSink that is also a TickRateSink
+// gets them from Dispatch.
+type TickRateSink interface {
+	TickRate(hz uint32)
+}
+
 // Drain hands at most max queued server messages to sink without blocking
 // and returns how many it handled.
 func (c *Client) Drain(sink ClientSink, max int) int {
@@ -68,6 +76,10 @@ func Dispatch(sink ClientSink, m wire.Message) {
 	case *wire.Pose:
 		if ps, ok := sink.(PoseSink); ok {
 			ps.Pose(*m)
+		}
+	case *wire.TickRate:
+		if ts, ok := sink.(TickRateSink); ok {
+			ts.TickRate(m.Hz)
 		}
 	}
 }

@@ -43,3 +43,24 @@ func TestDrainDispatchesInOrderWithoutBlocking(t *testing.T) {
 }
 
 func line(a ...any) string { return strings.TrimSpace(fmt.Sprintln(a...)) }
+
+type rateSink struct {
+	recordingSink
+	hz []uint32
+}
+
+func (r *rateSink) TickRate(hz uint32) { r.hz = append(r.hz, hz) }
+
+// A TickRate reaches a sink that takes it, in stream order; a sink that
+// does not is not bothered.
+func TestDispatchHandsOnTheTickRate(t *testing.T) {
+	var s rateSink
+	Dispatch(&s, &wire.TickRate{Hz: 20})
+	Dispatch(&s, &wire.ChunkDrop{Pos: voxel.ChunkPos{X: 1}})
+	Dispatch(&s, &wire.TickRate{Hz: 15})
+	assert.Equal(t, []uint32{20, 15}, s.hz)
+	assert.Equal(t, []string{"drop (1,0,0)"}, s.calls)
+	var plain recordingSink
+	Dispatch(&plain, &wire.TickRate{Hz: 15})
+	assert.Empty(t, plain.calls)
+}

@@ -54,6 +54,7 @@ func golden(t *testing.T, name, got string) {
 // testdata/*.golden.
 func TestHelpGolden(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/home/player/.local/share") // -data's default
+	t.Setenv("XDG_CONFIG_HOME", "/home/player/.config")    // -settings'
 	for _, args := range [][]string{{"-h"}, {"help"}, {"--help"}} {
 		code, stdout, stderr := runCmd(args...)
 		assert.Equal(t, exitOK, code)

@@ -13,12 +13,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/settings"
 	"citydrive/cmd/citydrive/internal/sound/speaker"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
@@ -156,6 +158,7 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	radius := fs.Int("terrain-radius", ground.DefaultRadius, "voxel chunks (32 m) streamed around the car")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the session to this `file`")
 	mute := fs.Bool("mute", false, "no engine sound (without an audio device the game is silent anyway)")
+	settingsPath := addSettingsFlag(fs)
 	addr, fingerprint, data := new(string), new(string), new(string)
 	switch mode {
 	case client:
@@ -188,6 +191,10 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		}
 		*sf.seed, *addr, *fingerprint = code.seed, code.addr(), code.fingerprint
 	} else if err := fs.parse(args); err != nil {
+		return err
+	}
+	files, err := loadPlayerFiles(fs, *settingsPath) // before the checks: the file fills in flags
+	if err != nil {
 		return err
 	}
 	cfg, w, err := sf.config()
@@ -241,14 +248,29 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	}
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	files.log = log
+	files.loadResume()
+	eff := files.effective(vf, *mute)
+	server := settings.Solo
+	if remote {
+		server = *addr
+	}
+	start := vf.start.p
+	resume, resumed := files.place(server, *sf.seed)
+	if resumed {
+		eff.Camera = resume.Camera
+		if !vf.start.set && !remote { // -start wins; a server says where cars start
+			start = world.Vec2{X: resume.X, Z: resume.Z}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dialAddr, pin := "", ""
 	if remote {
 		dialAddr, pin = *addr, *fingerprint
 	} else {
-		tuning := netsync.DefaultServerConfig().Tuning // the solo server spawns the car where -start says
-		tuning.SpawnX, tuning.SpawnZ = vf.start.p.X, vf.start.p.Z
+		tuning := netsync.DefaultServerConfig().Tuning // the solo server spawns the car where -start (or the last drive) says
+		tuning.SpawnX, tuning.SpawnZ = start.X, start.Z
 		h, err := host.Start(ctx, host.Options{Addr: "127.0.0.1:0", DataDir: *data, Seed: *sf.seed, Logger: log, Tuning: tuning})
 		if err != nil {
 			return alreadyRunning(fmt.Errorf("starting the solo server: %w", err), *data)
@@ -278,7 +300,6 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("joining %s: %w", dialAddr, err)
 	}
 	var redial game.Dialer
-	start := vf.start.p
 	if remote {
 		redial = dial // a remote server may restart: keep driving and rejoin
 		// The server places the car: it is held at the spawn until it is there.
@@ -290,6 +311,11 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	}
 	sp := speaker.Open(nil, *mute, log)
 	defer sp.Close()
+	var at *settings.Place
+	if resumed && !vf.start.set {
+		at = &resume
+		log.Info("starting where the last drive was left", "x", resume.X, "z", resume.Z, "saved", resume.Saved, "file", files.resumePath)
+	}
 	win, err := openWindow(ropt, cfg)
 	if err != nil {
 		_ = c.Close()
@@ -300,26 +326,37 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
 		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,
+		Settings: &eff, SaveSettings: files.save, Resume: at,
 	})
 	if err != nil {
 		return err // New closed the connection and the window
 	}
 	defer s.Close()
-	return s.Run()
+	err = s.Run()
+	files.savePlace(server, *sf.seed, s.Place())
+	return err
 }
 
-// keyHelp is the key list of -h (the README has the same).
+// keyHelp is the key list of -h (the README has the same): the default
+// bindings (settings.DefaultBindings).
 const keyHelp = `
-Keys:
+Keys (the defaults: Options in the pause menu rebinds them; the settings
+file, -settings, keeps them):
   W/S or arrows   throttle / brake (hold brake to reverse)    A/D   steer
   Backspace       back on the road       P  autopilot          R  dry / wet weather
   C               top view               H  HUD and minimap    M  minimap north-up / heading-up
   E / Q           dig / build a block ahead                    F1 time of day
   F12             screenshot             Ctrl+1/2/3  wireframe / slot boxes / build-age tint
-  Esc             pause menu: Esc resumes, Up/Down + Enter picks, Q quits
+  Esc             pause menu: Esc resumes, Up/Down + Enter picks, Left/Right change
+                  an option, Backspace goes back, Q asks to quit
 Gamepad: right trigger throttle, left trigger brake, left stick steer, Y back on the road,
-  X autopilot, Back minimap, Start pause (A picks, B resumes, d-pad selects).
-
+  X autopilot, Back minimap, Start pause (A picks, B goes back, d-pad selects),
+  bumpers dig / build, right stick click top view; d-pad while driving: up HUD,
+  down screenshot, left weather, right time of day.
+Settings (window, profile, volume, units, HUD, camera, weather, time, bindings)
+are kept in -settings; a flag given on the command line wins for that run. The
+place and camera of the last drive on each seed and server come back at the
+next start (-start wins).
 `
 
 // dialTimeout bounds connecting and the handshake.
@@ -339,9 +376,17 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	view := fs.String("view", "chase", "camera: chase or top")
 	hud := fs.Bool("hud", false, "draw the HUD (and the minimap) into the picture")
 	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
-	paused := fs.Bool("paused", false, "draw the pause menu over the picture (key Esc)")
+	pauseMenu := fs.String("pause-menu", "", "draw the pause menu over the picture, on this `page`: "+strings.Join(game.MenuPages, ", ")+" (key Esc; the settings are the defaults, not the player's file)")
+	paused := fs.Bool("paused", false, "old name of -pause-menu main")
+	fs.hidden["paused"] = true
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if *paused && *pauseMenu == "" {
+		*pauseMenu = "main"
+	}
+	if *pauseMenu != "" && !slices.Contains(game.MenuPages, *pauseMenu) {
+		return fmt.Errorf("-pause-menu must be one of %s, got %q", strings.Join(game.MenuPages, ", "), *pauseMenu)
 	}
 	if *view != "chase" && *view != "top" {
 		return fmt.Errorf("-view must be chase or top, got %q", *view)
@@ -394,8 +439,10 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
 	s.SetMinimapHeadingUp(*headingUp)
-	if *paused {
-		s.Pause()
+	if *pauseMenu != "" {
+		if err := s.OpenMenu(*pauseMenu); err != nil {
+			return err
+		}
 	}
 	if err := s.SaveScreenshot(*out); err != nil {
 		return err

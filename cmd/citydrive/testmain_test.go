@@ -19,5 +19,14 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") && os.Getenv(sweepChildEnv) == "" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// No test reads or writes the player's own settings: the config
+	// directory is a fresh one.
+	config, err := os.MkdirTemp("", "citydrive-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
+	code := m.Run()
+	os.RemoveAll(config)
+	os.Exit(code)
 }

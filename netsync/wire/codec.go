@@ -172,7 +172,7 @@ func (d *Decoder) Decode(payload []byte) (Message, error) {
 		return nil, malformed("unknown message kind %d", k)
 	}
 	r.fields = n - 1
-	if n != 1+m.fieldCount() && !(m.Kind() == KindWelcome && n-1 == welcomeFieldsV3) {
+	if n != 1+m.fieldCount() && !(m.Kind() == KindWelcome && (n-1 == welcomeFieldsV3 || n-1 == welcomeFieldsV6)) {
 		return nil, malformed("%v: %d elements, want %d", m.Kind(), n, 1+m.fieldCount())
 	}
 	if err := m.decodeFields(r); err != nil {
@@ -193,7 +193,7 @@ type reader struct {
 	dec *msgpack.Decoder
 	lim *Limits
 	// fields is the message's element count after its kind (a Welcome
-	// from before protocol 5 has one field less).
+	// from before protocol 5 or 7 has fewer).
 	fields int
 }
 

@@ -21,7 +21,7 @@ func samples() []Message {
 	pos := voxel.ChunkPos{X: -312, Y: 2, Z: 1047}
 	return []Message{
 		&Hello{Protocol: ProtocolVersion, Seed: 0x9e3779b97f4a7c15, Generator: 3},
-		&Welcome{Protocol: ProtocolVersion, Seed: 0x9e3779b97f4a7c15, Generator: 3, Player: 17, MaxRadius: 12, TickHz: 30, World: 1_780_000_123_456_789},
+		&Welcome{Protocol: ProtocolVersion, Seed: 0x9e3779b97f4a7c15, Generator: 3, Player: 17, MaxRadius: 12, TickHz: 30, World: 1_780_000_123_456_789, FullHz: 30},
 		&Refuse{Reason: "world seed differs: the server runs seed 42, this client 7; start the client with -seed 42"},
 		&Subscribe{Centre: pos, Radius: 8},
 		&ChunkDefaults{Base: pos, Pos: []voxel.ChunkPos{pos, {X: -320, Y: 1, Z: 1047}, {X: -296, Y: 6, Z: 1031}}},
@@ -56,7 +56,7 @@ func TestRoundTrip(t *testing.T) {
 // counting the 4-byte frame header) and keeps them within budget.
 func TestMessageSizes(t *testing.T) {
 	budget := map[Kind]int{
-		KindHello: 24, KindWelcome: 41, KindClock: 16, KindSubscribe: 16, KindChunkDefaults: 24,
+		KindHello: 24, KindWelcome: 42, KindClock: 16, KindSubscribe: 16, KindChunkDefaults: 24,
 		KindChunkDrop: 12, KindEditRequest: 28, KindEditAck: 8, KindEditBroadcast: 16,
 		KindReset: 20,
 	}
@@ -76,7 +76,7 @@ func TestMessageSizes(t *testing.T) {
 		size int
 	}{
 		KindHello:         {&Hello{Protocol: 1 << 31, Seed: 1 << 63, Generator: 1 << 31}, 21},
-		KindWelcome:       {&Welcome{Protocol: 1 << 31, Seed: 1 << 63, Generator: 1 << 31, Player: 1 << 31, MaxRadius: AbsMaxRadius, TickHz: MaxTickHz, World: MaxClockMicros}, 39},
+		KindWelcome:       {&Welcome{Protocol: 1 << 31, Seed: 1 << 63, Generator: 1 << 31, Player: 1 << 31, MaxRadius: AbsMaxRadius, TickHz: MaxTickHz, World: MaxClockMicros, FullHz: MaxTickHz}, 42},
 		KindRefuse:        {&Refuse{Reason: long}, 517},
 		KindSubscribe:     {&Subscribe{Centre: far, Radius: AbsMaxRadius}, 18},
 		KindChunkDefaults: {&ChunkDefaults{Base: far, Pos: []voxel.ChunkPos{far}}, 22},

@@ -25,7 +25,9 @@ import "citydrive/voxel"
 // the world clock: Clock (kind 31) on the control stream and the
 // Welcome's World field. Version 6 added Reset (kind 32) and Pose (kind
 // 33): the server places cars (spawn, resets, held after refused moves).
-const ProtocolVersion uint32 = 6
+// Version 7 added the Welcome's FullHz, and the world clock slows with
+// the tick rate: a slowed server's traffic runs slower on every client.
+const ProtocolVersion uint32 = 7
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
 // blocks and edits are package voxel's types: the wire carries the voxel

@@ -245,3 +245,27 @@ func TestMinimapDrawsWaterUnderTheRoads(t *testing.T) {
 	}
 	assert.InDelta(t, 200*200, water, 1)
 }
+
+// A compact menu draws its items smaller: a lower panel for the same
+// items, still centred.
+func TestCompactMenuIsLower(t *testing.T) {
+	l := Layout{Scale: 2}
+	m := &Menu{Title: "KEYS", Items: []string{"THROTTLE   W / UP", "BRAKE   S", "BACK"}, Hint: "ESC BACK"}
+	_, y0, _, y1 := l.Menu(1280, 720, m)
+	m.Compact = true
+	l.V = l.V[:0]
+	_, cy0, _, cy1 := l.Menu(1280, 720, m)
+	assert.Less(t, cy1-cy0, y1-y0)
+	assert.InDelta(t, 360, (cy0+cy1)/2, 1)
+
+	// Sixteen items on a 540-line screen (scale 2): the items drop to the
+	// text scale so the panel fits.
+	m.Items = make([]string, 16)
+	for i := range m.Items {
+		m.Items[i] = "STEER RIGHT              D / RIGHT"
+	}
+	l.V = l.V[:0]
+	_, y0, _, y1 = l.Menu(960, 540, m)
+	assert.GreaterOrEqual(t, y0, float32(0))
+	assert.LessOrEqual(t, y1, float32(540))
+}

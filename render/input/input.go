@@ -40,6 +40,78 @@ const (
 	KeyLeftShift
 	KeyLeftCtrl
 
+	// The keys a player may bind (settings), beyond the ones above.
+	KeyB
+	KeyF
+	KeyG
+	KeyI
+	KeyJ
+	KeyK
+	KeyL
+	KeyN
+	KeyO
+	KeyT
+	KeyU
+	KeyV
+	KeyX
+	KeyY
+	KeyZ
+	Key0
+	Key4
+	Key5
+	Key6
+	Key7
+	Key8
+	Key9
+	KeyF2
+	KeyF3
+	KeyF4
+	KeyF5
+	KeyF6
+	KeyF7
+	KeyF8
+	KeyF9
+	KeyF10
+	KeyF11
+	KeyKP0
+	KeyKP1
+	KeyKP2
+	KeyKP3
+	KeyKP4
+	KeyKP5
+	KeyKP6
+	KeyKP7
+	KeyKP8
+	KeyKP9
+	KeyKPDecimal
+	KeyKPDivide
+	KeyKPMultiply
+	KeyKPSubtract
+	KeyKPAdd
+	KeyKPEqual
+	KeyTab
+	KeyInsert
+	KeyDelete
+	KeyPageUp
+	KeyPageDown
+	KeyHome
+	KeyEnd
+	KeyApostrophe
+	KeyComma
+	KeyMinus
+	KeyPeriod
+	KeySlash
+	KeySemicolon
+	KeyEqual
+	KeyLeftBracket
+	KeyBackslash
+	KeyRightBracket
+	KeyGrave
+	KeyLeftAlt
+	KeyRightShift
+	KeyRightCtrl
+	KeyRightAlt
+
 	// NumKeys is one past the last key: a [NumKeys]T is indexed by Key.
 	NumKeys
 )

@@ -7,6 +7,7 @@ import (
 
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/render/input"
+	"citydrive/render/scene"
 )
 
 // fakeKeys is a keyboard and gamepad in the test's hands.
@@ -112,4 +113,49 @@ func TestReadingControlsAllocatesNothing(t *testing.T) {
 	k := &fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}, pad: &p}
 	var r controlReader
 	assert.Zero(t, testing.AllocsPerRun(50, func() { _ = r.read(k) }))
+}
+
+// The default bindings are the README's key list, key by key.
+func TestDefaultKeysAreTheREADMEs(t *testing.T) {
+	held := []struct {
+		key  input.Key
+		want car.Input
+	}{
+		{input.KeyW, car.Input{Throttle: 1}}, {input.KeyUp, car.Input{Throttle: 1}},
+		{input.KeyS, car.Input{Brake: 1}}, {input.KeyDown, car.Input{Brake: 1}}, {input.KeySpace, car.Input{Brake: 1}},
+		{input.KeyA, car.Input{Steer: 1}}, {input.KeyLeft, car.Input{Steer: 1}},
+		{input.KeyD, car.Input{Steer: -1}}, {input.KeyRight, car.Input{Steer: -1}},
+	}
+	for _, h := range held {
+		c := ReadControls(&fakeKeys{down: map[input.Key]bool{h.key: true}})
+		assert.Equal(t, h.want, c.Drive, "key %d", h.key)
+	}
+	pressed := []struct {
+		key  input.Key
+		want func(Controls) bool
+	}{
+		{input.KeyBackspace, func(c Controls) bool { return c.Reset && c.Back }},
+		{input.KeyP, func(c Controls) bool { return c.ToggleAutopilot }},
+		{input.KeyR, func(c Controls) bool { return c.ToggleWeather }},
+		{input.KeyC, func(c Controls) bool { return c.ToggleTopView }},
+		{input.KeyF1, func(c Controls) bool { return c.NextTimeOfDay }},
+		{input.KeyH, func(c Controls) bool { return c.ToggleHUD }},
+		{input.KeyM, func(c Controls) bool { return c.ToggleMinimap }},
+		{input.KeyE, func(c Controls) bool { return c.Dig }},
+		{input.KeyQ, func(c Controls) bool { return c.Build && c.Leave }},
+		{input.KeyF12, func(c Controls) bool { return c.Screenshot }},
+		{input.KeyEscape, func(c Controls) bool { return c.Pause }},
+		{input.KeyEnter, func(c Controls) bool { return c.Confirm }},
+		{input.KeyUp, func(c Controls) bool { return c.MenuUp }},
+		{input.KeyDown, func(c Controls) bool { return c.MenuDown }},
+		{input.KeyLeft, func(c Controls) bool { return c.MenuLeft }},
+		{input.KeyRight, func(c Controls) bool { return c.MenuRight }},
+	}
+	for _, p := range pressed {
+		c := ReadControls(&fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{p.key: true}})
+		assert.True(t, p.want(c), "key %d", p.key)
+	}
+	c := ReadControls(&fakeKeys{down: map[input.Key]bool{input.KeyLeftCtrl: true},
+		pressed: map[input.Key]bool{input.Key1: true, input.Key2: true, input.Key3: true}})
+	assert.Equal(t, scene.DebugWireframe|scene.DebugBoxes|scene.DebugBuildAge, c.Debug, "Ctrl+1/2/3")
 }

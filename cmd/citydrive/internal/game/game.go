@@ -24,6 +24,7 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/cmd/citydrive/internal/remote"
+	"citydrive/cmd/citydrive/internal/settings"
 	"citydrive/netsync"
 	"citydrive/render/hud"
 	"citydrive/render/scene"
@@ -72,6 +73,16 @@ type Options struct {
 	Out           io.Writer // summary
 	// Sound gets the car's state once a frame (nil: silent).
 	Sound CarSound
+	// Settings are the player's settings in effect (the file's, flags
+	// applied; nil: settings.Defaults()): HUD, camera, units, volume,
+	// bindings. Weather and TimeOfDay above start the session.
+	Settings *settings.Settings
+	// SaveSettings is called when the player leaves the options screen,
+	// with the settings and the fields changed there (nil: not saved).
+	SaveSettings func(s settings.Settings, changed []settings.Field) error
+	// Resume puts the car where a drive was left and sets its camera
+	// (resume.go; nil: on the road nearest Start).
+	Resume *settings.Place
 }
 
 // autopilotSpeed is the autopilot's cruising speed, as in the bench.
@@ -134,6 +145,11 @@ type Session struct {
 	pause pauseMenu     // pause.go
 	menu  hud.Menu
 	mini  minimap // minimap.go
+
+	settings  settings.Settings // in effect (options.go)
+	started   settings.Settings // at New: the window and profile apply at the next start
+	notices   notices           // notice.go
+	resumeAsk bool              // the resumed place is to be asked of the server (resume.go)
 }
 
 // New starts streaming into Options.Display.
@@ -220,6 +236,8 @@ func New(opt Options) (*Session, error) {
 	s.frame.Camera.Target = &s.target
 	s.frame.Weather = opt.Weather
 	s.frame.TimeOfDay = opt.TimeOfDay
+	s.initSettings()
+	s.startResume()
 	return s, nil
 }
 
@@ -330,6 +348,7 @@ func (s *Session) Load() error {
 		s.stream.Pace()
 	}
 	s.opt.Log.Info("initial world built", "ms", time.Since(t0).Milliseconds(), "slots", s.stream.Table().Used())
+	s.askResume()
 	return nil
 }
 
@@ -371,6 +390,7 @@ func (s *Session) Update(dt float64) {
 	if dt > 0 {
 		s.slowdown = s.slowdown*0.9 + game/dt*0.1
 	}
+	s.followServer()
 	if s.link != nil && s.link.c != nil {
 		s.world.observe(s.link.c)
 	}
@@ -655,7 +675,7 @@ func (s *Session) buildFrame() {
 			fmt.Sprintf("SLOTS %d/%d  PENDING %d  IN FLIGHT %d", st.Used, st.Total, st.Pending, st.InFlight),
 			s.farHUD(),
 			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
-			fmt.Sprintf("%s  SPEED %.0f KM/H", fallback, s.car.Speed()*3.6),
+			fmt.Sprintf("%s  SPEED %.0f %s", fallback, s.settings.SpeedIn(s.car.Speed()), s.settings.UnitLabel()),
 		)
 		if s.slowdown < slowNotice {
 			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("SLOW MOTION x%.2f: UNDER %d FPS", s.slowdown, int(1/maxFrameTime)))
@@ -665,6 +685,7 @@ func (s *Session) buildFrame() {
 		if s.link != nil {
 			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(others), s.link.edits, s.link.status))
 		}
+		s.frame.HUD = s.appendNotices(s.frame.HUD)
 		s.hud = s.frame.HUD
 	}
 }

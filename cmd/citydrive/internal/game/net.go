@@ -57,13 +57,39 @@ type link struct {
 	resetSeq uint32     // the Reset waiting for its Pose (0: none)
 	pose     *wire.Pose // a Pose the car is to be put at, not yet taken
 	poseSeq  uint32     // its Seq
+
+	// The server's tick rate now and at full speed (Welcome, TickRate):
+	// its world clock runs at hz/fullHz (worldtime.go follows it).
+	hz, fullHz uint32
+	slowedHz   uint32 // the rate slowedLine was written for (notice.go)
+	slowedLine string
 }
 
 func newLink(c *netsync.Client, t *ground.Client, dial Dialer) *link {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &link{c: c, world: t, cars: remote.New(), dial: dial, ctx: ctx, cancel: cancel,
+	l := &link{c: c, world: t, cars: remote.New(), dial: dial, ctx: ctx, cancel: cancel,
 		redialed: make(chan *netsync.Client, 1), player: c.Player()}
+	l.welcomed(c)
+	return l
 }
+
+// welcomed takes a new connection's rates (a TickRate follows when they
+// change).
+func (l *link) welcomed(c *netsync.Client) {
+	w := c.Welcome()
+	l.hz, l.fullHz = w.TickHz, max(w.FullHz, w.TickHz)
+}
+
+// rate is the server's time per real time: 1, or below while it is slowed.
+func (l *link) rate() float64 {
+	if l.fullHz == 0 || l.hz >= l.fullHz {
+		return 1
+	}
+	return float64(l.hz) / float64(l.fullHz)
+}
+
+// slowed reports whether the server runs slower than its full rate.
+func (l *link) slowed() bool { return l.rate() < 1 }
 
 // check notices a lost connection. Without a Dialer the loss is the
 // session's end (the error); with one, redialling starts and the game goes
@@ -73,6 +99,7 @@ func (l *link) check() error {
 		select {
 		case c := <-l.redialed:
 			l.c, l.player = c, c.Player()
+			l.welcomed(c)
 			l.status = "RECONNECTED: BACK AT THE SPAWN"
 			sp := c.Spawn() // a new connection's car starts where the server puts it
 			l.pose, l.poseSeq, l.resetSeq = &sp, 0, 0
@@ -166,6 +193,9 @@ func (s sink) Pose(p wire.Pose) {
 	}
 	l.pose, l.poseSeq = &p, p.Seq
 }
+
+// TickRate takes the server's new tick rate.
+func (s sink) TickRate(hz uint32) { s.l.hz = hz }
 
 // reset asks the server to put the car at x, y, z facing heading; false
 // when there is no server to ask (reconnecting: the car is reset here).

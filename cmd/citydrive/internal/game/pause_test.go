@@ -13,6 +13,7 @@ import (
 
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/settings"
 	"citydrive/cmd/citydrive/internal/sound"
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
@@ -25,12 +26,14 @@ func TestPauseMenu(t *testing.T) {
 	type step struct {
 		in       Controls
 		open     bool
+		page     menuPage
 		sel      pauseItem
-		quit     bool
+		event    menuEvent
 		scenario string
 	}
 	esc, enter, q := Controls{Pause: true}, Controls{Confirm: true}, Controls{Leave: true, Build: true}
 	down, up, back := Controls{MenuDown: true}, Controls{MenuUp: true}, Controls{Back: true}
+	const main, quit, opts = pageMain, pageQuit, pageOptions
 	cases := []struct {
 		name  string
 		steps []step
@@ -38,20 +41,34 @@ func TestPauseMenu(t *testing.T) {
 		{"driving keys do not open it", []step{{in: Controls{Confirm: true, MenuDown: true, Build: false}}}},
 		{"Esc opens on resume, Esc again resumes", []step{{in: esc, open: true}, {in: Controls{}, open: true}, {in: esc}}},
 		{"Enter on resume resumes", []step{{in: esc, open: true}, {in: enter}}},
-		{"down then Enter quits", []step{{in: esc, open: true}, {in: down, open: true, sel: itemQuit}, {in: enter, quit: true, open: true, sel: itemQuit}}},
-		{"Q quits at once", []step{{in: esc, open: true}, {in: q, open: true, quit: true}}},
+		{"Quit asks; Enter on the preselected No goes back", []step{{in: esc, open: true}, {in: down, open: true, sel: itemOptions},
+			{in: down, open: true, sel: itemQuit}, {in: enter, open: true, page: quit, sel: itemQuit},
+			{in: enter, open: true, page: main, sel: itemQuit}}},
+		{"Quit, then Yes, quits", []step{{in: esc, open: true}, {in: down, open: true, sel: itemOptions}, {in: down, open: true, sel: itemQuit},
+			{in: enter, open: true, page: quit, sel: itemQuit}, {in: down, open: true, page: quit, sel: itemQuit},
+			{in: enter, open: true, page: quit, sel: itemQuit, event: menuQuit}}},
+		{"Q asks, it does not quit; Q again does not either", []step{{in: esc, open: true}, {in: q, open: true, page: quit},
+			{in: q, open: true, page: quit}, {in: esc, open: true, page: main, sel: itemQuit}}},
+		{"B backs out of the question", []step{{in: esc, open: true}, {in: q, open: true, page: quit}, {in: back, open: true, sel: itemQuit}}},
 		{"Q while driving builds, it does not quit", []step{{in: q}}},
-		{"the selection stops at the ends", []step{{in: esc, open: true}, {in: up, open: true}, {in: down, open: true, sel: itemQuit}, {in: down, open: true, sel: itemQuit}, {in: up, open: true}}},
+		{"the selection stops at the ends", []step{{in: esc, open: true}, {in: up, open: true}, {in: down, open: true, sel: itemOptions},
+			{in: down, open: true, sel: itemQuit}, {in: down, open: true, sel: itemQuit}, {in: up, open: true, sel: itemOptions}}},
 		{"B resumes", []step{{in: esc, open: true}, {in: back}}},
-		{"it opens on resume again", []step{{in: esc, open: true}, {in: down, open: true, sel: itemQuit}, {in: esc, sel: itemQuit}, {in: esc, open: true, sel: itemResume}}},
+		{"it opens on resume again", []step{{in: esc, open: true}, {in: down, open: true, sel: itemOptions}, {in: esc, sel: itemOptions}, {in: esc, open: true, sel: itemResume}}},
+		{"Options opens the options screen, Esc leaves it for the main page", []step{{in: esc, open: true}, {in: down, open: true, sel: itemOptions},
+			{in: enter, open: true, page: opts, sel: itemOptions, event: menuOptionsOpened},
+			{in: esc, open: true, page: main, sel: itemOptions, event: menuOptionsLeft}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var m pauseMenu
 			for i, s := range c.steps {
-				quit := m.step(s.in)
-				assert.Equal(t, s.quit, quit, "step %d", i)
+				ev := m.step(s.in)
+				assert.Equal(t, s.event, ev, "step %d", i)
 				assert.Equal(t, s.open, m.open, "step %d", i)
+				if s.open {
+					assert.Equal(t, s.page, m.page, "step %d", i)
+				}
 				assert.Equal(t, s.sel, m.sel, "step %d", i)
 			}
 		})
@@ -117,7 +134,7 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	assert.Equal(t, acc, s.steps.acc, "the step clock was given no time")
 	assert.Zero(t, snd.last.Volume, "silent while paused")
 	require.NotNil(t, s.frame.Menu, "the menu is drawn")
-	assert.Equal(t, []string{"RESUME", "QUIT"}, s.frame.Menu.Items)
+	assert.Equal(t, []string{"RESUME", "OPTIONS", "QUIT"}, s.frame.Menu.Items)
 
 	d.press(input.KeyEscape)
 	require.NoError(t, s.Frame(frame))
@@ -128,12 +145,19 @@ func TestPauseStopsTheSimulationWithoutCatchingUp(t *testing.T) {
 	assert.Greater(t, moved, 0.0)
 	assert.Less(t, moved, 2*frame*s.car.Speed()+0.1, "one frame's travel")
 
-	// Quit from the menu: Esc, down, Enter.
-	d.press(input.KeyEscape)
-	require.NoError(t, s.Frame(frame))
+	// Quit from the menu: Esc, down to Quit, Enter asks; Q there does
+	// not answer; down to Yes, Enter quits.
+	for _, k := range []input.Key{input.KeyEscape, input.KeyDown, input.KeyDown, input.KeyEnter, input.KeyQ} {
+		d.press(k)
+		require.NoError(t, s.Frame(frame))
+		assert.False(t, s.quit, "after %s", settings.KeyName(k))
+	}
+	require.NotNil(t, s.frame.Menu)
+	assert.Equal(t, "QUIT CITYDRIVE?", s.frame.Menu.Title)
+	assert.Equal(t, []string{"NO, KEEP DRIVING", "YES, QUIT"}, s.frame.Menu.Items)
+	assert.Equal(t, quitNo, s.frame.Menu.Selected, "No is preselected")
 	d.press(input.KeyDown)
 	require.NoError(t, s.Frame(frame))
-	assert.False(t, s.quit)
 	d.press(input.KeyEnter)
 	require.NoError(t, s.Frame(frame))
 	assert.True(t, s.quit)

@@ -51,7 +51,15 @@ func (s *Session) feedSound(paused bool) {
 	sideways := c.Vel.X*-f.Z + c.Vel.Z*f.X
 	yaw := math.Remainder(c.Heading-s.prev.heading, 2*math.Pi) / physicsStep
 	s.opt.Sound.Set(sound.Params{
-		Speed: c.Speed(), Throttle: s.hands.Throttle, Volume: engineVolume,
+		Speed: c.Speed(), Throttle: s.hands.Throttle, Volume: engineVolume * s.volume(),
 		Slip: tyreSlip(c.Speed(), yaw, sideways, s.hands.Brake),
 	})
+}
+
+// volume is the settings' master volume (0 muted).
+func (s *Session) volume() float64 {
+	if s.settings.Mute {
+		return 0
+	}
+	return s.settings.Volume
 }

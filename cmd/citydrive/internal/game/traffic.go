@@ -40,6 +40,7 @@ type trafficState struct {
 	work    []float64 // the traffic goroutine's step per frame on its thread's CPU, µs (Pipeline.WorkCPU)
 	planned int       // frames whose vehicles the planning goroutine had found
 	others  []traffic.Blocker
+	at      float64 // the world time the traffic was last moved to
 }
 
 // otherCars appends the other players' cars within the simulated traffic
@@ -114,7 +115,8 @@ func (s *Session) updateTraffic(game float64) {
 	c := s.car
 	tr.others = s.otherCars(tr.others[:0])
 	tr.SetOthers(tr.others)
-	tr.Update(s.worldTime(s.clock+game), game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
+	tr.at = s.worldTime(s.clock + game)
+	tr.Update(tr.at, game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
 	s.frame.Vehicles = tr.Draw()
 	s.frame.Signals = tr.Signals()
 	tr.frames++
@@ -132,6 +134,15 @@ func (s *Session) updateTraffic(game float64) {
 			tr.work = append(tr.work, us(w))
 		}
 	}
+}
+
+// TrafficTime is the world time (seconds) the traffic was last moved to
+// (0 before the first frame with traffic).
+func (s *Session) TrafficTime() float64 {
+	if tr := s.carEnv().traffic; tr != nil {
+		return tr.at
+	}
+	return 0
 }
 
 // TrafficStats returns the traffic figures so far.
