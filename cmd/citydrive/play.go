@@ -299,13 +299,19 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		Streaming: cfg, World: w, Display: win, Start: start,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
-		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,
+		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp, Record: true,
 	})
 	if err != nil {
 		return err // New closed the connection and the window
 	}
 	defer s.Close()
-	return s.Run()
+	err = s.Run()
+	replays := *data
+	if remote {
+		replays, _ = store.DefaultDir()
+	}
+	saveDrive(stdout, log, replays, s) // a drive that ended badly is worth seeing too
+	return err
 }
 
 // keyHelp is the key list of -h (the README has the same).
