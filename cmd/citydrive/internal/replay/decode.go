@@ -204,6 +204,13 @@ func (p *Player) Next() (b *Boundary, in Input, more bool) {
 			p.fail("the body ends without its end record")
 			break
 		}
+		if op&runBit != 0 {
+			if p.readRun(op) {
+				p.n++
+				return &p.b, p.in, true
+			}
+			continue
+		}
 		switch op {
 		case opEnd:
 			if len(p.d.b) != 0 {
@@ -212,11 +219,6 @@ func (p *Player) Next() (b *Boundary, in Input, more bool) {
 			}
 			p.done = true
 			return &p.b, Input{}, false
-		case opRun:
-			if p.readRun() {
-				p.n++
-				return &p.b, p.in, true
-			}
 		case opPlace:
 			pl := Place{Pos: [2]float64{p.d.f64(), p.d.f64()}, Dir: [2]float64{p.d.f64(), p.d.f64()}}
 			fl := p.d.byte()
@@ -281,9 +283,15 @@ func (p *Player) fail(format string, args ...any) {
 	}
 }
 
-func (p *Player) readRun() bool {
-	n := p.d.uvarint()
-	mask := p.d.byte()
+func (p *Player) readRun(op byte) bool {
+	n := uint64(1)
+	if op&runCounted != 0 {
+		if n = p.d.uvarint(); n < 2 && p.d.err == nil {
+			p.fail("a counted run of %d steps", n)
+			return false
+		}
+	}
+	mask := op &^ (runBit | runCounted)
 	in := p.in
 	in.Throttle = p.field(mask, fieldThrottle, in.Throttle, 0)
 	in.Brake = p.field(mask, fieldBrake, in.Brake, 0)
@@ -296,7 +304,7 @@ func (p *Player) readRun() bool {
 		return false
 	case mask&^fieldsAll != 0:
 		p.fail("a run with fields %#x", mask)
-	case n == 0 || n > maxRunSteps || p.n+n > MaxSteps:
+	case n > maxRunSteps || p.n+n > MaxSteps:
 		p.fail("a run of %d steps", n)
 	}
 	if p.err != nil {

@@ -9,12 +9,14 @@ import (
 	"slices"
 )
 
-// The body's records. Every record but opRun belongs to the boundary
-// before the next step: a boundary's records come before the run that
-// holds its step, and the steps of a run have none between them.
+// The body's records: a byte saying which, then its fields. Every record
+// but a run belongs to the boundary before the next step: a boundary's
+// records come before the run that holds its step, and the steps of a run
+// have none between them. A run's byte is runBit | the changed fields
+// (the mask below) | runCounted when a uvarint count ≥ 2 follows (else it
+// is one step); then the zigzag deltas of the changed controls.
 const (
 	opEnd       = iota // the end of the body
-	opRun              // uvarint steps ≥ 1, a field mask, zigzag deltas of the changed fields
 	opPlace            // 4 float64 (pos x z, dir x z), a flags byte (1: a reset)
 	opClock            // 2 float64: the world clock from here on (its time here, its rate)
 	opObstacles        // uvarint n ≤ MaxTouched, n obstacles: the touched set from this step on
@@ -24,13 +26,16 @@ const (
 	opIncident         // a Kind byte: the step before this boundary began it
 )
 
-// The run record's field mask.
+// A run's byte: the changed fields, and whether a count follows.
 const (
 	fieldThrottle = 1 << iota
 	fieldBrake
 	fieldSteer
 	fieldWaiting // the waiting flag turns over
 	fieldsAll    = fieldThrottle | fieldBrake | fieldSteer | fieldWaiting
+
+	runCounted = 0x40
+	runBit     = 0x80
 )
 
 var magic = [8]byte{'C', 'D', 'R', 'E', 'P', 'L', 'A', 'Y'}
@@ -252,8 +257,6 @@ func (r *Recorder) flush() {
 	if r.runN == 0 {
 		return
 	}
-	r.body = append(r.body, opRun)
-	r.body = binary.AppendUvarint(r.body, r.runN)
 	mask := byte(0)
 	if r.run.Throttle != r.last.Throttle {
 		mask |= fieldThrottle
@@ -267,7 +270,12 @@ func (r *Recorder) flush() {
 	if r.run.Waiting != r.last.Waiting {
 		mask |= fieldWaiting
 	}
-	r.body = append(r.body, mask)
+	if r.runN > 1 {
+		r.body = append(r.body, runBit|runCounted|mask)
+		r.body = binary.AppendUvarint(r.body, r.runN)
+	} else {
+		r.body = append(r.body, runBit|mask)
+	}
 	if mask&fieldThrottle != 0 {
 		r.body = binary.AppendVarint(r.body, int64(r.run.Throttle)-int64(r.last.Throttle))
 	}

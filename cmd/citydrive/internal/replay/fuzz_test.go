@@ -37,7 +37,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	r.flush()
 	entries := map[string]map[string][]byte{
 		"FuzzParse": {"drive": file, "cut-short": file[:len(file)-9], "header-only": file[:40]},
-		"FuzzBody":  {"drive": append(r.body, opEnd), "runs": []byte{opRun, 3, fieldsAll, 4, 6, 9, opRun, 1, 0, opEnd}},
+		"FuzzBody":  {"drive": append(r.body, opEnd), "runs": []byte{runBit | runCounted | fieldsAll, 3, 4, 6, 9, runBit, runBit | runCounted, 7, opEnd}},
 	}
 	for fuzz, files := range entries {
 		dir := filepath.Join("testdata", "fuzz", fuzz)

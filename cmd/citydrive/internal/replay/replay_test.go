@@ -334,8 +334,10 @@ func TestBadFilesAreRefusedClearly(t *testing.T) {
 func TestBadBodiesAreRefusedAtTheBadRecord(t *testing.T) {
 	h := testHeader
 	run := func(n uint64, mask byte, deltas ...int64) []byte {
-		b := binary.AppendUvarint([]byte{opRun}, n)
-		b = append(b, mask)
+		b := []byte{runBit | mask}
+		if n != 1 {
+			b = binary.AppendUvarint([]byte{runBit | runCounted | mask}, n)
+		}
 		for _, d := range deltas {
 			b = binary.AppendVarint(b, d)
 		}
@@ -348,11 +350,11 @@ func TestBadBodiesAreRefusedAtTheBadRecord(t *testing.T) {
 	}{
 		{"no end", run(3, 0), "without its end record"},
 		{"bytes after the end", append(run(3, 0), opEnd, 1), "after the end record"},
-		{"an empty run", append(run(0, 0), opEnd), "a run of 0 steps"},
+		{"a counted run of one step", append(run(0, 0), opEnd), "a counted run of 0 steps"},
 		{"a run past the limit", append(run(MaxSteps+1, 0), opEnd), "a run of"},
 		{"a throttle past full", append(run(1, fieldThrottle, Quantum+1), opEnd), "a control of 1025/1024"},
 		{"a negative brake", append(run(1, fieldBrake, -1), opEnd), "a control of -1/1024"},
-		{"unknown fields", append(run(1, 0x80), opEnd), "fields 0x80"},
+		{"unknown fields", append(run(1, 0x20), opEnd), "fields 0x20"},
 		{"unknown record", []byte{99, opEnd}, "unknown record 99"},
 		{"too many obstacles", append(binary.AppendUvarint([]byte{opObstacles}, 1<<40), opEnd), "obstacles touched at once"},
 		{"an obstacle of traffic", append(append(binary.AppendUvarint([]byte{opObstacles}, 1), make([]byte, 64)...), byte(slots.ObstacleTraffic), opEnd), "an obstacle out of range"},
