@@ -36,6 +36,9 @@ func WriteFile(path string, data []byte) error {
 		return err
 	}
 	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp's 0600 is for secrets
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
