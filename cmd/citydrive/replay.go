@@ -40,10 +40,11 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The file is the command's input: reading it is its work.
+	if err := ready(); err != nil {
+		return err
+	}
 	if len(pos) == 0 {
-		if err := ready(); err != nil {
-			return err
-		}
 		return listReplays(stdout, *data)
 	}
 	path := findReplay(pos[0], *data)
@@ -62,9 +63,6 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	*sf.seed = rp.Seed
 	cfg, w, err := sf.config()
 	if err != nil {
-		return err
-	}
-	if err := ready(); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, describeReplay(path, rp))
