@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/buildworkers"
+	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/replay"
 	"citydrive/cmd/citydrive/internal/soak"
 	"citydrive/roadgraph/world"
@@ -75,4 +76,36 @@ func TestReplayCommandChecksListsAndRefuses(t *testing.T) {
 	code, _, stderr = runCmd("replay", "-check", filepath.Join(data, "none.replay"))
 	assert.Equal(t, exitError, code)
 	assert.True(t, strings.Contains(stderr, "no such file"), stderr)
+}
+
+// A drive's replay goes to the data directory's replays/, which keeps
+// the newest replay.Keep; the player is told where.
+func TestPlayKeepsTheDriveInTheDataDirectory(t *testing.T) {
+	w := world.New(412)
+	cfg := buildworkers.DefaultConfig()
+	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := game.New(game.Options{Streaming: cfg, World: w, Display: game.NewHeadless(), TerrainRadius: 1, Autopilot: true,
+		FixedStep: true, Record: true, Log: log, Out: io.Discard})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Load())
+	for range 120 {
+		require.NoError(t, s.Frame(1.0/60))
+	}
+	data := t.TempDir()
+	var out strings.Builder
+	saveDrive(&out, log, data, s)
+	names, err := replay.List(replay.DirIn(data))
+	require.NoError(t, err)
+	require.Len(t, names, 1)
+	path := filepath.Join(replay.DirIn(data), names[0])
+	assert.Equal(t, "replay of the drive: citydrive replay "+path+"\n", out.String())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	rp, err := replay.Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(240), rp.Steps)
+	assert.True(t, strings.HasSuffix(names[0], "-seed-412.replay"))
 }
