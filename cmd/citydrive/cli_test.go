@@ -167,6 +167,7 @@ func TestOutputPathsAreCheckedFirst(t *testing.T) {
 		{[]string{"map", "-o", filepath.Join(missing, "m.png")}, "does not exist"},
 		{[]string{"bench", "-memprofile", filepath.Join(missing, "m.prof")}, "-memprofile"},
 		{[]string{"soak", "-cpuprofile", filepath.Join(missing, "c.prof")}, "-cpuprofile"},
+		{[]string{"soak", "-replays", filepath.Join(file, "r")}, "-replays " + filepath.Join(file, "r") + ": " + file + " is not a directory"},
 		{[]string{"sweep", "-out", filepath.Join(dir, "file", "x")}, "-out " + filepath.Join(dir, "file", "x") + ": " + filepath.Join(dir, "file") + " is not a directory"},
 	} {
 		code, _, stderr := runCmd(tc.args...)

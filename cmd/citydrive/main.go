@@ -31,6 +31,7 @@ func commands() []command {
 		{"bench", "measure the streaming work per frame, headless", runBench},
 		{"soak", "drive the real game loop headless, faster than real time", runSoak},
 		{"sweep", "soak many seeds and times of day in parallel, check every drive", runSweep},
+		{"replay", "play a recorded drive back, or check it headless (-check)", runReplay},
 		{"bots", "load a server with headless players", runBots},
 		{"version", "print the version, commit, protocol and generator versions", runVersion},
 		{"help", "show help for a command (citydrive help CMD)", nil},

@@ -325,7 +325,7 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		Streaming: cfg, World: w, Display: win, Start: start,
 		Autopilot: *auto, Duration: *duration, ShotsDir: *shots, ShotEvery: *shotEvery,
 		Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, Out: stdout, Log: log,
-		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp,
+		Net: c, Redial: redial, TerrainRadius: int32(*radius), Sound: sp, Record: true,
 		Settings: &eff, SaveSettings: files.save, Resume: at,
 	})
 	if err != nil {
@@ -334,6 +334,11 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	defer s.Close()
 	err = s.Run()
 	files.savePlace(server, *sf.seed, s.Place())
+	replays := *data
+	if remote {
+		replays, _ = store.DefaultDir()
+	}
+	saveDrive(stdout, log, replays, s) // a drive that ended badly is worth seeing too
 	return err
 }
 

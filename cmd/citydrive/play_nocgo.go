@@ -9,6 +9,8 @@ package main
 import (
 	"errors"
 	"io"
+
+	"citydrive/cmd/citydrive/internal/game"
 )
 
 // haveDisplay: this build cannot open a window or play sound.
@@ -20,3 +22,6 @@ func runPlay([]string, io.Writer, io.Writer) error   { return errNoDisplay }
 func runClient([]string, io.Writer, io.Writer) error { return errNoDisplay }
 func runJoin([]string, io.Writer, io.Writer) error   { return errNoDisplay }
 func runShot([]string, io.Writer, io.Writer) error   { return errNoDisplay }
+
+// replayWindow: replay -check plays without a window; replay FILE needs one.
+func replayWindow(windowOptions, game.Options) error { return errNoDisplay }

@@ -24,6 +24,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the soak to this `file`")
 	var start pointFlag
 	fs.Var(&start, "start", "start on the road nearest `x,z` metres (a stuck episode logs its -start)")
+	replays := fs.String("replays", "", "write the drive's replay, and one of each stuck episode and contact, into this `directory` (citydrive replay plays them)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -40,6 +41,11 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
 		return err
 	}
+	if *replays != "" {
+		if err := checkOutputDir("replays", *replays); err != nil {
+			return err
+		}
+	}
 	if err := ready(); err != nil {
 		return err
 	}
@@ -55,7 +61,7 @@ func runSoak(args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	r, err := soak.Run(context.Background(), soak.Options{
 		Seed: *sf.seed, Duration: *duration, Start: start.p, Streaming: cfg, World: w, Log: log,
-		Hour: *hour, Traffic: *withTraffic, Undrawn: !*frames,
+		Hour: *hour, Traffic: *withTraffic, Undrawn: !*frames, Replays: *replays,
 	})
 	if err != nil {
 		return err

@@ -35,8 +35,10 @@ fails when the soak did not finish, or when its drive has
     floor is -min-km-per-min),
   - fewer than 100 builds per simulated minute (300 in 3m),
   - the car lower than 0.05 m below the road surface.
-A failing run prints a line with what broke and the soak command that
-drives it again, and its seed, hour, report and log go to a file in -out.
+A failing run prints a line with what broke and its replay to open
+(citydrive replay FILE: the first stuck episode or contact, or the whole
+drive); its replays (the drive's and each incident's), seed, hour,
+report and log go to -out.
 The end is a summary: runs, failing runs, stuck episodes, contacts by kind,
 km, builds, average speed, the worst run and the ten slowest. The exit
 status is non-zero when any run failed.`
@@ -49,7 +51,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 3*time.Minute, "game time each soak drives (simulated, not paced); the distance and build floors scale with it")
 	parallel := fs.Int("parallel", runtime.NumCPU(), "soaks run at once, each a process of its own")
 	asJSON := fs.Bool("json", false, "print one JSON object per run as it finishes, then the summary as one JSON object as the last line (the failing-run lines go to stderr)")
-	outDir := fs.String("out", "sweep-failures", "`directory` a failing run's drive is written to (seed-S-hour-H.txt; made at the first failure)")
+	outDir := fs.String("out", "sweep-failures", "`directory` a failing run's drive (seed-S-hour-H.txt) and its replays (seed-S-hour-H-*.replay) are written to; made at the first failure")
 	verbose := fs.Bool("v", false, "a line for every run, not only the failing ones")
 	kmPerMin := fs.Float64("min-km-per-min", sweep.MinKMPerMinute, "the distance floor, `km` per simulated minute (a one-minute drive from rest may spend much of it at its first red lights)")
 	soakArgs, validate := addSoakFlags(fs.FlagSet)

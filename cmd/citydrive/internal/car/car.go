@@ -7,6 +7,7 @@ package car
 
 import (
 	"math"
+	"slices"
 
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
@@ -119,6 +120,9 @@ type Car struct {
 
 	near  []slots.Obstacle // scratch: obstacles near this step's path
 	solid []Box            // scratch: solid blocks near this step's path
+	// hitNear and hitSolid index the near obstacles and solid blocks that
+	// overlapped the body at some point of the last step (Touched).
+	hitNear, hitSolid []int32
 }
 
 // scratchObstacles is the obstacle scratch capacity; a step near more
@@ -193,6 +197,7 @@ func (c *Car) Step(dt float64, in Input, env Env) {
 // move advances the position by Vel·dt in sub-steps, resolving contacts.
 func (c *Car) move(dt float64, env Env) {
 	c.Contacts, c.Impact = 0, 0
+	c.hitNear, c.hitSolid = c.hitNear[:0], c.hitSolid[:0]
 	travel := c.Vel.Len() * dt
 	c.gather(env, travel)
 	n := max(1, int(math.Ceil(travel/maxMove)))
@@ -266,13 +271,19 @@ func (c *Car) resolve() {
 		depth, normal, kind := 0.0, world.Vec2{}, Contact(0)
 		for i := range c.near {
 			o := &c.near[i]
-			if n, d, ok := penetration(me, ObstacleBox(o)); ok && d > depth {
-				depth, normal, kind = d, n, touchOf(o.Kind)
+			if n, d, ok := penetration(me, ObstacleBox(o)); ok {
+				c.hitNear = markHit(c.hitNear, i)
+				if d > depth {
+					depth, normal, kind = d, n, touchOf(o.Kind)
+				}
 			}
 		}
-		for _, b := range c.solid {
-			if n, d, ok := penetration(me, b); ok && d > depth {
-				depth, normal, kind = d, n, TouchVoxel
+		for i, b := range c.solid {
+			if n, d, ok := penetration(me, b); ok {
+				c.hitSolid = markHit(c.hitSolid, i)
+				if d > depth {
+					depth, normal, kind = d, n, TouchVoxel
+				}
 			}
 		}
 		if depth == 0 {
@@ -282,6 +293,36 @@ func (c *Car) resolve() {
 		c.slide(normal)
 		c.Contacts |= kind
 	}
+}
+
+// markHit adds index i to the set hit (a handful at most: a linear scan).
+func markHit(hit []int32, i int) []int32 {
+	for _, h := range hit {
+		if int(h) == i {
+			return hit
+		}
+	}
+	return append(hit, int32(i))
+}
+
+// Touched appends to obst the obstacles Env gave the last step that
+// overlapped the car at some point of it, and to blocks the solid block
+// columns that did (x, z), each in the order Env gave them. Nothing else
+// Env gave had any effect on the step: an obstacle only acts where it
+// overlaps the body. So a step given only these (and in this order)
+// runs exactly as it did, which is what a replay gives it
+// (cmd/citydrive/internal/replay).
+func (c *Car) Touched(obst []slots.Obstacle, blocks [][2]int64) ([]slots.Obstacle, [][2]int64) {
+	slices.Sort(c.hitNear)
+	slices.Sort(c.hitSolid)
+	for _, i := range c.hitNear {
+		obst = append(obst, c.near[i])
+	}
+	for _, i := range c.hitSolid {
+		b := c.solid[i]
+		blocks = append(blocks, [2]int64{int64(math.Floor(b.C.X)), int64(math.Floor(b.C.Z))})
+	}
+	return obst, blocks
 }
 
 // slide removes the part of the velocity that runs into a contact whose

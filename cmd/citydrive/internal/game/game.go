@@ -24,6 +24,7 @@ import (
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/cmd/citydrive/internal/remote"
+	"citydrive/cmd/citydrive/internal/replay"
 	"citydrive/cmd/citydrive/internal/settings"
 	"citydrive/netsync"
 	"citydrive/render/hud"
@@ -83,6 +84,12 @@ type Options struct {
 	// Resume puts the car where a drive was left and sets its camera
 	// (resume.go; nil: on the road nearest Start).
 	Resume *settings.Place
+	// Record records the drive (Recording); RecordIncidents also cuts a
+	// replay of its own for each contact and stuck episode (the soak's).
+	Record, RecordIncidents bool
+	// Replay plays a recorded drive back instead of driving (replayplay.go):
+	// it sets the start, time of day, weather and traffic; Net must be nil.
+	Replay *replay.Replay
 }
 
 // autopilotSpeed is the autopilot's cruising speed, as in the bench.
@@ -150,6 +157,8 @@ type Session struct {
 	started   settings.Settings // at New: the window and profile apply at the next start
 	notices   notices           // notice.go
 	resumeAsk bool              // the resumed place is to be asked of the server (resume.go)
+	rp        simState          // the step count, the world clock, the recording or the replay (sim.go)
+	startedAt time.Time         // when New began
 }
 
 // New starts streaming into Options.Display.
@@ -160,6 +169,16 @@ func New(opt Options) (*Session, error) {
 	if opt.Out == nil {
 		opt.Out = os.Stdout
 	}
+	if err := replayOptions(&opt); err != nil {
+		if opt.Net != nil {
+			_ = opt.Net.Close()
+		}
+		if opt.Display != nil {
+			opt.Display.Close()
+		}
+		return nil, err
+	}
+	startedAt := time.Now()
 	cfg := opt.Streaming
 	if cfg.Log == nil {
 		cfg.Log = opt.Log
@@ -172,7 +191,7 @@ func New(opt Options) (*Session, error) {
 		return nil, errors.New("game: no display (Options.Display)")
 	}
 	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
-		world: newWorldTime(opt.FixedStep)}
+		world: newWorldTime(opt.FixedStep), startedAt: startedAt}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
 	var err error
@@ -209,6 +228,11 @@ func New(opt Options) (*Session, error) {
 	pos, dir := e.Nodes[seg].Lerp(e.Nodes[seg+1], 0.5), e.Tangent(seg)
 	s.driver, _ = autopilot.NewDriver(g, pos, dir, opt.World.Seed, autopilotSpeed)
 	pos, dir = s.driver.Route().Pose()
+	if opt.Replay != nil {
+		pos, dir = s.startReplay()
+	} else if opt.Record {
+		s.startRecording(pos, dir)
+	}
 	s.car = car.New(pos, dir, s.carEnv())
 	s.prev = poseOf(s.car)
 	s.drive.onStuck = func(at world.Vec2, secs float64) {
@@ -385,6 +409,7 @@ func (s *Session) Update(dt float64) {
 	if s.pausedFrame(in, dt) {
 		return
 	}
+	in, dt = s.replayFrame(in, dt)
 	s.handle(in)
 	steps, game := s.steps.frame(dt)
 	if dt > 0 {
@@ -394,7 +419,7 @@ func (s *Session) Update(dt float64) {
 	if s.link != nil && s.link.c != nil {
 		s.world.observe(s.link.c)
 	}
-	s.updateTraffic(game)
+	s.syncWorldClock(steps, game)
 	s.simulate(steps, in.Drive)
 	s.clock += game
 	now := s.epoch.Add(time.Duration(s.clock * float64(time.Second)))
@@ -420,24 +445,6 @@ func (s *Session) Update(dt float64) {
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
-
-// simulate runs the physics steps of one frame with the frame's controls.
-func (s *Session) simulate(steps int, hands car.Input) {
-	env := s.carEnv()
-	for range steps {
-		s.prev = poseOf(s.car)
-		in := hands
-		if s.opt.Autopilot {
-			in = s.driver.Drive(s.car, env, physicsStep)
-		}
-		s.hands = in
-		from := s.car.Pos
-		s.car.Step(physicsStep, in, env)
-		s.drive.waiting = s.opt.Autopilot && s.driver.Waiting()
-		s.drive.step(physicsStep, s.car.Pos.Sub(from).Len(), math.Abs(s.car.Speed()),
-			s.car.Y-env.Surface(s.car.Pos.X, s.car.Pos.Z).Y, s.car.Pos, s.car.Contacts)
-	}
-}
 
 // draw draws the frame description Update made, and takes the screenshots
 // that are due.
@@ -558,6 +565,7 @@ func (s *Session) ResetCar() {
 		return
 	}
 	s.placeCar(pos, dir)
+	s.recordPlace(pos, dir, true)
 	s.drive.Resets++
 }
 
@@ -579,7 +587,9 @@ func (s *Session) placeFromServer() {
 	}
 	x, _, z := p.Position()
 	h := p.Radians()
-	s.placeCar(world.Vec2{X: x, Z: z}, world.Vec2{X: math.Cos(h), Z: -math.Sin(h)}) // car.Forward's convention
+	pos, dir := world.Vec2{X: x, Z: z}, world.Vec2{X: math.Cos(h), Z: -math.Sin(h)} // car.Forward's convention
+	s.placeCar(pos, dir)
+	s.recordPlace(pos, dir, reset)
 	if reset {
 		s.drive.Resets++
 	}
@@ -644,16 +654,16 @@ func (s *Session) buildFrame() {
 	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, v.Heading)
 	s.dynamic = appendLake(s.dynamic, v.Pos.X, v.Pos.Z, v.Pos.X, v.Y, v.Pos.Z, world.WaterLevel)
 	var others []remote.Pose
-	if s.link != nil {
+	if p := s.rp.play; p != nil {
+		others = p.cars.Poses(float64(s.rp.n) * physicsStep)
+	} else if s.link != nil {
 		others = s.link.cars.Poses(s.clock)
-		drawn := 0
-		for _, p := range others {
-			if drawn == maxRemoteCars {
-				break
-			}
-			s.dynamic = appendCar(s.dynamic, float32(p.X-v.Pos.X), float32(p.Y-v.Y), float32(p.Z-v.Pos.Z), p.Heading)
-			drawn++
+	}
+	for i, p := range others {
+		if i == maxRemoteCars {
+			break
 		}
+		s.dynamic = appendCar(s.dynamic, float32(p.X-v.Pos.X), float32(p.Y-v.Y), float32(p.Z-v.Pos.Z), p.Heading)
 	}
 	s.frame.Dynamic = s.dynamic
 	s.frame.HUD = s.hud[:0]
@@ -686,6 +696,7 @@ func (s *Session) buildFrame() {
 			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(others), s.link.edits, s.link.status))
 		}
 		s.frame.HUD = s.appendNotices(s.frame.HUD)
+		s.frame.HUD = s.appendReplayHUD(s.frame.HUD)
 		s.hud = s.frame.HUD
 	}
 }

@@ -97,7 +97,7 @@ func TestOptionsScreen(t *testing.T) {
 // throttle), saves the changed fields when left, and says so.
 func TestOptionsScreenAppliesAndSaves(t *testing.T) {
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
+	cfg.Slots.Slots, cfg.Workers = 48, 1
 	w := world.New(412)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
 	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}

@@ -23,7 +23,7 @@ import (
 func smallSession(t *testing.T, opt Options) (*Session, *scriptedDisplay) {
 	t.Helper()
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Walk.MaxItems, cfg.Workers = 48, 48, 1
+	cfg.Slots.Slots, cfg.Workers = 48, 1
 	w := world.New(412)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
 	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}

@@ -45,22 +45,27 @@ type trafficState struct {
 
 // otherCars appends the other players' cars within the simulated traffic
 // (and a reaction's reach beyond it) to dst, as the traffic brakes for
-// them.
+// them: as last sampled (sim.go), carried on along their heading to now,
+// so that a replay's traffic brakes for them alike.
 func (s *Session) otherCars(dst []traffic.Blocker) []traffic.Blocker {
-	if s.link == nil {
-		return dst
-	}
+	st := &s.rp
 	reach := trafficframe.Radius + otherReach
-	for _, p := range s.link.cars.Poses(s.clock) {
-		d := world.Vec2{X: p.X - s.car.Pos.X, Z: p.Z - s.car.Pos.Z}
-		if d.Dot(d) > reach*reach {
+	ahead := math.Min(float64(st.n-st.remoteN)*physicsStep, maxCarry)
+	for _, c := range st.remote {
+		x, _, z := c.Position()
+		h := c.HeadingRad()
+		dir := world.Vec2{X: math.Cos(h), Z: -math.Sin(h)}
+		p := world.Vec2{X: x, Z: z}.Add(dir.Scale(c.SpeedMS() * ahead))
+		if d := p.Sub(s.car.Pos); d.Dot(d) > reach*reach {
 			continue
 		}
-		dst = append(dst, traffic.Blocker{Pos: world.Vec2{X: p.X, Z: p.Z},
-			Dir: world.Vec2{X: math.Cos(p.Heading), Z: -math.Sin(p.Heading)}, Length: car.Length, Width: car.Width})
+		dst = append(dst, traffic.Blocker{Pos: p, Dir: dir, Length: car.Length, Width: car.Width})
 	}
 	return dst
 }
+
+// maxCarry bounds how far (seconds) a sampled car is carried on.
+const maxCarry = 0.25
 
 // otherReach: metres beyond the simulated traffic an other player's car
 // still matters (a vehicle at its edge brakes for one just outside).
@@ -92,8 +97,8 @@ type TrafficStats struct {
 // time game.
 func (s *Session) worldTime(game float64) float64 { return s.world.now(game) }
 
-// updateTraffic moves the traffic to the world time at the end of this
-// frame's game time.
+// updateTraffic moves the traffic to the world time at the end of the
+// next game seconds of steps (beforeStep).
 func (s *Session) updateTraffic(game float64) {
 	if !s.opt.Traffic {
 		return
@@ -115,7 +120,7 @@ func (s *Session) updateTraffic(game float64) {
 	c := s.car
 	tr.others = s.otherCars(tr.others[:0])
 	tr.SetOthers(tr.others)
-	tr.at = s.worldTime(s.clock + game)
+	tr.at = s.rp.worldAt(s.rp.n + trafficEvery)
 	tr.Update(tr.at, game, traffic.Blocker{Pos: c.Pos, Dir: c.Forward(), Length: car.Length, Width: car.Width})
 	s.frame.Vehicles = tr.Draw()
 	s.frame.Signals = tr.Signals()

@@ -17,11 +17,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/game"
 	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/replay"
 	"citydrive/netsync"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel/ground"
@@ -41,6 +43,12 @@ type Options struct {
 	// (game.Options.Undrawn): the drive is the same, the main goroutine's
 	// work per frame is not.
 	Undrawn bool
+	// Replays is a directory the drive's replay (drive.replay) and one of
+	// each stuck episode and contact (up to 8: the drive from its start to
+	// 3 s after it) are written to; "": none.
+	Replays string
+
+	display game.Display // nil: game.NewHeadless() (tests: one whose keys drive)
 }
 
 // Report is what a soak measured. JSON field names are the -json output.
@@ -84,6 +92,10 @@ type Report struct {
 	// ContactsByKind counts contacts by what they began on, every kind
 	// present (game.ContactKinds); a contact with two kinds counts in both.
 	ContactsByKind map[string]int `json:"contacts_by_kind"`
+
+	// Replays is the files written to Options.Replays: the drive's first,
+	// then each incident's, in order.
+	Replays []string `json:"replays,omitempty"`
 }
 
 // soakEpoch is the world time a soak's server starts at.
@@ -128,18 +140,31 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return Report{}, fmt.Errorf("joining the solo server: %w", err)
 	}
 	wall := time.Now()
+	display := o.display
+	if display == nil {
+		display = game.NewHeadless()
+	}
 	s, err := game.New(game.Options{
 		Streaming: o.Streaming, World: o.World, Start: o.Start,
-		Display: game.NewHeadless(), Autopilot: true,
+		Display: display, Autopilot: true,
 		Duration: o.Duration, FixedStep: true, Paced: true, Undrawn: o.Undrawn,
 		Net: c, Log: log, Out: io.Discard, Traffic: o.Traffic, TimeOfDay: o.Hour,
+		Record: o.Replays != "", RecordIncidents: o.Replays != "",
 	})
 	if err != nil {
 		return Report{}, err
 	}
 	defer s.Close()
-	if err := s.Run(); err != nil {
-		return Report{}, err
+	runErr := s.Run()
+	var replays []string
+	if o.Replays != "" {
+		// Written whatever the end: a drive that failed is the one to see.
+		if replays, err = WriteReplays(o.Replays, s.Recording()); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing the replays: %w", err)
+		}
+	}
+	if runErr != nil {
+		return Report{}, runErr
 	}
 	sum := s.Summarise()
 	d := sum.Drive
@@ -155,7 +180,34 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		TrafficWaits: ts.Waits, TrafficStolen: ts.Stolen, TrafficOwn: ts.Own,
 		WorkUSP50: sum.WorkUSMedian, WorkUSP99: sum.WorkUSP99, RoadUSP99: sum.RoadUSP99, VoxelUSP99: sum.VoxelUSP99,
 		Builds: sum.Stats.Builds, StaleDropped: sum.Stats.StaleDropped, Fallback: sum.Stats.Fallback,
+		Replays: replays,
 	}, nil
+}
+
+// DriveReplay is the name of the whole drive's replay in Options.Replays.
+const DriveReplay = "drive" + replay.Ext
+
+// WriteReplays writes rec's drive to dir as DriveReplay and each
+// incident's cut as KIND-N-at-Ss.replay (N counts the drive's incidents,
+// S is when it began, in seconds), and returns their paths.
+func WriteReplays(dir string, rec *replay.Recorder) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, DriveReplay)
+	if err := replay.WriteFile(path, rec.File()); err != nil {
+		return nil, err
+	}
+	paths := []string{path}
+	for i, c := range rec.Cuts() {
+		name := fmt.Sprintf("%s-%d-at-%ds%s", c.Incident.Kind, i+1, c.Incident.Step/game.PhysicsHz, replay.Ext)
+		path := filepath.Join(dir, name)
+		if err := replay.WriteFile(path, rec.CutFile(c)); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }
 
 // contactsByKind is d's per-kind contact counts under their names.
@@ -169,6 +221,14 @@ func contactsByKind(d game.DriveStats) map[string]int {
 
 // String is the report as lines for a person.
 func (r Report) String() string {
+	s := r.figures()
+	for _, p := range r.Replays {
+		s += "  replay:    citydrive replay " + p + "\n"
+	}
+	return s
+}
+
+func (r Report) figures() string {
 	return fmt.Sprintf(`soak: seed %d, %.0f s of game time in %.1f s of wall time (%.1f× real time)
   driven:    %.2f km, average %.1f km/h
   stuck:     %d episodes (speed < 1 m/s for over 2 s), longest %.1f s; autopilot recoveries %d

@@ -29,6 +29,9 @@ func (e Exec) Soak(ctx context.Context, j Job) (soak.Report, string, error) {
 	// No frame descriptions: nothing draws them, and the drive (all the
 	// sweep checks) is the same without.
 	args := append(append(append([]string(nil), e.Before...), j.SoakArgs()...), "-frames=false", "-json")
+	if j.Replays != "" {
+		args = append(args, "-replays", j.Replays)
+	}
 	cmd := exec.CommandContext(ctx, e.Path, args...)
 	cmd.Env = e.Env
 	var stdout bytes.Buffer

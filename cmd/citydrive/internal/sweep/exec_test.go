@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,18 +26,25 @@ func TestFakeSoakChild(t *testing.T) {
 	if os.Getenv(childEnv) != "1" {
 		t.Skip("the child of TestExecRunsEachSoakInAProcess")
 	}
-	args := flag.Args() // after "--": soak -seed S -hour H -duration D -json
-	seed := ""
+	args := flag.Args() // after "--": soak -seed S -hour H -duration D -json [-replays DIR]
+	seed, replays := "", ""
 	for i, a := range args {
-		if a == "-seed" {
+		switch a {
+		case "-seed":
 			seed = args[i+1]
+		case "-replays":
+			replays = args[i+1]
 		}
 	}
 	switch seed {
 	case "1":
 		fmt.Fprintln(os.Stderr, `level=WARN msg="car touched an obstacle" what=furniture`)
 		fmt.Println("soak: the report for a person")
-		b, _ := json.Marshal(soak.Report{Seed: 1, KM: 0.7, Builds: 150, Contacts: 1, ContactsByKind: map[string]int{"furniture": 1}})
+		rep := soak.Report{Seed: 1, KM: 0.7, Builds: 150, Contacts: 1, ContactsByKind: map[string]int{"furniture": 1}}
+		if replays != "" {
+			rep.Replays = writeFakeReplays(replays, soak.DriveReplay, "contact-1-at-3s.replay")
+		}
+		b, _ := json.Marshal(rep)
 		fmt.Printf("%s\n", b)
 		os.Exit(0)
 	case "2":
@@ -50,6 +58,23 @@ func TestFakeSoakChild(t *testing.T) {
 	}
 	fmt.Fprintf(os.Stderr, "unexpected arguments %q\n", args)
 	os.Exit(3)
+}
+
+// writeFakeReplays writes files of the names into dir, as a soak writes
+// its replays, and returns their paths.
+func writeFakeReplays(dir string, names ...string) []string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		panic(err)
+	}
+	var paths []string
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte(n), 0o644); err != nil {
+			panic(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }
 
 func testExec() Exec {
@@ -93,6 +118,12 @@ func TestExecCrashIsOneFailingRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "goroutine", "the crash's trace is in the file")
 	assert.True(t, strings.HasPrefix(string(text), "seed: 3\n"))
+	// The child that finished wrote its replays where the sweep said;
+	// they are beside its file now.
+	first := filepath.Join(out, "seed-1-hour-0-contact-1-at-3s.replay")
+	assert.Equal(t, []string{filepath.Join(out, "seed-1-hour-0-drive.replay"), first}, results[0].Replays)
+	assert.FileExists(t, first)
+	assert.Contains(t, Line(results[0]), "replay: citydrive replay "+first)
 }
 
 func TestCappedKeepsTheStartOfALongLog(t *testing.T) {

@@ -15,10 +15,10 @@ func FailureFile(dir string, j Job) string {
 }
 
 // WriteFailure writes what replays a failing run, and what it did, to
-// FailureFile (dir is made when missing): seed, start, hour and duration
-// replay the drive (a replay file comes later), then the broken
-// rules, the game's warnings, the report and the whole log. It returns
-// the file's path.
+// FailureFile (dir is made when missing): its replays (KeepReplays put
+// them beside it), the soak that drives it again, the broken rules, the
+// game's warnings, the report and the whole log. It returns the file's
+// path.
 func WriteFailure(dir string, r Result) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -29,12 +29,20 @@ func WriteFailure(dir string, r Result) (string, error) {
 
 func failureText(r Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed: %d\nstart: the seed's own (no -start)\nhour: %s\nduration: %s (simulated)\n",
-		r.Seed, FormatHour(r.Hour), FormatDuration(r.Duration))
+	fmt.Fprintf(&b, "seed: %d\nhour: %s\nduration: %s (simulated)\n", r.Seed, FormatHour(r.Hour), FormatDuration(r.Duration))
 	if len(r.Args) > 0 {
 		fmt.Fprintf(&b, "soak flags: %s\n", strings.Join(r.Args, " "))
 	}
-	fmt.Fprintf(&b, "reproduce: %s\n\nbroken:\n", r.Reproduce())
+	if first := FirstReplay(r); first != "" {
+		fmt.Fprintf(&b, "replay: citydrive replay %s\n", first)
+		b.WriteString("replays (the drive, then each stuck episode and contact up to 3 s after it; -check plays one headless):\n")
+		for _, p := range r.Replays {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+		fmt.Fprintf(&b, "soak again: %s (a new drive: a soak is not bit-repeatable)\n\nbroken:\n", r.Reproduce())
+	} else {
+		fmt.Fprintf(&b, "start: the seed's own (no -start)\nreproduce: %s\n\nbroken:\n", r.Reproduce())
+	}
 	for _, rule := range r.Broken {
 		fmt.Fprintf(&b, "  - %s\n", rule)
 	}
@@ -50,6 +58,61 @@ func failureText(r Result) string {
 	}
 	fmt.Fprintf(&b, "\nlog (the soak's stderr):\n%s", r.Log)
 	return b.String()
+}
+
+// ReplayFile is where KeepReplays puts j's replay of the given name.
+func ReplayFile(dir string, j Job, name string) string {
+	return filepath.Join(dir, fmt.Sprintf("seed-%d-hour-%s-%s", j.Seed, FormatHour(j.Hour), name))
+}
+
+// KeepReplays moves the replays r's soak wrote (its report names them)
+// into dir beside its FailureFile (ReplayFile) and returns where they
+// are. Only files in the run's own replay directory are taken.
+func KeepReplays(dir string, r Result) ([]string, error) {
+	if r.Err != nil || len(r.Report.Replays) == 0 || r.Replays != nil {
+		return r.Replays, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var kept []string
+	for _, p := range r.Report.Replays {
+		name := filepath.Base(p)
+		if !strings.HasSuffix(name, ".replay") {
+			continue
+		}
+		to := ReplayFile(dir, r.Job, name)
+		if err := move(p, to); err != nil {
+			return kept, err
+		}
+		kept = append(kept, to)
+	}
+	return kept, nil
+}
+
+// move renames from to to, or copies it where a rename cannot (another
+// file system).
+func move(from, to string) error {
+	if os.Rename(from, to) == nil {
+		return nil
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+// FirstReplay is the replay to open first: the first incident's, or the
+// whole drive's ("": none).
+func FirstReplay(r Result) string {
+	switch len(r.Replays) {
+	case 0:
+		return ""
+	case 1:
+		return r.Replays[0]
+	}
+	return r.Replays[1]
 }
 
 // driveWarning matches the game's log lines about the drive itself (not

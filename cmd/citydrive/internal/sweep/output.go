@@ -18,14 +18,15 @@ type Record struct {
 	Broken    []string     `json:"broken"`
 	Error     string       `json:"error,omitempty"`
 	Reproduce string       `json:"reproduce"`
-	File      string       `json:"file,omitempty"` // the failing drive's file
-	Report    *soak.Report `json:"report"`         // null when the soak did not finish
+	File      string       `json:"file,omitempty"`    // the failing drive's file
+	Replays   []string     `json:"replays,omitempty"` // its replays: the drive's, then each incident's
+	Report    *soak.Report `json:"report"`            // null when the soak did not finish
 }
 
 // RecordOf is r as a Record.
 func RecordOf(r Result) Record {
 	rec := Record{Type: "run", Seed: r.Seed, Hour: r.Hour, DurationS: r.Duration.Seconds(), WallS: r.Wall.Seconds(),
-		OK: !r.Failed(), Broken: append([]string{}, r.Broken...), Reproduce: r.Reproduce(), File: r.File}
+		OK: !r.Failed(), Broken: append([]string{}, r.Broken...), Reproduce: r.Reproduce(), File: r.File, Replays: r.Replays}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
 	} else {
@@ -43,9 +44,14 @@ func Line(r Result) string {
 		rep := r.Report
 		return fmt.Sprintf("ok   %s: %.2f km, %d builds, %d contacts, %.1f s", head, rep.KM, rep.Builds, rep.Contacts, r.Wall.Seconds())
 	}
-	line := fmt.Sprintf("FAIL %s: %s; reproduce: %s", head, strings.Join(r.Broken, "; "), r.Reproduce())
-	if hs := StartHints(r.Log); len(hs) > 0 {
-		line += fmt.Sprintf(" (first stuck at: add %s)", hs[0])
+	line := fmt.Sprintf("FAIL %s: %s; ", head, strings.Join(r.Broken, "; "))
+	if first := FirstReplay(r); first != "" {
+		line += "replay: citydrive replay " + first
+	} else {
+		line += "reproduce: " + r.Reproduce()
+		if hs := StartHints(r.Log); len(hs) > 0 {
+			line += fmt.Sprintf(" (first stuck at: add %s)", hs[0])
+		}
 	}
 	if r.File != "" {
 		line += "; details: " + r.File

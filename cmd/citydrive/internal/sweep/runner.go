@@ -11,6 +11,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +31,9 @@ type Job struct {
 	// Args are further soak flags (streaming budgets), the same for
 	// every job, so that the reproduce command is the whole drive.
 	Args []string
+	// Replays is the directory the soak writes its replays to (soak
+	// -replays): the Runner's own for the run, "" for none.
+	Replays string
 }
 
 // SoakArgs is the soak command line for j, after "citydrive".
@@ -75,6 +80,9 @@ type Result struct {
 	Wall   time.Duration // wall time of the run, start-up included
 	Broken []string      // the rules broken (Check, or the error); none: passed
 	File   string        // where the failing drive was written ("": passed, or not written)
+	// Replays is a failing run's replays beside File: the drive's, then
+	// each incident's (a stuck episode, a contact), in order.
+	Replays []string
 }
 
 // Failed reports whether the run broke a rule or did not finish.
@@ -83,11 +91,15 @@ func (r Result) Failed() bool { return len(r.Broken) > 0 }
 // Runner runs a sweep's soaks.
 type Runner struct {
 	Soaker   Soaker
-	Parallel int    // soaks at once (at least 1)
-	Out      string // directory a failing run's drive is written to (WriteFailure)
+	Parallel int // soaks at once (at least 1)
+	// Out is the directory a failing run's drive is written to
+	// (WriteFailure), and its replays (KeepReplays); "": nowhere.
+	Out string
 	// Done, when set, is given each result as it finishes, from Run's
 	// goroutine one at a time (so it needs no lock).
 	Done func(Result)
+
+	replays string // the soaks' replays, one directory per run (Run's)
 }
 
 // Run runs every job, at most r.Parallel at once, writes each failing
@@ -97,15 +109,34 @@ type Runner struct {
 // out: they have no verdict.
 func (r Runner) Run(ctx context.Context, jobs []Job) ([]Result, error) {
 	var writeErr error
+	noteErr := func(err error) {
+		if err != nil && writeErr == nil {
+			writeErr = fmt.Errorf("writing the failing drive: %w", err)
+		}
+	}
+	// Each soak writes its replays under one directory of the sweep's;
+	// a failing run's are kept in Out, the rest go with it.
+	if r.Out != "" {
+		if tmp, err := os.MkdirTemp("", "citydrive-sweep-"); err == nil {
+			r.replays = tmp
+			defer os.RemoveAll(tmp)
+		}
+	}
 	got := make([]*Result, len(jobs))
 	for i, res := range r.results(ctx, jobs) {
 		if res.Failed() {
+			var err error
+			res.Replays, err = KeepReplays(r.Out, res)
+			noteErr(err)
 			path, err := WriteFailure(r.Out, res)
 			if err == nil {
 				res.File = path
-			} else if writeErr == nil {
-				writeErr = fmt.Errorf("writing the failing drive: %w", err)
 			}
+			noteErr(err)
+		}
+		res.Report.Replays = res.Replays // where they are now
+		if r.replays != "" {
+			_ = os.RemoveAll(r.replayDir(res.Job)) // the sweep's own: gone with it anyway
 		}
 		if r.Done != nil {
 			r.Done(res)
@@ -139,7 +170,7 @@ func (r Runner) results(ctx context.Context, jobs []Job) iter.Seq2[int, Result] 
 		for range max(1, min(r.Parallel, len(jobs))) {
 			wg.Go(func() {
 				for i := range next {
-					res := runOne(ctx, r.Soaker, jobs[i])
+					res := runOne(ctx, r.Soaker, jobs[i], r.replayDir(jobs[i]))
 					if ctx.Err() != nil {
 						continue
 					}
@@ -169,10 +200,19 @@ func (r Runner) results(ctx context.Context, jobs []Job) iter.Seq2[int, Result] 
 	}
 }
 
-// runOne runs j and judges it; a panicking Soaker is a failing run, not
-// the end of the sweep.
-func runOne(ctx context.Context, s Soaker, j Job) (r Result) {
+// replayDir is where j's soak writes its replays ("": none).
+func (r Runner) replayDir(j Job) string {
+	if r.replays == "" {
+		return ""
+	}
+	return filepath.Join(r.replays, fmt.Sprintf("seed-%d-hour-%s", j.Seed, FormatHour(j.Hour)))
+}
+
+// runOne runs j, its replays into replays, and judges it; a panicking
+// Soaker is a failing run, not the end of the sweep.
+func runOne(ctx context.Context, s Soaker, j Job, replays string) (r Result) {
 	r.Job = j
+	j.Replays = replays
 	began := time.Now()
 	defer func() {
 		if p := recover(); p != nil {

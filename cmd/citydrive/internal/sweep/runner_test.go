@@ -144,6 +144,58 @@ func TestRunnerCountsCrashesAsFailingAndWritesTheirDrives(t *testing.T) {
 	assert.Len(t, entries, 6, "one file per failing run")
 }
 
+// Each soak is given a directory of its own for its replays: a failing
+// run's are kept beside its file and named in its line and its file, a
+// passing run's are not kept, and the sweep leaves no directory of its
+// own behind.
+func TestRunnerKeepsAFailingRunsReplaysBesideItsFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "failures")
+	var dirs []string
+	var mu sync.Mutex
+	f := &fakeSoaker{report: func(j Job) (soak.Report, string, error) {
+		require.NotEmpty(t, j.Replays, "a directory for the replays")
+		mu.Lock()
+		dirs = append(dirs, j.Replays)
+		mu.Unlock()
+		rep, log, err := passing(j)
+		rep.Replays = writeFakeReplays(j.Replays, soak.DriveReplay, "stuck-1-at-31s.replay", "contact-2-at-40s.replay")
+		if j.Seed == 2 {
+			rep.StuckEpisodes = 1
+		}
+		return rep, log, err
+	}}
+	results, err := Runner{Soaker: f, Parallel: 2, Out: out}.Run(context.Background(), jobsFor(1, 2))
+	require.NoError(t, err)
+	for _, res := range results {
+		assert.Empty(t, res.Job.Replays, "the job is the one asked for")
+		if res.Seed == 1 {
+			assert.Empty(t, res.Replays)
+			assert.Empty(t, res.Report.Replays, "a passing run's are gone")
+			continue
+		}
+		stuck := ReplayFile(out, res.Job, "stuck-1-at-31s.replay")
+		assert.Equal(t, []string{ReplayFile(out, res.Job, soak.DriveReplay), stuck, ReplayFile(out, res.Job, "contact-2-at-40s.replay")}, res.Replays)
+		assert.Equal(t, res.Replays, res.Report.Replays)
+		for _, p := range res.Replays {
+			assert.FileExists(t, p)
+		}
+		line := Line(res)
+		assert.Contains(t, line, "; replay: citydrive replay "+stuck+"; details: "+res.File, "the first incident's")
+		assert.NotContains(t, line, "reproduce:")
+		text, err := os.ReadFile(res.File)
+		require.NoError(t, err)
+		assert.Contains(t, string(text), "replay: citydrive replay "+stuck+"\n")
+		assert.Contains(t, string(text), "  "+res.Replays[2]+"\n", "every replay listed")
+		assert.Contains(t, string(text), "soak again: "+res.Reproduce())
+	}
+	for _, d := range dirs {
+		assert.NoDirExists(t, d)
+	}
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2*(1+3), "the failing runs' files and replays")
+}
+
 // No failure, no directory: -out is made only when there is something
 // to put in it.
 func TestRunnerMakesNoDirectoryWhenAllPass(t *testing.T) {
