@@ -69,5 +69,9 @@ func Dispatch(sink ClientSink, m wire.Message) {
 		if ps, ok := sink.(PoseSink); ok {
 			ps.Pose(*m)
 		}
+	case *wire.Notice:
+		if ns, ok := sink.(NoticeSink); ok {
+			ns.Notice(*m)
+		}
 	}
 }

@@ -25,7 +25,11 @@ import "citydrive/voxel"
 // the world clock: Clock (kind 31) on the control stream and the
 // Welcome's World field. Version 6 added Reset (kind 32) and Pose (kind
 // 33): the server places cars (spawn, resets, held after refused moves).
-const ProtocolVersion uint32 = 6
+// Version 7 added Join (kind 4, right after the Hello: the player key,
+// name and join password, checked against the operator's bans, allow-list
+// and password) and Notice (kind 34: the operator's broadcasts and
+// shutdown countdowns).
+const ProtocolVersion uint32 = 7
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
 // blocks and edits are package voxel's types: the wire carries the voxel
