@@ -247,3 +247,8 @@ func (s *Server) serveRequests() {
 		}
 	}
 }
+
+// Players is how many players are connected (or have a seat reserved by a
+// handshake in progress); MaxPlayers is the limit.
+func (s *Server) Players() int    { return int(s.players.Load()) }
+func (s *Server) MaxPlayers() int { return s.cfg.MaxPlayers }

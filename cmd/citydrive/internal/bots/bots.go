@@ -328,7 +328,7 @@ func drive(ctx context.Context, o Options, id int) (b Bot) {
 	cfg := netsync.ClientConfig{
 		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius,
-		Logger: o.Logger.With("bot", id),
+		Name: fmt.Sprintf("bot-%d", id), Logger: o.Logger.With("bot", id),
 	}
 	dial := func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
 	var failover *netsync.Failover // several servers: bot id starts on server id mod n, moves on when it is lost
