@@ -63,7 +63,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
 	webAddr := fs.String("web", "", "serve the live web map, the admin API and the health probes at http://`host:port`/ (e.g. 127.0.0.1:8080; empty: off)")
 	webPublic := fs.Bool("web-public", false, "with -web: take admin requests from other machines too, with the map served over TLS (the server's identity certificate)")
-	adminToken := fs.String("admin-token", os.Getenv("CITYDRIVE_ADMIN_TOKEN"), "the admin `token` (default $CITYDRIVE_ADMIN_TOKEN, else the one generated into -data/admin-token on first start)")
+	// The environment is read after parsing: a default would print the secret in -h.
+	adminToken := fs.String("admin-token", "", "the admin `token` (default $CITYDRIVE_ADMIN_TOKEN, else the one generated into -data/admin-token on first start)")
 	verbose := fs.Bool("v", false, "debug logging")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this `file`")
 	if err := fs.parse(args); err != nil {
@@ -126,6 +127,9 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		}
 	} else if *webPublic {
 		return fmt.Errorf("-web-public needs -web")
+	}
+	if *adminToken == "" {
+		*adminToken = os.Getenv("CITYDRIVE_ADMIN_TOKEN")
 	}
 	if *adminToken != "" {
 		if err := webmap.CheckToken(*adminToken); err != nil {

@@ -556,4 +556,3 @@ func writePNG(t *testing.T, path string, img image.Image) {
 	defer f.Close()
 	require.NoError(t, png.Encode(f, img))
 }
-

@@ -26,7 +26,7 @@ import (
 
 const (
 	statsEvery    = 2 * time.Second
-	keyframeEvery = 10 * time.Second
+	keyframeEvery = 30 * time.Second
 	historyEvery  = 5 * time.Second
 	historyLen    = 120 // 10 minutes
 	viewerQueue   = 8   // events buffered per viewer; a slower one misses some
@@ -191,15 +191,15 @@ func (h *hub) stats(snap netsync.Snapshot) sample {
 }
 
 func playerNames(ps []netsync.PlayerInfo) string {
+	// Keys are not streamed (they are for the admin: /api/players has
+	// them); the admin calls take a player's id.
 	type entry struct {
-		ID     uint32 `json:"id"`
-		Name   string `json:"name"`
-		Key    string `json:"key"`
-		Server string `json:"server"`
+		ID   uint32 `json:"id"`
+		Name string `json:"name"`
 	}
 	out := make([]entry, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, entry{ID: p.ID, Name: p.Name, Key: FormatKey(p.Key), Server: "this"})
+		out = append(out, entry{ID: p.ID, Name: p.Name})
 	}
 	b, _ := json.Marshal(out)
 	return string(b)

@@ -295,12 +295,12 @@ function renderPlayers() {
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = `#${p.id} ${p.name || ""}`;
-    name.title = `key ${p.key} · server ${p.server}`;
+    name.title = `player ${p.id}`;
     li.append(name);
     if (state.token) for (const act of ["kick", "ban"]) {
       const b = document.createElement("button");
       b.textContent = act; b.dataset.act = act;
-      b.onclick = ev => { ev.stopPropagation(); admin(act, { key: p.key }); };
+      b.onclick = ev => { ev.stopPropagation(); admin(act, { id: p.id }); };
       li.append(b);
     }
     li.onclick = () => { state.follow = p.id; markFollow(); writeHash(); };
