@@ -433,3 +433,30 @@ func waitFor(t *testing.T, h *host.Host, n int) {
 		require.True(t, time.Now().Before(deadline), "only %d of %d bots joined", len(snap.Players), n)
 	}
 }
+
+// Close ends the open streams and the countdown and leaves no goroutine.
+func TestCloseEndsStreamsAndCountdown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	access, err := webmap.OpenAccess(t.TempDir())
+	require.NoError(t, err)
+	web, err := webmap.Start(webmap.Options{Addr: "127.0.0.1:0", Seed: testSeed, Source: &fakeSource{n: 3, start: time.Now()},
+		Access: access, Token: "test-token-0123456789", Assets: os.DirFS("static"), Interval: 50 * time.Millisecond, Logger: quiet()})
+	require.NoError(t, err)
+	res, err := http.Get(web.URL() + "api/stream")
+	require.NoError(t, err)
+	r := bufio.NewReader(res.Body)
+	for { // the first cars event: the viewer is in the hub
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		if line == "event: cars\n" {
+			break
+		}
+	}
+	code, body := post(t, web.URL()+"api/admin/shutdown", "test-token-0123456789", `{"seconds":600}`)
+	require.Equal(t, 200, code, body)
+	require.NoError(t, web.Close())
+	_, err = io.Copy(io.Discard, r) // the stream ended
+	assert.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	http.DefaultClient.CloseIdleConnections()
+}
