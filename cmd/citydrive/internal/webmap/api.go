@@ -73,7 +73,7 @@ func (s *Server) edited(w http.ResponseWriter, r *http.Request) {
 // playerJSON is a player as the page lists it.
 type playerJSON struct {
 	ID       uint32  `json:"id"`
-	Key      string  `json:"key"`
+	Key      string  `json:"key,omitempty"` // admin only: a key read off the map would pass the allow-list
 	Name     string  `json:"name"`
 	X        float64 `json:"x"`
 	Z        float64 `json:"z"`
@@ -89,19 +89,26 @@ func toJSON(p netsync.PlayerInfo, now time.Time) playerJSON {
 		BytesIn: p.BytesIn, BytesOut: p.BytesOut, Seconds: now.Sub(p.Joined).Seconds(), Server: "this"}
 }
 
-func (s *Server) players(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	snap, err := s.opt.Source.Snapshot(ctx, ^uint64(0)>>1)
-	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, err.Error())
-		return
+// players lists the connected players; with keys only for the admin.
+func (s *Server) players(keys bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		snap, err := s.opt.Source.Snapshot(ctx, ^uint64(0)>>1)
+		if err != nil {
+			httpError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+		out := make([]playerJSON, 0, len(snap.Players))
+		for _, p := range snap.Players {
+			j := toJSON(p, snap.At)
+			if !keys {
+				j.Key = ""
+			}
+			out = append(out, j)
+		}
+		writeJSON(w, out)
 	}
-	out := make([]playerJSON, 0, len(snap.Players))
-	for _, p := range snap.Players {
-		out = append(out, toJSON(p, snap.At))
-	}
-	writeJSON(w, out)
 }
 
 func (s *Server) adminState(w http.ResponseWriter, r *http.Request) {
