@@ -12,6 +12,9 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
+echo "== web map: go generate builds its WebAssembly module (embedded in the binary, not committed)"
+go generate ./cmd/citydrive/internal/webmap
+echo "map.wasm: $(wc -c < cmd/citydrive/internal/webmap/static/map.wasm) bytes, $(gzip -9 -c cmd/citydrive/internal/webmap/static/map.wasm | wc -c) gzipped (as served)"
 echo "== static server: without cgo, citydrive links no GL, GLFW or sound (play, join, client and shot need cgo; TestHeadlessBuildLinksNoCgo checks the dependency list)"
 CGO_ENABLED=0 go vet ./cmd/citydrive
 CGO_ENABLED=0 go build -o out/citydrive-static ./cmd/citydrive

@@ -39,6 +39,9 @@ type ClientConfig struct {
 	// sequence and unanswered edits, sent again on this connection). nil:
 	// a fresh one.
 	Identity *Identity
+	// Name is shown on the server's map (at most wire.MaxNameLen bytes);
+	// Password is the server's join password, if it has one.
+	Name, Password string
 	// IdleTimeout is how long a silent server is waited for before the
 	// connection counts as lost (0: transport.IdleTimeout, 15 s); clients
 	// that fail over between servers want it short.
@@ -154,6 +157,12 @@ func (c *Client) handshake(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The Join goes with the Hello, in one write: a server of another
+	// version reads the Hello alone and explains the mismatch.
+	join := &wire.Join{Key: c.cfg.Identity.Key(), Name: c.cfg.Name, Password: c.cfg.Password}
+	if f, err = c.enc.AppendFrame(f, join, wire.ControlCap); err != nil {
+		return err
+	}
 	helloSent := time.Now()
 	if _, err := ctrl.Write(f); err != nil {
 		return c.explain(err)
@@ -228,7 +237,7 @@ func (c *Client) handshake(ctx context.Context) error {
 				id.answered(m.Seq)
 			case *wire.EditReject:
 				id.answered(m.Seq)
-			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate:
+			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate, *wire.Notice:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
@@ -311,6 +320,9 @@ func (c *Client) explain(err error) error {
 		}
 		if ae.ErrorCode == CodeTimeout {
 			return fmt.Errorf("%w (code %d): %s", ErrTimedOut, uint64(ae.ErrorCode), ae.ErrorMessage)
+		}
+		if ae.ErrorCode == CodeKicked {
+			return fmt.Errorf("%w: %s", ErrKicked, ae.ErrorMessage)
 		}
 		return fmt.Errorf("netsync: server closed the connection (code %d): %s", uint64(ae.ErrorCode), ae.ErrorMessage)
 	}

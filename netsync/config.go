@@ -43,6 +43,9 @@ type ServerConfig struct {
 	// Observer, if set, is told about joins, departures and refusals. It is
 	// called from server goroutines and must not block.
 	Observer func(Event)
+	// Gate, if set, decides in the handshake whether a player may join
+	// (bans, allow-list, join password; see admin.go). nil: everyone.
+	Gate Gate
 }
 
 // Tuning is the server's budgets and limits; DefaultServerConfig holds

@@ -16,6 +16,7 @@ const (
 	CodeShutdown     quic.ApplicationErrorCode = 4 // server shutting down
 	CodeBusy         quic.ApplicationErrorCode = 5 // too many handshakes (from everyone, or from this address); retry later
 	CodeTimeout      quic.ApplicationErrorCode = 6 // the client was too slow: Hello, a frame, or its first Subscribe
+	CodeKicked       quic.ApplicationErrorCode = 7 // the server's operator removed the player (kick or ban)
 )
 
 // ErrBusy is wrapped by Dial's error when the server refused the
@@ -41,6 +42,10 @@ func (e *RefusedError) Error() string {
 	}
 	return fmt.Sprintf("connection refused by %s: %s", who, e.Reason)
 }
+
+// ErrKicked is wrapped when the server's operator removed this player
+// (CodeKicked): a kick or a ban. Reconnecting at once is not the answer.
+var ErrKicked = errors.New("netsync: removed by the server's operator")
 
 // ErrQueueFull is returned when a client's outbound queue is full; the
 // caller may retry on a later frame.

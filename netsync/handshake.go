@@ -116,16 +116,31 @@ func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 	}
 	deadline, _ := helloCtx.Deadline()
 	_ = ctrl.SetReadDeadline(deadline)
+	own := wire.ProtocolVersion
+	rule := admittance{protocol: own, seed: s.cfg.Seed, generator: s.cfg.Generator, maxPlayers: s.cfg.MaxPlayers}
+	alpn := conn.ConnectionState().TLS.NegotiatedProtocol
 	var hello *wire.Hello
+	var join *wire.Join
 	err = readFrames(ctrl, wire.ControlCap, 0, wire.DefaultLimits, func(m wire.Message) error {
-		h, ok := m.(*wire.Hello)
-		if !ok {
-			return fmt.Errorf("expected Hello, got %v", m.Kind())
+		if hello == nil {
+			h, ok := m.(*wire.Hello)
+			if !ok {
+				return fmt.Errorf("expected Hello, got %v", m.Kind())
+			}
+			hello = h
+			if rule.refusal(alpn, h, 0) != "" { // another version: its Join is not ours to read
+				return io.EOF
+			}
+			return nil
 		}
-		hello = h
-		return io.EOF // one message only
+		j, ok := m.(*wire.Join)
+		if !ok {
+			return fmt.Errorf("expected Join after the Hello, got %v", m.Kind())
+		}
+		join = j
+		return io.EOF // the handshake's two messages only
 	})
-	if hello == nil {
+	if hello == nil || join == nil && rule.refusal(alpn, hello, 0) == "" {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			fail(CodeTimeout, fmt.Sprintf("no complete Hello within %v", s.cfg.HelloTimeout))
 			return
@@ -136,14 +151,20 @@ func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 	_ = ctrl.SetReadDeadline(time.Time{})
 	helloIn()
 
-	own := wire.ProtocolVersion
-	rule := admittance{protocol: own, seed: s.cfg.Seed, generator: s.cfg.Generator, maxPlayers: s.cfg.MaxPlayers}
 	seat := s.reservePlayer(key)
 	players := 0 // a place is reserved: only mismatches refuse
 	if seat == serverFull {
 		players = s.cfg.MaxPlayers
 	}
-	reason := rule.refusal(conn.ConnectionState().TLS.NegotiatedProtocol, hello, players)
+	reason := rule.refusal(alpn, hello, 0)
+	if reason == "" && s.cfg.Gate != nil { // the operator's rules, before "full": a banned player is told so
+		if reason = s.cfg.Gate.Admit(join.Key, join.Name, join.Password); reason != "" {
+			s.metrics.playersRefusedGate.Inc()
+		}
+	}
+	if reason == "" {
+		reason = rule.refusal(alpn, hello, players)
+	}
 	if reason == "" && seat == addrFull { // a mismatch is said first
 		s.metrics.playersRefusedAddr.Inc()
 		reason = fmt.Sprintf("too many players from your address: at most %d at once; try again when one has left", s.cfg.MaxPlayersPerAddr)
@@ -192,6 +213,7 @@ func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 	}
 	p := s.newPeer(id, key, conn, ctrl, chunk) // removePeer gives the place back
 	p.welcomedHz = int(welcome.TickHz)
+	p.playerKey, p.name, p.joinedAt = join.Key, join.Name, time.Now()
 	select {
 	case s.joins <- p:
 	case <-s.ctx.Done():

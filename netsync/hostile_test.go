@@ -190,7 +190,7 @@ func TestHalfOpenHandshakesFromOneAddress(t *testing.T) {
 func TestPerAddressLimitCountsOnlyHalfOpen(t *testing.T) {
 	s := startServer(t, func(c *ServerConfig) { c.MaxHandshakesPerAddr = 1 })
 	slow := rawDial(t, s, nil, false)
-	f := frame(t, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3})
+	f := helloJoin(t, 42)
 	_, err := slow.ctrl.Write(f)
 	require.NoError(t, err)
 	p, err := wire.NewFrameReader(slow.ctrl, wire.ControlCap).Next()

@@ -29,7 +29,7 @@ const joinShare = 0.95
 // Welcome, or a refusal), then never opening its chunk stream.
 func helloFrom(t *testing.T, s *testServer, ip string, n int) {
 	t.Helper()
-	hello := frame(t, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3})
+	hello := helloJoin(t, 42)
 	for range n { // each dialled after the last one's Hello is answered
 		c := dialFrom(t, s, ip, 1)[0]
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
@@ -58,7 +58,7 @@ func join(t *testing.T, s *testServer, ip string) (*quic.Conn, error) {
 	if err != nil {
 		return conn, err
 	}
-	if _, err := ctrl.Write(frame(t, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3})); err != nil {
+	if _, err := ctrl.Write(helloJoin(t, 42)); err != nil {
 		return conn, err
 	}
 	_ = ctrl.SetReadDeadline(time.Now().Add(testTimeout))

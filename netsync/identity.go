@@ -107,3 +107,10 @@ func (r *resend) delivered(ps []voxel.ChunkPos, out []wire.EditRequest) []wire.E
 	r.wait = keep
 	return out
 }
+
+// NewIdentityKey returns a fresh identity with the given player key:
+// tools and tests that must come back as the same player (a replay, a
+// banned bot trying again).
+func NewIdentityKey(key uint64) *Identity {
+	return &Identity{key: key, pending: map[uint32]wire.EditRequest{}}
+}

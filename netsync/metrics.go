@@ -9,27 +9,28 @@ import (
 
 // Metric names, part of the operations interface (docs/networking.md).
 const (
-	MetricPlayers          = "citydrive_players"
-	MetricTick             = "citydrive_tick_duration_seconds"
-	MetricTickQuantiles    = "citydrive_tick_quantile_seconds"
-	MetricTickCPU          = "citydrive_tick_cpu_seconds"
-	MetricClientBytesIn    = "citydrive_client_bytes_in_total"
-	MetricClientBytesOut   = "citydrive_client_bytes_out_total"
-	MetricChunksDelivered  = "citydrive_chunks_delivered_total"
-	MetricChunkDrops       = "citydrive_chunk_drops_total"
-	MetricEditsApplied     = "citydrive_edits_applied_total"
-	MetricEditsRejected    = "citydrive_edits_rejected_total"
-	MetricDatagramsDropped = "citydrive_datagrams_dropped_total"
-	MetricBudgetExhausted  = "citydrive_delivery_budget_exhausted_total"
-	MetricSubsCoalesced    = "citydrive_subscribes_coalesced_total"
-	MetricSubsApplied      = "citydrive_subscribes_applied_total"
-	MetricTicks            = "citydrive_ticks_total"
-	MetricCarsRejected     = "citydrive_car_snapshots_rejected_total"
-	MetricTickRate         = "citydrive_tick_rate_hz"
-	MetricHandshakesBusy   = "citydrive_handshakes_refused_busy_total"
-	MetricPlayersAddrFull  = "citydrive_players_refused_address_total"
-	MetricOverBudget       = "citydrive_messages_over_budget_total"
-	MetricIdleClosed       = "citydrive_idle_closed_total"
+	MetricPlayers            = "citydrive_players"
+	MetricTick               = "citydrive_tick_duration_seconds"
+	MetricTickQuantiles      = "citydrive_tick_quantile_seconds"
+	MetricTickCPU            = "citydrive_tick_cpu_seconds"
+	MetricClientBytesIn      = "citydrive_client_bytes_in_total"
+	MetricClientBytesOut     = "citydrive_client_bytes_out_total"
+	MetricChunksDelivered    = "citydrive_chunks_delivered_total"
+	MetricChunkDrops         = "citydrive_chunk_drops_total"
+	MetricEditsApplied       = "citydrive_edits_applied_total"
+	MetricEditsRejected      = "citydrive_edits_rejected_total"
+	MetricDatagramsDropped   = "citydrive_datagrams_dropped_total"
+	MetricBudgetExhausted    = "citydrive_delivery_budget_exhausted_total"
+	MetricSubsCoalesced      = "citydrive_subscribes_coalesced_total"
+	MetricSubsApplied        = "citydrive_subscribes_applied_total"
+	MetricTicks              = "citydrive_ticks_total"
+	MetricCarsRejected       = "citydrive_car_snapshots_rejected_total"
+	MetricTickRate           = "citydrive_tick_rate_hz"
+	MetricHandshakesBusy     = "citydrive_handshakes_refused_busy_total"
+	MetricPlayersAddrFull    = "citydrive_players_refused_address_total"
+	MetricPlayersRefusedGate = "citydrive_players_refused_gate_total"
+	MetricOverBudget         = "citydrive_messages_over_budget_total"
+	MetricIdleClosed         = "citydrive_idle_closed_total"
 )
 
 // TickBuckets are the tick-duration histogram's buckets (seconds): fine
@@ -64,6 +65,9 @@ type metrics struct {
 	handshakesBusy  *prometheus.CounterVec
 	// playersRefusedAddr counts joins refused by MaxPlayersPerAddr.
 	playersRefusedAddr prometheus.Counter
+	// playersRefusedGate counts joins the Gate refused (ban, allow-list,
+	// password).
+	playersRefusedGate prometheus.Counter
 	overBudget         [numBudgetKinds]prometheus.Counter
 	overBudgetVec      *prometheus.CounterVec
 	idleClosed         prometheus.Counter
@@ -125,6 +129,9 @@ func newMetrics(s *Server) *metrics {
 		playersRefusedAddr: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricPlayersAddrFull, Help: "Joins refused because their address had MaxPlayersPerAddr players already.",
 		}),
+		playersRefusedGate: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricPlayersRefusedGate, Help: "Joins refused by the operator's rules: a banned key, the allow-list or the join password.",
+		}),
 		overBudgetVec: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricOverBudget, Help: "Client messages past their kind's per-client budget, by kind (clock: waited for, car: dropped, reset: refused).",
 		}, []string{"kind"}),
@@ -150,7 +157,7 @@ func newMetrics(s *Server) *metrics {
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.players, m.tick, m.tickQ, m.deliveredVec,
 		m.tickCPU, m.editsApplied, m.editsRejected, m.dropped, m.budgetExhausted, m.drops, m.subsCoalesced, m.subsApplied, m.ticks, m.carsRejected, m.tickRate, m.handshakesBusy,
-		m.playersRefusedAddr, m.overBudgetVec, m.idleClosed, m.clients} {
+		m.playersRefusedAddr, m.playersRefusedGate, m.overBudgetVec, m.idleClosed, m.clients} {
 		if err := r.Register(c); err != nil {
 			return err
 		}

@@ -381,6 +381,8 @@ func rawJoin(t *testing.T, s *testServer, conf *quic.Config, handshake bool, fir
 	enc := wire.NewEncoder()
 	f, err := enc.AppendFrame(nil, &wire.Hello{Protocol: wire.ProtocolVersion, Seed: 42, Generator: 3}, wire.ControlCap)
 	require.NoError(t, err)
+	f, err = enc.AppendFrame(f, &wire.Join{Key: 1}, wire.ControlCap)
+	require.NoError(t, err)
 	_, err = r.ctrl.Write(f)
 	require.NoError(t, err)
 	p, err := wire.NewFrameReader(r.ctrl, wire.ControlCap).Next()

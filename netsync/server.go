@@ -69,6 +69,10 @@ type Server struct {
 
 	metrics *metrics
 
+	// Admin calls (admin.go) run on the tick goroutine between ticks.
+	requests   chan func()
+	adminState adminState
+
 	datagramsDropped atomic.Uint64
 }
 
@@ -95,13 +99,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: log, endpoint: ep, ln: ln, fingerprint: fp,
 		ctx: ctx, cancel: cancel,
-		joins:   make(chan *serverPeer, 16),
-		runDone: make(chan struct{}),
-		pool:    newHandshakePool(cfg.MaxHandshakes, cfg.MaxHandshakesPerAddr),
-		seats:   newSeats(cfg.MaxPlayersPerAddr),
-		peers:   map[uint32]*serverPeer{},
-		enc:     wire.NewEncoder(),
-		union:   newUnion(),
+		joins:    make(chan *serverPeer, 16),
+		requests: make(chan func(), requestQueue),
+		runDone:  make(chan struct{}),
+		pool:     newHandshakePool(cfg.MaxHandshakes, cfg.MaxHandshakesPerAddr),
+		seats:    newSeats(cfg.MaxPlayersPerAddr),
+		peers:    map[uint32]*serverPeer{},
+		enc:      wire.NewEncoder(),
+		union:    newUnion(),
 		pace: pacing{edited: cfg.DeliveriesPerTick, defaults: cfg.DefaultsPerTick, skips: maxSkips,
 			budget: cfg.DeliveryBudget, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
@@ -161,6 +166,9 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-s.ctx.Done():
 			s.shutdownPeers()
 			return nil
+		case f := <-s.requests:
+			f()
+			s.serveRequests()
 		case now := <-t.C:
 			start := time.Now()
 			cpu0, cpuOK := threadcpu.Now()
@@ -170,6 +178,7 @@ func (s *Server) Run(ctx context.Context) error {
 				s.metrics.observeTickCPU(cpu1 - cpu0)
 			}
 			s.metrics.observeTick(work)
+			s.adminState.observeTick(work)
 			if hz := s.dil.observe(work); hz != s.hz {
 				s.setRate(hz)
 				t.Reset(time.Second / time.Duration(hz))
@@ -513,6 +522,7 @@ func (s *Server) editDone(tag uint64, e voxel.BlockEdit, err error) {
 		return
 	}
 	s.metrics.editsApplied.Inc()
+	s.adminState.noteEdit(e.Pos, s.lastTick)
 	b := &wire.EditBroadcast{Pos: e.Pos, Index: e.Index, Block: e.Block}
 	for _, q := range s.peers {
 		if q.area.holds(e.Pos) {

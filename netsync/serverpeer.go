@@ -19,12 +19,16 @@ import (
 // serverPeer is one connected client: the goroutines that read, write and
 // relay for its connection, and the tick goroutine's record of it.
 type serverPeer struct {
-	id    uint32
-	key   string // the address key (addrKey): MaxPlayersPerAddr's
-	conn  *quic.Conn
-	ctrl  *quic.Stream
-	chunk *quic.Stream
-	log   *slog.Logger
+	id  uint32
+	key string // the address key (addrKey): MaxPlayersPerAddr's
+	// From the Join; set before the peer reaches the tick, read-only after.
+	playerKey uint64
+	name      string
+	joinedAt  time.Time
+	conn      *quic.Conn
+	ctrl      *quic.Stream
+	chunk     *quic.Stream
+	log       *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc

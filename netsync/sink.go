@@ -81,5 +81,9 @@ func Dispatch(sink ClientSink, m wire.Message) {
 		if ts, ok := sink.(TickRateSink); ok {
 			ts.TickRate(m.Hz)
 		}
+	case *wire.Notice:
+		if ns, ok := sink.(NoticeSink); ok {
+			ns.Notice(*m)
+		}
 	}
 }

@@ -141,10 +141,59 @@ func (b *Builder) farGround(spec world.EdgeSpec) {
 }
 
 // farLots places lots along one side (+1 left) of the edge: a building mass,
-// a park or a field per lot, by the district at its centre.
+// a park or a field per lot, by the district at its centre (FarLots).
 func (b *Builder) farLots(spec world.EdgeSpec, side float64) {
-	w := &b.wr
-	nodes := b.farNodes
+	FarLots(b.w, spec, b.farNodes, side, b.farLot)
+	b.wr.mode = frameJunction
+}
+
+// FarLotKind is what stands on a far lot.
+type FarLotKind uint8
+
+const (
+	FarBuilding FarLotKind = iota
+	FarPark
+	FarField
+	FarWater // the lot band is in the lake
+)
+
+// FarLot is one lot beside a lattice edge as the far tier builds it: a
+// pure function of the world, the edge and its nodes, so the operator's
+// web map draws the same footprints (cmd/citydrive/internal/webmap).
+type FarLot struct {
+	Kind FarLotKind
+	// Frame: origin O on the road's centre line, unit A along the road and
+	// unit D away from it; L is the lot's length along A, Front and Depth
+	// the band it covers away from the road (Front to Front+Depth).
+	O, A, D      world.Vec2
+	L            float64
+	Front, Depth float64
+	Ground       float64                  // terrain height at the lot's middle
+	Floors       int                      // buildings only
+	r            func(salt int64) float64 // the lot's hashes
+}
+
+// Footprint is the building's base (the lot minus its margins), as four
+// corners: the far tier's mass.
+func (l FarLot) Footprint() [4]world.Vec2 {
+	g := 1.0
+	if l.L > 14 {
+		g = 1.5
+	}
+	return l.quad(g, l.L-g, l.Front, l.Front+l.Depth*0.85)
+}
+
+// Band is the whole lot band (parks, fields, water).
+func (l FarLot) Band() [4]world.Vec2 { return l.quad(0, l.L, l.Front-farSetback, l.Front+l.Depth) }
+
+func (l FarLot) quad(u0, u1, v0, v1 float64) [4]world.Vec2 {
+	p := func(u, v float64) world.Vec2 { return l.O.Add(l.A.Scale(u)).Add(l.D.Scale(v)) }
+	return [4]world.Vec2{p(u0, v0), p(u1, v0), p(u1, v1), p(u0, v1)}
+}
+
+// FarLots calls each for every lot along one side (+1 left) of the edge
+// spec whose centre line is nodes (evenly spaced, as EdgeNodes gives).
+func FarLots(w world.World, spec world.EdgeSpec, nodes []world.Vec2, side float64, each func(FarLot)) {
 	n := len(nodes)
 	if n < 2 {
 		return
@@ -154,88 +203,94 @@ func (b *Builder) farLots(spec world.EdgeSpec, side float64) {
 	front := hw + farWalk + farSetback
 	u := farEndClear
 	for k := uint64(0); u < total-farEndClear-farMinLotLen; k++ {
-		mid := b.farAt(u, total)
-		d := b.w.District(mid.X, mid.Z)
+		mid := farAt(nodes, u, total)
+		d := w.District(mid.X, mid.Z)
 		lo, hi := lotWidth(d)
-		r := b.w.Hash01(9100, int64(spec.ID), int64(side), int64(k))
+		r := w.Hash01(9100, int64(spec.ID), int64(side), int64(k))
 		width := lo + (hi-lo)*r
 		u1 := min(u+width, total-farEndClear)
 		if u1-u < farMinLotLen {
 			break
 		}
-		b.farLot(spec, side, k, d, u, u1, total, front)
+		each(farLot(w, spec, side, k, d, farAt(nodes, u, total), farAt(nodes, u1, total), u1-u, front))
 		u = u1
 	}
-	w.mode = frameJunction
 }
 
 // farAt is the point at distance u along the (evenly spaced) centre line.
-func (b *Builder) farAt(u, total float64) world.Vec2 {
-	nodes := b.farNodes
+func farAt(nodes []world.Vec2, u, total float64) world.Vec2 {
 	n := len(nodes)
 	f := u / total * float64(n-1)
 	i := min(int(f), n-2)
 	return nodes[i].Lerp(nodes[i+1], f-float64(i))
 }
 
-func (b *Builder) farLot(spec world.EdgeSpec, side float64, k uint64, d world.District, u0, u1, total, front float64) {
-	w := &b.wr
-	a := b.farAt(u0, total)
-	c := b.farAt(u1, total)
+func farLot(w world.World, spec world.EdgeSpec, side float64, k uint64, d world.District, a, c world.Vec2, L, front float64) FarLot {
 	t := c.Sub(a).Norm()
 	nrm := world.Vec2{X: -t.Z * side, Z: t.X * side} // away from the road
 	mid := a.Lerp(c, 0.5)
-	r := func(salt int64) float64 { return b.w.Hash01(salt, int64(spec.ID), int64(side), int64(k)) }
+	r := func(salt int64) float64 { return w.Hash01(salt, int64(spec.ID), int64(side), int64(k)) }
 	depth := 18 + 14*r(9101)
 	probe := mid.Add(nrm.Scale(front + depth/2))
-	ground := b.w.Height(probe.X, probe.Z)
-	f := frame{o: a, a: t, d: nrm}
-	L := u1 - u0
-	if ground < world.WaterLevel+0.2 {
+	l := FarLot{O: a, A: t, D: nrm, L: L, Front: front, Depth: depth, Ground: w.Height(probe.X, probe.Z), r: r}
+	switch {
+	case l.Ground < world.WaterLevel+0.2:
+		l.Kind = FarWater
+	case d == world.Fields:
+		l.Kind = FarField
+	case r(9102) < 0.12:
+		l.Kind = FarPark
+	default:
+		switch d {
+		case world.Downtown:
+			l.Floors = 12 + int(r(9104)*18)
+		case world.Midrise:
+			l.Floors = 6 + int(r(9104)*6)
+		default:
+			l.Floors = 2 + int(r(9104)*2)
+		}
+	}
+	return l
+}
+
+func (b *Builder) farLot(l FarLot) {
+	w := &b.wr
+	f := frame{o: l.O, a: l.A, d: l.D}
+	front, depth, L, ground := l.Front, l.Depth, l.L, l.Ground
+	switch l.Kind {
+	case FarWater:
 		// In the lake: water over the lot band (under bridges).
 		w.pal(slots.PaletteWater, 0.3, 0.4)
 		w.mat = slots.MaterialWater
 		y := world.WaterLevel - 0.05
 		w.quadN(f.p(0, y, front-farSetback), f.p(L, y, front-farSetback), f.p(L, y, front+depth), f.p(0, y, front+depth), up)
 		return
-	}
-	gy := ground + 0.02
-	kind := d
-	if d != world.Fields && r(9102) < 0.12 {
-		kind = 255 // a park
-	}
-	switch kind {
-	case world.Fields:
-		w.rgb(0.42+0.12*float32(r(9103)), 0.5, 0.22)
+	case FarField:
+		gy := ground + 0.02
+		w.rgb(0.42+0.12*float32(l.r(9103)), 0.5, 0.22)
 		w.mat = slots.MaterialFoliage
 		w.quadN(f.p(0, gy, front-farSetback), f.p(L, gy, front-farSetback), f.p(L, gy, front+depth), f.p(0, gy, front+depth), up)
 		return
-	case 255:
+	case FarPark:
+		gy := ground + 0.02
 		w.rgb(0.28, 0.5, 0.22)
 		w.mat = slots.MaterialFoliage
 		w.quadN(f.p(0, gy, front-farSetback), f.p(L, gy, front-farSetback), f.p(L, gy, front+depth), f.p(0, gy, front+depth), up)
 		return
 	}
-	var floors int
-	switch d {
-	case world.Downtown:
-		floors = 12 + int(r(9104)*18)
-	case world.Midrise:
-		floors = 6 + int(r(9104)*6)
-	default:
-		floors = 2 + int(r(9104)*2)
-	}
 	// The mass on a level base at the lowest corner (no lot ground: the
 	// block ground is under it, and two grounds a few cm apart would fight
 	// for depth kilometres out).
+	a := l.O
+	nrm := l.D
 	base := min(ground, b.w.Height(a.Add(nrm.Scale(front)).X, a.Add(nrm.Scale(front)).Z)) - 0.3
-	top := base + 0.3 + float64(floors)*slots.FarFloorHeight
+	top := base + 0.3 + float64(l.Floors)*slots.FarFloorHeight
 	g := 1.0
 	if L > 14 {
 		g = 1.5
 	}
-	w.variant = float32(r(9105))
-	tone := float32(0.45 + 0.35*r(9106))
+	w.variant = float32(l.r(9105))
+	tone := float32(0.45 + 0.35*l.r(9106))
 	w.rgb(tone, tone*0.97, tone*0.92)
 	w.mat = slots.MaterialFarFacade
 	b.farMass(&f, g, L-g, base, top, front, front+depth*0.85)

@@ -160,6 +160,13 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 	mute := fs.Bool("mute", false, "no engine sound (without an audio device the game is silent anyway)")
 	settingsPath := addSettingsFlag(fs)
 	addr, fingerprint, data := new(string), new(string), new(string)
+	name, password := new(string), new(string)
+	if mode != solo {
+		defDir, _ := store.DefaultDir()
+		data = fs.String("data", defDir, "data `directory`: your player key (player-key), which servers' bans and allow-lists name")
+		name = fs.String("name", "", "your name on the server's map (at most 32 bytes)")
+		password = fs.String("password", "", "the server's join `password`, if it has one (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
+	}
 	switch mode {
 	case client:
 		addr = fs.String("addr", "", "server `host:port` (required); several servers of one cluster: a:p,b:p,c:p (the client moves to the next when its server is lost)")
@@ -279,9 +286,18 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		dialAddr, pin = h.DialAddr(), h.Fingerprint()
 		log.Info("solo server on loopback", "addr", dialAddr, "data", *data)
 	}
+	if *password == "" {
+		*password = os.Getenv("CITYDRIVE_PASSWORD")
+	}
+	identity := netsync.NewIdentity() // solo: the local server knows no bans
+	if remote && *data != "" {
+		if identity, err = loadPlayerIdentity(*data); err != nil {
+			return err
+		}
+	}
 	ccfg := netsync.ClientConfig{
 		Addr: dialAddr, Fingerprint: pin, Seed: *sf.seed, Generator: gen.Version,
-		Radius: uint32(*radius), Logger: log, Identity: netsync.NewIdentity(),
+		Radius: uint32(*radius), Logger: log, Identity: identity, Name: *name, Password: *password,
 	}
 	dial := func(ctx context.Context) (*netsync.Client, error) {
 		dctx, dcancel := context.WithTimeout(ctx, dialTimeout)

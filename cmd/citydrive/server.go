@@ -10,12 +10,15 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"citydrive/cmd/citydrive/internal/host"
+	"citydrive/cmd/citydrive/internal/webmap"
 	"citydrive/netsync"
+	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
 	"citydrive/voxel/store"
 )
@@ -58,6 +61,10 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`host:port`/metrics (e.g. :9100; empty: off)")
 	clusterURLs := fs.String("cluster", "", "share the world with other servers through NATS: `nats://host:port[,…]` (edits in JetStream, not -data; empty: a single server)")
 	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
+	webAddr := fs.String("web", "", "serve the live web map, the admin API and the health probes at http://`host:port`/ (e.g. 127.0.0.1:8080; empty: off)")
+	webPublic := fs.Bool("web-public", false, "with -web: take admin requests from other machines too, with the map served over TLS (the server's identity certificate)")
+	// The environment is read after parsing: a default would print the secret in -h.
+	adminToken := fs.String("admin-token", "", "the admin `token` (default $CITYDRIVE_ADMIN_TOKEN, else the one generated into -data/admin-token on first start)")
 	verbose := fs.Bool("v", false, "debug logging")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this `file`")
 	if err := fs.parse(args); err != nil {
@@ -114,6 +121,21 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-metrics-addr %q: want host:port or :port: %v", *metricsAddr, err)
 		}
 	}
+	if *webAddr != "" {
+		if _, _, err := net.SplitHostPort(*webAddr); err != nil {
+			return fmt.Errorf("-web %q: want host:port or :port: %v", *webAddr, err)
+		}
+	} else if *webPublic {
+		return fmt.Errorf("-web-public needs -web")
+	}
+	if *adminToken == "" {
+		*adminToken = os.Getenv("CITYDRIVE_ADMIN_TOKEN")
+	}
+	if *adminToken != "" {
+		if err := webmap.CheckToken(*adminToken); err != nil {
+			return fmt.Errorf("-admin-token: %v", err)
+		}
+	}
 	if *pubHost != "" {
 		if err := checkHost(*pubHost); err != nil {
 			return fmt.Errorf("-public-host %q: %v (a host name or IP, no port)", *pubHost, err)
@@ -149,12 +171,24 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	access, err := webmap.OpenAccess(*data)
+	if err != nil {
+		return err
+	}
 	h, err := host.Start(ctx, host.Options{
 		Addr: *addr, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
-		Cluster: urls, Replicas: *replicas,
+		Cluster: urls, Replicas: *replicas, Gate: access,
 	})
 	if err != nil {
 		return alreadyRunning(err, *data)
+	}
+	if *webAddr != "" {
+		web, err := startWeb(h, access, *data, *webAddr, *webPublic, *adminToken, *seed, stop, stdout, log)
+		if err != nil {
+			_ = h.Close()
+			return err
+		}
+		defer web.Close()
 	}
 	code := serverJoinCode(h, *pubHost, *seed, log)
 	log.Info("citydrive server ready; give players the join code",
@@ -240,4 +274,40 @@ func parseNATS(s string) ([]string, error) {
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// startWeb serves the web map, the admin API and the probes for h. The
+// admin token is the flag's (or environment's), else the one kept in the
+// data directory, printed once when it is first generated.
+func startWeb(h *host.Host, access *webmap.Access, data, addr string, public bool, token string, seed uint64,
+	shutdown func(), stdout io.Writer, log *slog.Logger) (*webmap.Server, error) {
+	if token == "" {
+		var created bool
+		var err error
+		if token, created, err = webmap.LoadOrCreateToken(data); err != nil {
+			return nil, err
+		}
+		if created {
+			fmt.Fprintf(stdout, "admin token (shown once; kept in %s): %s\n", filepath.Join(data, webmap.TokenFile), token)
+		}
+	}
+	opt := webmap.Options{Addr: addr, Public: public, Seed: seed, Source: h.Server(), Access: access, Token: token,
+		Ready: h.Ready, Shutdown: shutdown, Logger: log}
+	if w := h.World(); w != nil {
+		opt.Edited = w.EditedChunks
+	}
+	if public {
+		cert, _, err := transport.LoadOrCreateIdentity(data, log)
+		if err != nil {
+			return nil, err
+		}
+		opt.Cert = cert
+	}
+	web, err := webmap.Start(opt)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("web map", "url", web.URL())
+	fmt.Fprintf(stdout, "web map: %s\n", web.URL())
+	return web, nil
 }

@@ -193,3 +193,7 @@ func (n *Node) Close() error {
 	n.js.Close()
 	return nil
 }
+
+// Connected reports whether both of the node's NATS connections are up
+// (a server's readiness: edits and cars both need them).
+func (n *Node) Connected() bool { return n.js.IsConnected() && n.cars.IsConnected() }

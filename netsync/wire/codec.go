@@ -24,6 +24,7 @@ const (
 	KindHello     Kind = 1
 	KindWelcome   Kind = 2
 	KindRefuse    Kind = 3
+	KindJoin      Kind = 4 // protocol 7: follows Hello when the versions match
 	KindSubscribe Kind = 10
 	// 11 was ChunkDefault (protocol 1); retired, never reused.
 	KindChunkEdits    Kind = 12
@@ -37,6 +38,7 @@ const (
 	KindClock         Kind = 31 // protocol 5
 	KindReset         Kind = 32 // protocol 6
 	KindPose          Kind = 33 // protocol 6
+	KindNotice        Kind = 34 // protocol 7
 )
 
 func (k Kind) String() string {
@@ -71,6 +73,10 @@ func (k Kind) String() string {
 		return "Reset"
 	case KindPose:
 		return "Pose"
+	case KindJoin:
+		return "Join"
+	case KindNotice:
+		return "Notice"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -115,6 +121,10 @@ func newMessage(k Kind) Message {
 		return new(Reset)
 	case KindPose:
 		return new(Pose)
+	case KindJoin:
+		return new(Join)
+	case KindNotice:
+		return new(Notice)
 	}
 	return nil
 }
@@ -409,12 +419,7 @@ func encodePos(e *msgpack.Encoder, p voxel.ChunkPos) error {
 }
 
 func encodeReason(e *msgpack.Encoder, s string) error {
-	s = strings.ToValidUTF8(s, "?")
-	if len(s) > MaxReasonLen {
-		s = s[:MaxReasonLen]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-	}
-	return e.EncodeString(s)
+	return e.EncodeString(clip(s, MaxReasonLen))
 }
+
+func toValidUTF8(s string) string { return strings.ToValidUTF8(s, "?") }

@@ -35,6 +35,8 @@ func samples() []Message {
 		&Clock{Echo: 4_000_123, World: 1_780_000_123_456_789},
 		&Reset{Seq: 3, X: -123_456, Y: 2_150, Z: 9_870_000, Heading: 40000},
 		&Pose{Seq: 3, X: -123_456, Y: 2_150, Z: 9_870_000, Heading: 40000, Reason: "too many resets: at most one every 2s"},
+		&Join{Key: 0xfeedface12345678, Name: "bot-7", Password: "hunter2"},
+		&Notice{Text: "server restarts in 60 s", Shutdown: 60},
 	}
 }
 
@@ -87,6 +89,8 @@ func TestMessageSizes(t *testing.T) {
 		KindEditBroadcast: {&EditBroadcast{Pos: far, Index: 32767, Block: 255}, 22},
 		KindTickRate:      {&TickRate{Hz: MaxTickHz}, 5},
 		KindClock:         {&Clock{Echo: MaxClockMicros, World: MaxClockMicros}, 20},
+		KindJoin:          {&Join{Key: 1<<64 - 1, Name: strings.Repeat("n", MaxNameLen), Password: strings.Repeat("p", MaxPasswordLen)}, 175},
+		KindNotice:        {&Notice{Text: long, Shutdown: MaxShutdownSeconds}, 522},
 	}
 	for k, w := range worst {
 		b, err := Encode(w.m)

@@ -25,8 +25,11 @@ import "citydrive/voxel"
 // the world clock: Clock (kind 31) on the control stream and the
 // Welcome's World field. Version 6 added Reset (kind 32) and Pose (kind
 // 33): the server places cars (spawn, resets, held after refused moves).
-// Version 7 added the Welcome's FullHz, and the world clock slows with
-// the tick rate: a slowed server's traffic runs slower on every client.
+// Version 7 added the Welcome's FullHz (the world clock slows with the
+// tick rate: a slowed server's traffic runs slower on every client), Join
+// (kind 4, right after the Hello: the player key, name and join password,
+// checked against the operator's bans, allow-list and password) and Notice
+// (kind 34: the operator's broadcasts and shutdown countdowns).
 const ProtocolVersion uint32 = 7
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),

@@ -107,7 +107,7 @@ func newBot(ctx context.Context, o Options, id int) (*bot, error) {
 	addrs, pins := strings.Split(o.Addr, ","), strings.Split(o.Fingerprint, ",")
 	cfg := netsync.ClientConfig{
 		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
-		Centre: centre, Radius: askRadius,
+		Centre: centre, Radius: askRadius, Name: fmt.Sprintf("bot-%d", id),
 		Logger: o.Logger.With("bot", id),
 	}
 	b.dial = func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }

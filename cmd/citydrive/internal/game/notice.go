@@ -1,6 +1,10 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+
+	"citydrive/netsync/wire"
+)
 
 // The notice area: one line under the HUD for what the player should
 // know now: the server slowed time, the settings were saved (or not).
@@ -41,4 +45,15 @@ func (s *Session) appendNotices(hud []string) []string {
 		hud = append(hud, s.notices.text)
 	}
 	return hud
+}
+
+// Notice shows the server operator's notice (a broadcast, or how long is
+// left before a shutdown) on the HUD's status line, where the server's
+// other answers go (netsync.NoticeSink).
+func (s sink) Notice(n wire.Notice) {
+	if n.Shutdown > 0 && n.Text == "" {
+		s.l.status = fmt.Sprintf("SERVER: SHUTTING DOWN IN %d S", n.Shutdown)
+		return
+	}
+	s.l.status = "SERVER: " + n.Text
 }

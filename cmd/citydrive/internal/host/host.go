@@ -53,6 +53,9 @@ type Options struct {
 	Cluster []string
 	// Replicas of the cluster's edit bucket (0: 3).
 	Replicas int
+	// Gate, if set, decides who may join (the operator's bans, allow-list
+	// and join password: webmap.Access).
+	Gate netsync.Gate
 }
 
 // The voxel world speaks only voxel types and netsync.World asks for
@@ -131,7 +134,7 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	}
 	cfg.DataDir, cfg.Seed, cfg.Generator = opt.DataDir, opt.Seed, gen.Version
 	cfg.WorldClock = opt.WorldClock
-	cfg.Registerer, cfg.Logger, cfg.Observer = reg, log, opt.Observer
+	cfg.Registerer, cfg.Logger, cfg.Observer, cfg.Gate = reg, log, opt.Observer, opt.Gate
 	srv, err := netsync.NewServer(cfg)
 	if err != nil {
 		_ = h.closeWorld()
@@ -147,6 +150,9 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+		// The probes also where the metrics are, for servers without -web.
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { probe(w, nil) })
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { probe(w, h.Ready()) })
 		h.httpLn = ln
 		h.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go func() {
@@ -236,6 +242,39 @@ func (h *Host) Close() error {
 		h.closeErr = errors.Join(err, h.closeWorld())
 	})
 	return h.closeErr
+}
+
+// Ready says why the host should not be sent players now (nil: it
+// should): its tick has stopped, its edit store is closed, it lost its
+// cluster, or it is full. It is the /readyz probe.
+func (h *Host) Ready() error {
+	select {
+	case <-h.runDone:
+		return errors.New("server stopped")
+	default:
+	}
+	if h.node != nil && !h.node.Connected() {
+		return errors.New("cluster: not connected to NATS")
+	}
+	if h.world != nil && h.world.Closed() {
+		return errors.New("edit store closed")
+	}
+	if n, most := h.srv.Players(), h.srv.MaxPlayers(); n >= most {
+		return fmt.Errorf("full: %d of %d players", n, most)
+	}
+	return nil
+}
+
+// probe writes a Kubernetes probe's answer: 200 "ok", or 503 and why.
+func probe(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "not ready: %v\n", err)
+		return
+	}
+	fmt.Fprintln(w, "ok")
 }
 
 // joinTimeout bounds joining a cluster (JetStream may still be electing
