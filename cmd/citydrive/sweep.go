@@ -16,8 +16,11 @@ import (
 )
 
 // newSoaker is how the sweep runs one soak: the same binary's soak
-// command in a child process. Tests swap it for their own binary.
-var newSoaker = func(exe string) sweep.Soaker { return sweep.Exec{Path: exe} }
+// command in a child process, with its share of the cores (parallel run
+// at once). Tests swap it for their own binary.
+var newSoaker = func(exe string, parallel int) sweep.Soaker {
+	return sweep.Exec{Path: exe, Env: sweep.ChildEnv(nil, runtime.NumCPU(), parallel)}
+}
 
 // maxParallel bounds -parallel: each soak is a whole game with its
 // workers, so far more than the cores only queues them in the kernel.
@@ -89,7 +92,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	p := sweepPrinter{stdout: stdout, stderr: stderr, json: *asJSON, verbose: *verbose}
 	began := time.Now()
-	run := sweep.Runner{Soaker: newSoaker(exe), Parallel: *parallel, Out: *outDir, Done: p.result}
+	run := sweep.Runner{Soaker: newSoaker(exe, *parallel), Parallel: *parallel, Out: *outDir, Done: p.result}
 	results, writeErr := run.Run(ctx, jobs)
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "citydrive sweep: %v\n", writeErr)

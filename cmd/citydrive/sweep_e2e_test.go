@@ -33,8 +33,8 @@ func TestSweepEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	defer func(old func(string) sweep.Soaker) { newSoaker = old }(newSoaker)
-	newSoaker = func(string) sweep.Soaker {
+	defer func(old func(string, int) sweep.Soaker) { newSoaker = old }(newSoaker)
+	newSoaker = func(string, int) sweep.Soaker {
 		return sweep.Exec{Path: os.Args[0], Before: []string{"-test.run=^TestSweepSoakChild$", "--"},
 			Env: append(os.Environ(), sweepChildEnv+"=1")}
 	}

@@ -134,3 +134,29 @@ func TestCappedKeepsTheStartOfALongLog(t *testing.T) {
 	_, _ = c.Write([]byte("789abcdef"))
 	assert.Equal(t, "0123456789\n[… 6 more bytes of log left out]\n", c.String())
 }
+
+// A soak gets its share of the cores as GOMAXPROCS, at least one, unless
+// the environment names it already.
+func TestChildEnvGivesEachSoakItsShareOfTheCores(t *testing.T) {
+	for _, tc := range []struct {
+		env             []string
+		cores, parallel int
+		want            string
+	}{
+		{[]string{"A=1"}, 16, 16, "GOMAXPROCS=1"},
+		{[]string{"A=1"}, 16, 4, "GOMAXPROCS=4"},
+		{[]string{"A=1"}, 2, 8, "GOMAXPROCS=1"},
+		{[]string{"A=1"}, 2, 0, "GOMAXPROCS=2"},
+		{[]string{"GOMAXPROCS=3"}, 16, 16, "GOMAXPROCS=3"},
+	} {
+		got := ChildEnv(tc.env, tc.cores, tc.parallel)
+		assert.Contains(t, got, tc.want, "%v on %d cores, %d at once", tc.env, tc.cores, tc.parallel)
+		n := 0
+		for _, kv := range got {
+			if strings.HasPrefix(kv, "GOMAXPROCS=") {
+				n++
+			}
+		}
+		assert.Equal(t, 1, n, "GOMAXPROCS once")
+	}
+}
