@@ -119,8 +119,9 @@ func guard(path string, err *error, old bool) {
 // Store is an open edit store. Safe for concurrent use (bbolt serialises
 // writers; readers run in parallel).
 type Store struct {
-	db   *bolt.DB
-	path string // named in errors
+	db         *bolt.DB
+	path       string   // named in errors
+	compatible []uint32 // generator versions Open took besides its own (Restore takes them too)
 }
 
 // DefaultDir is the default data directory: $XDG_DATA_HOME/citydrive, or
@@ -168,7 +169,7 @@ func Open(dir string, seed uint64, gen uint32, compatible ...uint32) (*Store, er
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db, path: path}, nil
+	return &Store{db: db, path: path, compatible: compatible}, nil
 }
 
 // openDB checks the page structure of the bbolt file at path
