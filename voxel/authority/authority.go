@@ -67,6 +67,9 @@ type Options struct {
 	// OverlaysPerPass bounds store reads of edited chunks' overlays per
 	// loop pass (1024).
 	OverlaysPerPass int
+	// ServeExports makes the store serve `citydrive export` on its socket
+	// while the world is open (store.ServeExports; see export.go).
+	ServeExports bool
 }
 
 func (o *Options) defaults() {
@@ -92,6 +95,8 @@ type World struct {
 	log  *slog.Logger
 	opt  Options
 	st   *store.Store
+
+	exports *store.ExportServer // nil unless Options.ServeExports (and it could listen)
 
 	// tick and committer → loop
 	opsMu   sync.Mutex
@@ -162,6 +167,9 @@ func OpenWith(dir string, seed uint64, log *slog.Logger, opt Options) (*World, e
 	w, err := open(dir, seed, log, opt)
 	if err != nil {
 		return nil, err
+	}
+	if opt.ServeExports {
+		w.serveExports()
 	}
 	w.wg.Add(2)
 	go func() {
@@ -581,7 +589,7 @@ func (w *World) Close() error {
 	w.closeOnce.Do(func() {
 		close(w.stop)
 		w.wg.Wait()
-		w.closeErr = w.st.Close()
+		w.closeErr = errors.Join(w.closeExports(), w.st.Close())
 	})
 	return w.closeErr
 }

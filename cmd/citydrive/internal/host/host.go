@@ -119,7 +119,9 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		cfg.World, cfg.Cars, cfg.FirstPlayer = node.World(), node.Cars(), node.FirstPlayer()
 		regErr = node.Register(reg)
 	} else {
-		world, err := authority.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, opt.World)
+		wopt := opt.World
+		wopt.ServeExports = true // citydrive export reads a running world through it
+		world, err := authority.OpenWith(WorldDir(opt.DataDir, opt.Seed), opt.Seed, log, wopt)
 		if err != nil {
 			return nil, err
 		}
