@@ -103,14 +103,11 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
-	bucket := "citydrive-" + strconv.FormatUint(opt.Seed, 10)
+	bucket := bucketName(opt.Seed)
 	var kv jetstream.KeyValue
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		kv, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
-			Bucket: bucket, Description: "citydrive edited chunks", History: 1,
-			Replicas: opt.Replicas, Storage: jetstream.FileStorage,
-		})
+		kv, err = js.CreateOrUpdateKeyValue(cctx, bucketConfig(opt.Seed, opt.Replicas))
 		cancel()
 		if err == nil {
 			break
