@@ -26,6 +26,8 @@ func commands() []command {
 		{"join", "join a server with the join code it prints", runJoin},
 		{"client", "join a server by address and fingerprint", runClient},
 		{"server", "run a dedicated multiplayer server", runServer},
+		{"export", "back up a world's edits to a file, also while its server runs", runExport},
+		{"import", "restore a backup made by export into an empty world", runImport},
 		{"shot", "drive with the autopilot, then write one frame as PNG", runShot},
 		{"map", "draw a top-down picture of the road network (no GPU)", runMap},
 		{"bench", "measure the streaming work per frame, headless", runBench},

@@ -143,7 +143,7 @@ func TestStaticBinaryRunsWithoutDisplayCommands(t *testing.T) {
 	for _, name := range displayCommands {
 		assert.Regexp(t, `(?m)^  `+name+` .*\(not in this build: no cgo\)$`, help)
 	}
-	for _, name := range []string{"server", "bots", "soak", "bench", "map", "sweep"} {
+	for _, name := range []string{"server", "export", "import", "bots", "soak", "bench", "map", "sweep"} {
 		assert.Regexp(t, `(?m)^  `+name+` `, help)
 		assert.NotRegexp(t, `(?m)^  `+name+` .*not in this build`, help)
 	}

@@ -307,7 +307,7 @@ func checkEmpty(ctx context.Context, kv jetstream.KeyValue, bucket string) error
 	}
 	defer kl.Stop()
 	for k := range kl.Keys() {
-		return fmt.Errorf("%w: bucket %s holds chunk %s (and maybe more); a restore goes into an empty world", ErrNotEmpty, bucket, k)
+		return fmt.Errorf("%w: bucket %s holds chunk %s (and maybe more)", ErrNotEmpty, bucket, k)
 	}
 	return nil
 }

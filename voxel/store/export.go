@@ -157,7 +157,7 @@ func (s *Store) Restore(r *backup.Reader) (err error) {
 			return err
 		}
 		if k, _ := bk.Cursor().First(); k != nil {
-			return fmt.Errorf("%w: %s holds edits already; a restore goes into an empty world", ErrNotEmpty, s.path)
+			return fmt.Errorf("%w (%s)", ErrNotEmpty, s.path)
 		}
 		for {
 			c, err := r.Next()
