@@ -425,3 +425,21 @@ func TestCloseCutsAStalledExport(t *testing.T) {
 	assert.ErrorIs(t, err, backup.ErrTruncated, "the client sees it cut off")
 	require.NoError(t, s.Close())
 }
+
+// A crash leaves the export socket (and maybe a spool) behind; with
+// edits.db moved away, the directory still counts as empty.
+func TestExportLeftoversDoNotMakeADirectoryForeign(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("unix", filepath.Join(dir, SocketName))
+	require.NoError(t, err)
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	require.NoError(t, ln.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "export-1.spool"), nil, 0o600))
+	s, err := Open(dir, testSeed, testGen)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.NoError(t, os.Remove(filepath.Join(dir, fileName)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes"), nil, 0o600))
+	_, err = Open(dir, testSeed, testGen)
+	assert.ErrorIs(t, err, ErrForeign, "anything else still is")
+}

@@ -46,6 +46,14 @@ const errorPrefix = "error: "
 // left by a crash in between is removed by the next ServeExports.
 const spoolPattern = "export-*.spool"
 
+// exportLeftover reports a file a crashed server's export socket leaves
+// in a world's directory: a directory holding only such files (and no
+// edits.db: moved away, as ErrCorrupt suggests) is still an empty one.
+func exportLeftover(name string) bool {
+	spool, _ := filepath.Match(spoolPattern, name)
+	return name == SocketName || spool
+}
+
 // maxErrorLine bounds the error line a client reads.
 const maxErrorLine = 1024
 

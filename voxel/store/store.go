@@ -222,7 +222,7 @@ func create(dir string, seed uint64, gen uint32) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() != tmpName { // our own leftover from a crash mid-create
+		if e.Name() != tmpName && !exportLeftover(e.Name()) { // our own leftovers from a crash
 			return fmt.Errorf("%w: %s holds %q but no %s; choose an empty directory, or one of citydrive's, with -data", ErrForeign, dir, e.Name(), fileName)
 		}
 	}
