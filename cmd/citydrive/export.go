@@ -278,21 +278,25 @@ func (b *backupFlags) restore(ctx context.Context, r *backup.Reader, replicas in
 	made := missingDirs(dir)
 	_, statErr := os.Stat(filepath.Join(dir, "edits.db"))
 	fresh := errors.Is(statErr, os.ErrNotExist)
+	// undo leaves the data directory as it was: no empty world behind.
+	undo := func() {
+		if fresh {
+			_ = os.Remove(filepath.Join(dir, "edits.db"))
+		}
+		for _, d := range made {
+			_ = os.Remove(d) // only if empty
+		}
+	}
 	s, err := store.Open(dir, *b.seed, gen.Version, gen.Compatible...)
 	if err != nil {
+		undo()
 		return "", alreadyRunning(err, *b.data)
 	}
 	err = errors.Join(s.Restore(r), s.Close())
 	if err == nil {
 		return dir, nil
 	}
-	if fresh {
-		// Leave the data directory as it was: no empty world behind.
-		_ = os.Remove(filepath.Join(dir, "edits.db"))
-		for _, d := range made {
-			_ = os.Remove(d) // only if empty
-		}
-	}
+	undo()
 	if errors.Is(err, store.ErrNotEmpty) {
 		return "", fmt.Errorf("%w: import restores only into an empty world: move %s away (stop the server first), or choose another -data", err, dir)
 	}

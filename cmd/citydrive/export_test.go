@@ -185,6 +185,22 @@ func TestImportRefusals(t *testing.T) {
 	assert.Equal(t, "citydrive import: -i is required: the backup file to restore\nsee citydrive import -h\n", stderr)
 }
 
+// A world directory holding someone else's files is refused, and left as
+// it was; so is a data directory a server runs on.
+func TestImportIntoAForeignOrBusyDirectory(t *testing.T) {
+	file, _ := exportOf(t)
+	data := t.TempDir()
+	world := host.WorldDir(data, backupSeed)
+	require.NoError(t, os.MkdirAll(world, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(world, "notes"), nil, 0o644))
+	code, _, stderr := runCmd("import", "-data", data, "-seed", seedFlag, "-i", file)
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, stderr, "not a citydrive edit directory")
+	entries, err := os.ReadDir(world)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "left as it was")
+}
+
 func TestImportIntoARunningServerIsAlreadyRunning(t *testing.T) {
 	file, _ := exportOf(t)
 	data := t.TempDir()
