@@ -119,7 +119,7 @@ func Export(ctx context.Context, opt Options) ([]backup.Chunk, uint64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: watching bucket %s: %w", bucket, err)
 	}
-	defer kw.Stop()
+	defer stopWatch(kw)
 	chunks := map[voxel.ChunkPos]backup.Chunk{}
 	var rev uint64 // the newest revision applied
 	idle := time.NewTimer(time.Second)
@@ -301,13 +301,40 @@ func Import(ctx context.Context, opt Options, r *backup.Reader) (written int, er
 // checkEmpty refuses a bucket with any chunk key (other keys, such as the
 // server counter, are not the world's edits).
 func checkEmpty(ctx context.Context, kv jetstream.KeyValue, bucket string) error {
-	kl, err := kv.ListKeysFiltered(ctx, chunkPrefix+".>")
+	kw, err := kv.Watch(ctx, chunkPrefix+".>", jetstream.MetaOnly(), jetstream.IgnoreDeletes())
 	if err != nil {
 		return fmt.Errorf("cluster: listing bucket %s: %w", bucket, err)
 	}
-	defer kl.Stop()
-	for k := range kl.Keys() {
-		return fmt.Errorf("%w: bucket %s holds chunk %s (and maybe more)", ErrNotEmpty, bucket, k)
+	defer stopWatch(kw)
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("cluster: listing bucket %s: %w", bucket, ctx.Err())
+	case e, ok := <-kw.Updates():
+		switch {
+		case !ok:
+			return fmt.Errorf("cluster: the watch of bucket %s ended early", bucket)
+		case e != nil:
+			return fmt.Errorf("%w: bucket %s holds chunk %s (and maybe more)", ErrNotEmpty, bucket, e.Key())
+		}
+		return nil // nothing before the "initial values done" marker
 	}
-	return nil
+}
+
+// stopWatch stops kw and takes what it still delivers until it closes its
+// channel: the library's callback blocks on a full channel, and, blocked,
+// would never see the stop (a goroutine and a subscription left behind).
+func stopWatch(kw jetstream.KeyWatcher) {
+	_ = kw.Stop()
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
+	for {
+		select {
+		case _, ok := <-kw.Updates():
+			if !ok {
+				return
+			}
+		case <-timeout.C:
+			return
+		}
+	}
 }
