@@ -270,11 +270,14 @@ func Import(ctx context.Context, opt Options, r *backup.Reader) (written int, er
 			}
 		}()
 	}
+	var readErr error
 	for ictx.Err() == nil {
 		c, err := r.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				fail(err)
+				// The writers finish the chunks they hold: what was read
+				// is written, so the count below says what is there.
+				readErr = err
 			}
 			break
 		}
@@ -286,6 +289,9 @@ func Import(ctx context.Context, opt Options, r *backup.Reader) (written int, er
 	close(chunks)
 	wg.Wait()
 	written = int(n.Load())
+	if first == nil {
+		first = readErr
+	}
 	if first == nil && ctx.Err() != nil {
 		first = ctx.Err()
 	}
