@@ -154,6 +154,20 @@ func TestTreesPerSlotAndVertexCounters(t *testing.T) {
 	})
 }
 
+// An item that overflows again is named in the log once: the logger
+// forgets the keys it named only after overflowLogKeys of them.
+func TestAnOverflowingItemIsLoggedOnce(t *testing.T) {
+	const msg = "item exceeded its slot; built with simplified detail"
+	logs := &captured{msgs: map[string]int{}}
+	s := &Streamer{log: slog.New(logs), overflowLog: make(chan int64, 8), loggerDone: make(chan struct{})}
+	for _, k := range []int64{7, 7, 9, 7, 9, 11} {
+		s.overflowLog <- k
+	}
+	close(s.overflowLog)
+	s.runLogger()
+	assert.Equal(t, 3, logs.n(msg), "keys 7, 9 and 11, once each")
+}
+
 // captured counts log records by message; while hold is open, Handle
 // waits for it to close.
 type captured struct {

@@ -491,9 +491,23 @@ func (s *Streamer) logOverflow(key int64) {
 	}
 }
 
+// overflowLogKeys bounds the keys the logger remembers having named: an
+// item that overflows again (it is rebuilt each time it comes back into
+// the walk) is named once, not once per build; the Overflows counter
+// counts every build.
+const overflowLogKeys = 4096
+
 func (s *Streamer) runLogger() {
 	defer close(s.loggerDone)
+	named := make(map[int64]struct{})
 	for key := range s.overflowLog {
+		if _, ok := named[key]; ok {
+			continue
+		}
+		if len(named) == overflowLogKeys {
+			clear(named)
+		}
+		named[key] = struct{}{}
 		if s.cfg.Gate != nil { // a benchmark measuring the main goroutine alone
 			s.cfg.Gate.RLock()
 		}
