@@ -395,8 +395,10 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	after := fs.Duration("after", 20*time.Second, "drive this long with the autopilot (simulated, 60 Hz) before the picture")
 	out := fs.String("o", "shot.png", "output PNG `file`")
 	view := fs.String("view", "chase", "camera: chase or top")
-	hud := fs.Bool("hud", false, "draw the HUD (and the minimap) into the picture")
+	hud := fs.Bool("hud", false, "draw the player's HUD into the picture: speed, time of day, minimap, notice line (key H)")
 	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
+	devOverlay := fs.Bool("dev-overlay", false, "with -hud: the developer's figures too (key F3)")
+	notice := fs.String("notice", "", "with -hud: show this `text` in the notice area")
 	pauseMenu := fs.String("pause-menu", "", "draw the pause menu over the picture, on this `page`: "+strings.Join(game.MenuPages, ", ")+" (key Esc; the settings are the defaults, not the player's file)")
 	paused := fs.Bool("paused", false, "old name of -pause-menu main")
 	fs.hidden["paused"] = true
@@ -460,6 +462,10 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
 	s.SetMinimapHeadingUp(*headingUp)
+	s.SetDevOverlay(*devOverlay)
+	if *notice != "" {
+		s.Notify(*notice)
+	}
 	if *pauseMenu != "" {
 		if err := s.OpenMenu(*pauseMenu); err != nil {
 			return err

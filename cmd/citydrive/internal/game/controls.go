@@ -26,6 +26,7 @@ type Controls struct {
 	ToggleHUD, ToggleAutopilot   bool
 	ToggleWeather, ToggleTopView bool
 	ToggleMinimap                bool
+	ToggleDevOverlay             bool // F3: the developer's figures
 	NextTimeOfDay                bool
 	Dig, Build                   bool
 	Debug                        scene.DebugFlags // debug views toggled this frame
@@ -129,6 +130,8 @@ func press(c *Controls, a settings.Action) {
 		c.Back = true
 	case settings.Quit:
 		c.Leave = true
+	case settings.DevOverlay:
+		c.ToggleDevOverlay = true
 	case settings.Wireframe:
 		c.Debug ^= scene.DebugWireframe
 	case settings.SlotBoxes:

@@ -126,6 +126,8 @@ type Session struct {
 	lastSeq  []uint32
 	hud      []string
 	showHUD  bool
+	devHUD   bool      // F3: the developer's figures too (hud.go)
+	player   playerHUD // the player's HUD (hud.go)
 	debug    scene.DebugFlags
 	clock    float64    // game seconds since the world was ready
 	world    *worldTime // the server's world clock (worldtime.go)
@@ -156,6 +158,7 @@ type Session struct {
 	settings  settings.Settings // in effect (options.go)
 	started   settings.Settings // at New: the window and profile apply at the next start
 	notices   notices           // notice.go
+	newsSeen  uint64            // the link's news the notice area took (notice.go)
 	resumeAsk bool              // the resumed place is to be asked of the server (resume.go)
 	rp        simState          // the step count, the world clock, the recording or the replay (sim.go)
 	startedAt time.Time         // when New began
@@ -190,7 +193,7 @@ func New(opt Options) (*Session, error) {
 		}
 		return nil, errors.New("game: no display (Options.Display)")
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
+	s := &Session{opt: opt, r: r, showHUD: true, player: newPlayerHUD(), slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
 		world: newWorldTime(opt.FixedStep), startedAt: startedAt}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
@@ -454,7 +457,15 @@ func (s *Session) draw() error {
 	}
 	if s.shootNow {
 		s.shootNow = false
-		s.screenshot(fmt.Sprintf("citydrive-%s.png", time.Now().Format("20060102-150405")))
+		path := fmt.Sprintf("citydrive-%s.png", time.Now().Format("20060102-150405"))
+		if abs, err := filepath.Abs(path); err == nil { // the notice says where
+			path = abs
+		}
+		if s.screenshot(path) {
+			s.notices.say("SCREENSHOT SAVED: " + path)
+		} else {
+			s.notices.say("SCREENSHOT FAILED (THE LOG SAYS WHY)")
+		}
 	}
 	if s.opt.ShotsDir != "" && s.clock >= s.shotNext {
 		s.shotNext += s.opt.ShotEvery.Seconds()
@@ -463,19 +474,21 @@ func (s *Session) draw() error {
 	return nil
 }
 
-// screenshot reads the frame back and has it written off the frame loop.
-func (s *Session) screenshot(path string) {
+// screenshot reads the frame back and has it written off the frame loop;
+// it reports whether the picture is on its way.
+func (s *Session) screenshot(path string) bool {
 	img, err := s.r.Screenshot()
 	if err != nil {
 		s.opt.Log.Error("screenshot failed", "path", path, "err", err)
-		return
+		return false
 	}
 	if !s.pngs.write(path, img) {
 		s.opt.Log.Warn("screenshot dropped: earlier ones are still being written", "path", path)
-		return
+		return false
 	}
 	s.shots = append(s.shots, path)
 	s.opt.Log.Info("screenshot", "path", path)
+	return true
 }
 
 // SaveScreenshot draws the current frame again and writes it to path
@@ -513,6 +526,9 @@ func (s *Session) handle(in Controls) {
 	s.shootNow = s.shootNow || in.Screenshot
 	if in.ToggleHUD {
 		s.showHUD = !s.showHUD
+	}
+	if in.ToggleDevOverlay {
+		s.devHUD = !s.devHUD
 	}
 	if in.ToggleAutopilot {
 		s.opt.Autopilot = !s.opt.Autopilot
@@ -666,39 +682,7 @@ func (s *Session) buildFrame() {
 		s.dynamic = appendCar(s.dynamic, float32(p.X-v.Pos.X), float32(p.Y-v.Y), float32(p.Z-v.Pos.Z), p.Heading)
 	}
 	s.frame.Dynamic = s.dynamic
-	s.frame.HUD = s.hud[:0]
-	s.frame.Minimap = nil
-	if s.showHUD {
-		s.frame.Minimap = s.mini.fill(s.stream.Graph(), v.Pos, v.Heading, others)
-		st := s.stream.Stats()
-		fallback := "workers ok"
-		if st.Fallback != "" {
-			fallback = "MAIN BUILDS: " + st.Fallback
-		}
-		fps := 0.0
-		if s.frameMS > 0 {
-			fps = 1000 / math.Max(s.frameMS, 1000.0/240)
-		}
-		s.frame.HUD = append(s.frame.HUD,
-			fmt.Sprintf("FPS %.0f  CPU FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
-			s.gpuHUD(),
-			fmt.Sprintf("SLOTS %d/%d  PENDING %d  IN FLIGHT %d", st.Used, st.Total, st.Pending, st.InFlight),
-			s.farHUD(),
-			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
-			fmt.Sprintf("%s  SPEED %.0f %s", fallback, s.settings.SpeedIn(s.car.Speed()), s.settings.UnitLabel()),
-		)
-		if s.slowdown < slowNotice {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("SLOW MOTION x%.2f: UNDER %d FPS", s.slowdown, int(1/maxFrameTime)))
-		}
-		ts := s.ground3.Stats()
-		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
-		if s.link != nil {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(others), s.link.edits, s.link.status))
-		}
-		s.frame.HUD = s.appendNotices(s.frame.HUD)
-		s.frame.HUD = s.appendReplayHUD(s.frame.HUD)
-		s.hud = s.frame.HUD
-	}
+	s.buildHUD(&v, others)
 }
 
 // contactLogEvery: seconds of game time between contact log lines.

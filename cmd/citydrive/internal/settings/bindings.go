@@ -38,7 +38,8 @@ const (
 	MenuSelect
 	MenuBack
 	Quit
-	Wireframe // with Ctrl or Shift held, as are the two below
+	DevOverlay // the developer's figures over the player's HUD (F3)
+	Wireframe  // with Ctrl or Shift held, as are the two below
 	SlotBoxes
 	BuildAge
 	NumActions
@@ -76,6 +77,7 @@ var actions = [NumActions]actionInfo{
 	MenuSelect: {"menu-select", "MENU SELECT", false},
 	MenuBack:   {"menu-back", "MENU BACK", false},
 	Quit:       {"quit", "QUIT (FROM THE MENU)", false},
+	DevOverlay: {"developer-overlay", "DEVELOPER OVERLAY", false},
 	Wireframe:  {"wireframe", "WIREFRAME (CTRL)", false},
 	SlotBoxes:  {"slot-boxes", "SLOT BOXES (CTRL)", false},
 	BuildAge:   {"build-age", "BUILD AGE (CTRL)", false},
@@ -130,6 +132,7 @@ func DefaultBindings() Bindings {
 	k(MenuSelect, input.KeyEnter, input.KeyKPEnter)
 	k(MenuBack, input.KeyBackspace)
 	k(Quit, input.KeyQ)
+	k(DevOverlay, input.KeyF3)
 	k(Wireframe, input.Key1)
 	k(SlotBoxes, input.Key2)
 	k(BuildAge, input.Key3)
