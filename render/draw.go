@@ -551,7 +551,7 @@ func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 		l.Menu(fs.fbW, fs.fbH, f.Menu)
 	}
 	if f.Player != nil && !f.Loading {
-		l.Notice(fs.fbW, fs.fbH, f.Player.Notice)
+		l.Notice(fs.fbW, fs.fbH, f.Player)
 	}
 	st.HUDDropped = l.Dropped
 	n := int32(len(l.V) / hud.VertexFloats)

@@ -399,6 +399,9 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
 	devOverlay := fs.Bool("dev-overlay", false, "with -hud: the developer's figures too (key F3)")
 	notice := fs.String("notice", "", "with -hud: show this `text` in the notice area")
+	photo := fs.Bool("photo", false, "photo mode's free camera (key F2), no HUD: -photo-orbit from the car, -fov")
+	photoOrbit := fs.String("photo-orbit", "30,10,2.2", "with -photo: the camera's `bearing,distance,height` from the car (degrees from its heading, left positive; metres)")
+	fov := fs.Float64("fov", 45, "with -photo: the field of view in `degrees` (15 to 100; keys Z/X)")
 	pauseMenu := fs.String("pause-menu", "", "draw the pause menu over the picture, on this `page`: "+strings.Join(game.MenuPages, ", ")+" (key Esc; the settings are the defaults, not the player's file)")
 	paused := fs.Bool("paused", false, "old name of -pause-menu main")
 	fs.hidden["paused"] = true
@@ -410,6 +413,13 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	if *pauseMenu != "" && !slices.Contains(game.MenuPages, *pauseMenu) {
 		return fmt.Errorf("-pause-menu must be one of %s, got %q", strings.Join(game.MenuPages, ", "), *pauseMenu)
+	}
+	var orbit [3]float64
+	if _, err := fmt.Sscanf(*photoOrbit, "%g,%g,%g", &orbit[0], &orbit[1], &orbit[2]); err != nil {
+		return fmt.Errorf("-photo-orbit must be bearing,distance,height, got %q", *photoOrbit)
+	}
+	if *fov < 15 || *fov > 100 {
+		return fmt.Errorf("-fov must be in [15, 100] degrees, got %g", *fov)
 	}
 	if *view != "chase" && *view != "top" {
 		return fmt.Errorf("-view must be chase or top, got %q", *view)
@@ -465,6 +475,11 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	s.SetDevOverlay(*devOverlay)
 	if *notice != "" {
 		s.Notify(*notice)
+	}
+	if *photo {
+		s.SetPhotoMode(true)
+		s.Notify(*notice) // the hint is not in the picture
+		s.PhotoOrbit(orbit[0], orbit[1], orbit[2], *fov)
 	}
 	if *pauseMenu != "" {
 		if err := s.OpenMenu(*pauseMenu); err != nil {

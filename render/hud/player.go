@@ -69,10 +69,11 @@ func (l *Layout) PlayerHUD(w, h int, p *Player, mapBottom float32) {
 	}
 }
 
-// Notice draws the notice line centred at the bottom of a screen w×h
-// pixels, between the screen's left edge and the speed's panel, on a
-// panel with an accent bar; what does not fit is cut off.
-func (l *Layout) Notice(w, h int, text string) {
+// Notice draws p's notice line centred at the bottom of a screen w×h
+// pixels, clear of the speed's panel (the whole width without a speed),
+// on a panel with an accent bar; what does not fit is cut off.
+func (l *Layout) Notice(w, h int, p *Player) {
+	text := p.Notice
 	if text == "" {
 		return
 	}
@@ -81,7 +82,9 @@ func (l *Layout) Notice(w, h int, text string) {
 	sx, sy0, _, sy1 := l.SpeedRect(w, h)
 	y1 := sy1
 	room := 2*(sx-float32(w)/2) - 2*margin*sc // centred, clear of the speed on both sides
-	if room < 24*CellW*sc {                   // a narrow screen: over the speed, the whole width
+	if p.Speed == "" {
+		room = float32(w) - 2*margin*sc
+	} else if room < 24*CellW*sc { // a narrow screen: over the speed, the whole width
 		room, y1 = float32(w)-2*margin*sc, sy0-4*sc
 	}
 	n := 0 // the bytes of text that fit

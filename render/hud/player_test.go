@@ -38,7 +38,7 @@ func TestPlayerHUDLayout(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(10, func() {
 		l.V = l.V[:0]
 		l.PlayerHUD(1280, 720, p, 210)
-		l.Notice(1280, 720, "SCREENSHOT SAVED: /HOME/ME/PICTURES/CITYDRIVE.PNG")
+		l.Notice(1280, 720, &Player{Speed: "1", Notice: "SCREENSHOT SAVED: /HOME/ME/PICTURES/CITYDRIVE.PNG"})
 	}))
 }
 
@@ -46,9 +46,9 @@ func TestPlayerHUDLayout(t *testing.T) {
 // it would run under it.
 func TestNoticeLayout(t *testing.T) {
 	l := Layout{Scale: 2}
-	l.Notice(1280, 720, "")
+	l.Notice(1280, 720, &Player{Speed: "1", Notice: ""})
 	assert.Empty(t, l.V)
-	l.Notice(1280, 720, "SETTINGS SAVED")
+	l.Notice(1280, 720, &Player{Speed: "1", Notice: "SETTINGS SAVED"})
 	x0, _, x1, y1 := extent(l.V)
 	assert.InDelta(t, 640, (x0+x1)/2, 1, "centred")
 	assert.Equal(t, float32(720-16), y1, "at the bottom")
@@ -59,14 +59,14 @@ func TestNoticeLayout(t *testing.T) {
 	for range 40 {
 		long += "EDIT "
 	}
-	l.Notice(1280, 720, long)
+	l.Notice(1280, 720, &Player{Speed: "1", Notice: long})
 	sx0, _, _, _ := l.SpeedRect(1280, 720)
 	x0, _, x1, _ = extent(l.V)
 	assert.Less(t, x1, sx0, "clear of the speed")
 	assert.Greater(t, x0, 1280-sx0, "as far from the left edge")
 
 	l = Layout{Scale: 1}
-	l.Notice(200, 150, "SERVER LOST: RECONNECTING")
+	l.Notice(200, 150, &Player{Speed: "1", Notice: "SERVER LOST: RECONNECTING"})
 	x0, _, x1, _ = extent(l.V)
 	assert.True(t, x0 >= 0 && x1 <= 200, "a narrow screen: the whole width, %v..%v", x0, x1)
 }

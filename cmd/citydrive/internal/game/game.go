@@ -105,36 +105,38 @@ var errNoPicture = errors.New("game: a headless display takes no screenshots")
 
 // Session is one running game.
 type Session struct {
-	opt      Options
-	r        Display
-	stream   *buildworkers.Streamer
-	ground3  *ground.Client
-	link     *link
-	car      *car.Car
-	driver   *autopilot.Driver
-	steps    stepClock
-	prev     pose // the car at the previous physics step (drawing interpolates)
-	drive    driveLog
-	epoch    time.Time // wall time when the world was ready: game time 0
-	env      *carEnv   // what the car collides with and stands on (env.go)
-	frame    scene.Frame
-	groups   originGroups // near slots by origin (groups.go)
-	target   mgl64.Vec3
-	dynamic  []float32
-	trees    [][]slots.Tree
-	builtAt  []float64
-	lastSeq  []uint32
-	hud      []string
-	showHUD  bool
-	devHUD   bool      // F3: the developer's figures too (hud.go)
-	player   playerHUD // the player's HUD (hud.go)
-	debug    scene.DebugFlags
-	clock    float64    // game seconds since the world was ready
-	world    *worldTime // the server's world clock (worldtime.go)
-	wall     float64    // wall seconds of those frames
-	slowdown float64    // smoothed game time per wall time (1: real time)
-	frameMS  float64    // smoothed
-	times    []float64
+	opt       Options
+	r         Display
+	stream    *buildworkers.Streamer
+	ground3   *ground.Client
+	link      *link
+	car       *car.Car
+	driver    *autopilot.Driver
+	steps     stepClock
+	prev      pose // the car at the previous physics step (drawing interpolates)
+	drive     driveLog
+	epoch     time.Time // wall time when the world was ready: game time 0
+	env       *carEnv   // what the car collides with and stands on (env.go)
+	frame     scene.Frame
+	groups    originGroups // near slots by origin (groups.go)
+	target    mgl64.Vec3
+	dynamic   []float32
+	trees     [][]slots.Tree
+	builtAt   []float64
+	lastSeq   []uint32
+	hud       []string
+	showHUD   bool
+	devHUD    bool       // F3: the developer's figures too (hud.go)
+	player    playerHUD  // the player's HUD (hud.go)
+	photo     photoMode  // photo.go
+	photoView hud.Player // photo mode's HUD: the notice line only
+	debug     scene.DebugFlags
+	clock     float64    // game seconds since the world was ready
+	world     *worldTime // the server's world clock (worldtime.go)
+	wall      float64    // wall seconds of those frames
+	slowdown  float64    // smoothed game time per wall time (1: real time)
+	frameMS   float64    // smoothed
+	times     []float64
 
 	gpu gpuSamples // GPU time per pass (gputime.go)
 	far farView    // far tier groups and the near mask (far.go)
@@ -409,6 +411,14 @@ func (s *Session) Frame(dt float64) error {
 func (s *Session) Update(dt float64) {
 	t0 := time.Now()
 	in := s.input.read(s.r)
+	if in.TogglePhoto && !s.pause.open && !s.photo.on {
+		s.SetPhotoMode(true)
+		in.TogglePhoto = false // taken
+	}
+	if s.photo.on {
+		s.photoFrame(in, dt)
+		return
+	}
 	if s.pausedFrame(in, dt) {
 		return
 	}
@@ -457,14 +467,19 @@ func (s *Session) draw() error {
 	}
 	if s.shootNow {
 		s.shootNow = false
-		path := fmt.Sprintf("citydrive-%s.png", time.Now().Format("20060102-150405"))
-		if abs, err := filepath.Abs(path); err == nil { // the notice says where
-			path = abs
+		what := "SCREENSHOT"
+		if s.photo.shoot {
+			what, s.photo.shoot = "PHOTO", false
 		}
-		if s.screenshot(path) {
-			s.notices.say("SCREENSHOT SAVED: " + path)
-		} else {
-			s.notices.say("SCREENSHOT FAILED (THE LOG SAYS WHY)")
+		path, err := s.picturePath()
+		switch {
+		case err != nil:
+			s.opt.Log.Error("no folder for the screenshot", "err", err)
+			s.notices.say(what + " NOT SAVED: " + err.Error())
+		case s.screenshot(path):
+			s.notices.say(what + " SAVED: " + path)
+		default:
+			s.notices.say(what + " FAILED (THE LOG SAYS WHY)")
 		}
 	}
 	if s.opt.ShotsDir != "" && s.clock >= s.shotNext {
@@ -472,6 +487,26 @@ func (s *Session) draw() error {
 		s.screenshot(filepath.Join(s.opt.ShotsDir, fmt.Sprintf("shot-%03.0fs.png", s.clock)))
 	}
 	return nil
+}
+
+// picturePath is a new picture's file in the user's pictures folder
+// (PicturesDir), which it makes if need be.
+func (s *Session) picturePath() (string, error) {
+	dir, err := PicturesDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	base := "citydrive-" + time.Now().Format("20060102-150405")
+	path := filepath.Join(dir, base+".png")
+	for i := 2; ; i++ { // two in one second
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return path, nil
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d.png", base, i))
+	}
 }
 
 // screenshot reads the frame back and has it written off the frame loop;
@@ -621,6 +656,11 @@ func (s *Session) view() car.Car {
 
 func (s *Session) setCamera() {
 	cam := &s.frame.Camera
+	if s.photo.on {
+		s.photoCamera(cam)
+		return
+	}
+	cam.Target, cam.FovY = &s.target, 0
 	v := s.view()
 	if s.topView {
 		f := v.Forward()

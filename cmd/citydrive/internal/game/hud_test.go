@@ -164,12 +164,12 @@ func TestScreenshotNotice(t *testing.T) {
 	assert.True(t, hudHas(s, "SCREENSHOT FAILED"), "a headless display takes none: %+v", s.frame.Player)
 
 	s.r = pictureDisplay{d}
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := filepath.Join(t.TempDir(), "Pictures")
+	t.Setenv("XDG_PICTURES_DIR", dir)
 	d.press(input.KeyF12)
 	require.NoError(t, s.Frame(1.0/60))
 	require.NoError(t, s.Frame(1.0/60))
-	assert.True(t, hudHas(s, "SCREENSHOT SAVED: "+filepath.Join(dir, "citydrive-")), "the whole path: %+v", s.frame.Player)
+	assert.True(t, hudHas(s, "SCREENSHOT SAVED: "+filepath.Join(dir, "citydrive-")), "in the pictures folder, the whole path: %+v", s.frame.Player)
 	s.pngs.close() // written before the directory goes
 	s.pngs = newPNGWriter(s.opt.Log)
 	shots, _ := filepath.Glob(filepath.Join(dir, "citydrive-*.png"))

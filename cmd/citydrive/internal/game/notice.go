@@ -21,7 +21,10 @@ type notices struct {
 }
 
 // say shows text for noticeSeconds.
-func (n *notices) say(text string) { n.text, n.left = text, noticeSeconds }
+func (n *notices) say(text string) { n.sayFor(text, noticeSeconds) }
+
+// sayFor shows text for secs seconds.
+func (n *notices) sayFor(text string, secs float64) { n.text, n.left = text, secs }
 
 // takeNews has the link's latest news shown (once a frame, the HUD shown
 // or not).
