@@ -367,13 +367,14 @@ file, -settings, keeps them):
   Backspace       back on the road       P  autopilot          R  dry / wet weather
   C               top view               H  HUD and minimap    M  minimap north-up / heading-up
   E / Q           dig / build a block ahead                    F1 time of day
-  F12             screenshot             Ctrl+1/2/3  wireframe / slot boxes / build-age tint
+  F2              photo mode             F3 developer overlay  F12 screenshot (to ~/Pictures)
+  Ctrl+1/2/3      wireframe / slot boxes / build-age tint
   Esc             pause menu: Esc resumes, Up/Down + Enter picks, Left/Right change
                   an option, Backspace goes back, Q asks to quit
 Gamepad: right trigger throttle, left trigger brake, left stick steer, Y back on the road,
   X autopilot, Back minimap, Start pause (A picks, B goes back, d-pad selects),
-  bumpers dig / build, right stick click top view; d-pad while driving: up HUD,
-  down screenshot, left weather, right time of day.
+  bumpers dig / build, right stick click top view, left stick click photo mode;
+  d-pad while driving: up HUD, down screenshot, left weather, right time of day.
 Settings (window, profile, volume, units, HUD, camera, weather, time, bindings)
 are kept in -settings; a flag given on the command line wins for that run. The
 place and camera of the last drive on each seed and server come back at the
