@@ -129,12 +129,16 @@ func TestPlayerHUDAllocatesNothingPerFrame(t *testing.T) {
 // The notice area: a lost server while it is lost, else the latest brief
 // notice (the link's news among them), else nothing.
 func TestNoticeLine(t *testing.T) {
-	s := &Session{}
+	s := &Session{slowdown: 1}
 	assert.Empty(t, s.noticeLine())
 	s.notices.say("SETTINGS SAVED")
 	assert.Equal(t, "SETTINGS SAVED", s.noticeLine())
 	s.notices.tick(noticeSeconds + 0.1)
 	assert.Empty(t, s.noticeLine(), "a brief notice goes")
+
+	s.slowdown = 0.5
+	assert.Equal(t, slowMotion, s.noticeLine(), "frames too slow for real time")
+	s.slowdown = 1
 
 	s.link = &link{}
 	assert.Equal(t, reconnecting, s.noticeLine(), "while the server is lost")

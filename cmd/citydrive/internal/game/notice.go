@@ -52,7 +52,8 @@ const reconnecting = "SERVER LOST: RECONNECTING"
 // first: the lost server while it is lost, then a brief notice (the
 // link's news among them: edits and resets refused, reconnected, the
 // operator's notices; screenshots; settings saved), then the server's
-// slowed rate while it lasts. Nothing is formatted unless it changed.
+// slowed rate while it lasts, then slow motion (this machine's frames
+// too slow). Nothing is formatted unless it changed.
 func (s *Session) noticeLine() string {
 	if s.link != nil && s.link.c == nil {
 		return reconnecting
@@ -67,8 +68,15 @@ func (s *Session) noticeLine() string {
 		}
 		return s.link.slowedLine
 	}
+	if s.slowdown < slowNotice {
+		return slowMotion
+	}
 	return ""
 }
+
+// slowMotion is the notice while frames are too slow for real time
+// (stepClock); the developer's overlay has the factor.
+const slowMotion = "SLOW MOTION: THE GAME RUNS UNDER 5 FPS"
 
 // Notice shows the server operator's notice (a broadcast, or how long is
 // left before a shutdown) in the notice area and on the developer's
