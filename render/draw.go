@@ -523,7 +523,7 @@ func (r *Renderer) boxesPass(fs *frameState, st *Stats, fr *frustum.Frustum) {
 
 func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 	f := fs.f
-	if len(f.HUD) == 0 && !f.Loading && f.Minimap == nil && f.Menu == nil {
+	if len(f.HUD) == 0 && !f.Loading && f.Minimap == nil && f.Menu == nil && f.Player == nil {
 		return
 	}
 	l := &r.hudLayout
@@ -539,8 +539,19 @@ func (r *Renderer) hudPass(fs *frameState, st *Stats) {
 		x, y, side := l.MapRect(fs.fbW, fs.fbH)
 		l.Minimap(x, y, side, f.Minimap)
 	}
+	if f.Player != nil && !f.Loading {
+		mapBottom := float32(0)
+		if f.Minimap != nil {
+			_, y, side := l.MapRect(fs.fbW, fs.fbH)
+			mapBottom = y + side
+		}
+		l.PlayerHUD(fs.fbW, fs.fbH, f.Player, mapBottom)
+	}
 	if f.Menu != nil {
 		l.Menu(fs.fbW, fs.fbH, f.Menu)
+	}
+	if f.Player != nil && !f.Loading {
+		l.Notice(fs.fbW, fs.fbH, f.Player)
 	}
 	st.HUDDropped = l.Dropped
 	n := int32(len(l.V) / hud.VertexFloats)

@@ -42,3 +42,38 @@ func TestMinimapAndPauseMenuDraw(t *testing.T) {
 	writePNG(t, "menu.png", img)
 	f.Menu = nil
 }
+
+// The player's HUD: the speed's digits in the bottom-right corner, and the
+// notice line over a menu, not dimmed by it.
+func TestPlayerHUDDraws(t *testing.T) {
+	r := glRenderer(t)
+	f := cityFrame(city(t, r, farCamera.Add(mgl64.Vec3{0, -0.5, 0})))
+	f.Player = &hud.Player{Speed: "888", Unit: "KM/H", Clock: "17:30", Notice: "SAVED"}
+	defer func() { f.Player, f.Menu = nil, nil }()
+	img, st := draw(t, r, f)
+	require.Zero(t, st.HUDDropped)
+	writePNG(t, "player-hud.png", img)
+	var l hud.Layout
+	l.Scale = hud.ScaleFor(testH)
+	count := func(x0, y0, x1, y1 int, want func(c [3]int) bool) (n int) {
+		for y := max(y0, 0); y < min(y1, testH); y++ {
+			for x := max(x0, 0); x < min(x1, testW); x++ {
+				if want(rgb(img, x, y)) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	white := func(c [3]int) bool { return c[0] > 200 && c[1] > 200 && c[2] > 200 }
+	accent := func(c [3]int) bool { return c[0] > 200 && c[1] > 140 && c[1] < 220 && c[2] < 100 }
+	x0, y0, x1, y1 := l.SpeedRect(testW, testH)
+	assert.Greater(t, count(int(x0), int(y0), int(x1), int(y1), white), 100, "the speed's digits, white, in its panel")
+	assert.Positive(t, count(0, testH/2, testW, testH, accent), "the notice's accent bar")
+
+	f.Menu = &hud.Menu{Title: "PAUSED", Items: []string{"RESUME"}}
+	img, _ = draw(t, r, f)
+	writePNG(t, "player-hud-menu.png", img)
+	assert.Zero(t, count(int(x0), int(y0), int(x1), int(y1), white), "the speed is under the menu's dimming")
+	assert.Positive(t, count(0, testH/2, testW, testH, accent), "the notice is over it")
+}

@@ -178,3 +178,10 @@ func (r *Renderer) Gamepad() (input.Gamepad, bool) {
 	}
 	return g, true
 }
+
+// Mouse is the cursor's position in window pixels and whether the left
+// button is held (photo mode looks around by dragging).
+func (r *Renderer) Mouse() (x, y float64, left bool) {
+	x, y = r.win.GetCursorPos()
+	return x, y, r.win.GetMouseButton(glfw.MouseButtonLeft) == glfw.Press
+}

@@ -367,13 +367,14 @@ file, -settings, keeps them):
   Backspace       back on the road       P  autopilot          R  dry / wet weather
   C               top view               H  HUD and minimap    M  minimap north-up / heading-up
   E / Q           dig / build a block ahead                    F1 time of day
-  F12             screenshot             Ctrl+1/2/3  wireframe / slot boxes / build-age tint
+  F2              photo mode             F3 developer overlay  F12 screenshot (to ~/Pictures)
+  Ctrl+1/2/3      wireframe / slot boxes / build-age tint
   Esc             pause menu: Esc resumes, Up/Down + Enter picks, Left/Right change
                   an option, Backspace goes back, Q asks to quit
 Gamepad: right trigger throttle, left trigger brake, left stick steer, Y back on the road,
   X autopilot, Back minimap, Start pause (A picks, B goes back, d-pad selects),
-  bumpers dig / build, right stick click top view; d-pad while driving: up HUD,
-  down screenshot, left weather, right time of day.
+  bumpers dig / build, right stick click top view, left stick click photo mode;
+  d-pad while driving: up HUD, down screenshot, left weather, right time of day.
 Settings (window, profile, volume, units, HUD, camera, weather, time, bindings)
 are kept in -settings; a flag given on the command line wins for that run. The
 place and camera of the last drive on each seed and server come back at the
@@ -395,8 +396,13 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	after := fs.Duration("after", 20*time.Second, "drive this long with the autopilot (simulated, 60 Hz) before the picture")
 	out := fs.String("o", "shot.png", "output PNG `file`")
 	view := fs.String("view", "chase", "camera: chase or top")
-	hud := fs.Bool("hud", false, "draw the HUD (and the minimap) into the picture")
+	hud := fs.Bool("hud", false, "draw the player's HUD into the picture: speed, time of day, minimap, notice line (key H)")
 	headingUp := fs.Bool("map-heading-up", false, "with -hud: the minimap turns with the car (key M)")
+	devOverlay := fs.Bool("dev-overlay", false, "with -hud: the developer's figures too (key F3)")
+	notice := fs.String("notice", "", "with -hud: show this `text` in the notice area")
+	photo := fs.Bool("photo", false, "photo mode's free camera (key F2), no HUD: -photo-orbit from the car, -fov")
+	photoOrbit := fs.String("photo-orbit", "30,10,2.2", "with -photo: the camera's `bearing,distance,height` from the car (degrees from its heading, left positive; metres)")
+	fov := fs.Float64("fov", 45, "with -photo: the field of view in `degrees` (15 to 100; keys Z/X)")
 	pauseMenu := fs.String("pause-menu", "", "draw the pause menu over the picture, on this `page`: "+strings.Join(game.MenuPages, ", ")+" (key Esc; the settings are the defaults, not the player's file)")
 	paused := fs.Bool("paused", false, "old name of -pause-menu main")
 	fs.hidden["paused"] = true
@@ -408,6 +414,13 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	}
 	if *pauseMenu != "" && !slices.Contains(game.MenuPages, *pauseMenu) {
 		return fmt.Errorf("-pause-menu must be one of %s, got %q", strings.Join(game.MenuPages, ", "), *pauseMenu)
+	}
+	var orbit [3]float64
+	if _, err := fmt.Sscanf(*photoOrbit, "%g,%g,%g", &orbit[0], &orbit[1], &orbit[2]); err != nil {
+		return fmt.Errorf("-photo-orbit must be bearing,distance,height, got %q", *photoOrbit)
+	}
+	if *fov < 15 || *fov > 100 {
+		return fmt.Errorf("-fov must be in [15, 100] degrees, got %g", *fov)
 	}
 	if *view != "chase" && *view != "top" {
 		return fmt.Errorf("-view must be chase or top, got %q", *view)
@@ -460,6 +473,15 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
 	s.SetMinimapHeadingUp(*headingUp)
+	s.SetDevOverlay(*devOverlay)
+	if *notice != "" {
+		s.Notify(*notice)
+	}
+	if *photo {
+		s.SetPhotoMode(true)
+		s.Notify(*notice) // the hint is not in the picture
+		s.PhotoOrbit(orbit[0], orbit[1], orbit[2], *fov)
+	}
 	if *pauseMenu != "" {
 		if err := s.OpenMenu(*pauseMenu); err != nil {
 			return err

@@ -83,6 +83,10 @@ type Frame struct {
 	HUD []string
 	// Minimap, when non-nil, is drawn in the top-right corner of the HUD.
 	Minimap *hud.Minimap
+	// Player, when non-nil, is the player's HUD: the speed bottom right,
+	// the time of day under the minimap, the notice line bottom centre
+	// (drawn over a menu).
+	Player *hud.Player
 	// Menu, when non-nil, dims the frame and is drawn over it (pause).
 	Menu *hud.Menu
 	// Loading: draw only the sky, the progress bar (Progress in [0,1]) and

@@ -26,6 +26,9 @@ type Controls struct {
 	ToggleHUD, ToggleAutopilot   bool
 	ToggleWeather, ToggleTopView bool
 	ToggleMinimap                bool
+	ToggleDevOverlay             bool       // F3: the developer's figures
+	TogglePhoto                  bool       // F2: photo mode (photo.go)
+	Photo                        photoInput // photo mode's camera controls, read only in photo mode
 	NextTimeOfDay                bool
 	Dig, Build                   bool
 	Debug                        scene.DebugFlags // debug views toggled this frame
@@ -129,6 +132,10 @@ func press(c *Controls, a settings.Action) {
 		c.Back = true
 	case settings.Quit:
 		c.Leave = true
+	case settings.PhotoMode:
+		c.TogglePhoto = true
+	case settings.DevOverlay:
+		c.ToggleDevOverlay = true
 	case settings.Wireframe:
 		c.Debug ^= scene.DebugWireframe
 	case settings.SlotBoxes:
@@ -143,6 +150,8 @@ func press(c *Controls, a settings.Action) {
 type controlReader struct {
 	pad  input.Gamepad
 	bind *settings.Bindings // nil: the defaults
+	// photo: photo mode reads its camera controls (photo.go).
+	photo bool
 	// capture: the options screen waits for a key or button to bind, so
 	// every named key is asked whether it was pressed (only then: that is
 	// a hundred questions a frame).
@@ -167,12 +176,18 @@ func (r *controlReader) read(k Keys) Controls {
 			}
 		}
 	}
+	if r.photo {
+		c.Photo = readPhotoKeys(k)
+	}
 	p, ok := k.Gamepad()
 	if !ok {
 		r.pad = input.Gamepad{} // a zero pad reads half-pulled triggers: not merged
 		return c
 	}
 	mergePadWith(&c, p, r.pad, b)
+	if r.photo {
+		c.Photo.addPad(p)
+	}
 	if r.capture {
 		for i := range p.Buttons {
 			if p.Buttons[i] && !r.pad.Buttons[i] {

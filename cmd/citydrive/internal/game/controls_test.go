@@ -144,6 +144,8 @@ func TestDefaultKeysAreTheREADMEs(t *testing.T) {
 		{input.KeyE, func(c Controls) bool { return c.Dig }},
 		{input.KeyQ, func(c Controls) bool { return c.Build && c.Leave }},
 		{input.KeyF12, func(c Controls) bool { return c.Screenshot }},
+		{input.KeyF3, func(c Controls) bool { return c.ToggleDevOverlay }},
+		{input.KeyF2, func(c Controls) bool { return c.TogglePhoto }},
 		{input.KeyEscape, func(c Controls) bool { return c.Pause }},
 		{input.KeyEnter, func(c Controls) bool { return c.Confirm }},
 		{input.KeyUp, func(c Controls) bool { return c.MenuUp }},

@@ -50,6 +50,12 @@ type GPUTimer interface {
 	AwaitGPUTimes() scene.GPUTimes // waits for the GPU to finish the last frame
 }
 
+// Mouser is a display with a mouse: the cursor in window pixels and the
+// left button (photo mode drags to look).
+type Mouser interface {
+	Mouse() (x, y float64, left bool)
+}
+
 // StatsReporter tells what the last drawn frame held (draw calls,
 // vertices, culled slots, ...).
 type StatsReporter interface {

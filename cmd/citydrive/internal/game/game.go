@@ -105,34 +105,38 @@ var errNoPicture = errors.New("game: a headless display takes no screenshots")
 
 // Session is one running game.
 type Session struct {
-	opt      Options
-	r        Display
-	stream   *buildworkers.Streamer
-	ground3  *ground.Client
-	link     *link
-	car      *car.Car
-	driver   *autopilot.Driver
-	steps    stepClock
-	prev     pose // the car at the previous physics step (drawing interpolates)
-	drive    driveLog
-	epoch    time.Time // wall time when the world was ready: game time 0
-	env      *carEnv   // what the car collides with and stands on (env.go)
-	frame    scene.Frame
-	groups   originGroups // near slots by origin (groups.go)
-	target   mgl64.Vec3
-	dynamic  []float32
-	trees    [][]slots.Tree
-	builtAt  []float64
-	lastSeq  []uint32
-	hud      []string
-	showHUD  bool
-	debug    scene.DebugFlags
-	clock    float64    // game seconds since the world was ready
-	world    *worldTime // the server's world clock (worldtime.go)
-	wall     float64    // wall seconds of those frames
-	slowdown float64    // smoothed game time per wall time (1: real time)
-	frameMS  float64    // smoothed
-	times    []float64
+	opt       Options
+	r         Display
+	stream    *buildworkers.Streamer
+	ground3   *ground.Client
+	link      *link
+	car       *car.Car
+	driver    *autopilot.Driver
+	steps     stepClock
+	prev      pose // the car at the previous physics step (drawing interpolates)
+	drive     driveLog
+	epoch     time.Time // wall time when the world was ready: game time 0
+	env       *carEnv   // what the car collides with and stands on (env.go)
+	frame     scene.Frame
+	groups    originGroups // near slots by origin (groups.go)
+	target    mgl64.Vec3
+	dynamic   []float32
+	trees     [][]slots.Tree
+	builtAt   []float64
+	lastSeq   []uint32
+	hud       []string
+	showHUD   bool
+	devHUD    bool       // F3: the developer's figures too (hud.go)
+	player    playerHUD  // the player's HUD (hud.go)
+	photo     photoMode  // photo.go
+	photoView hud.Player // photo mode's HUD: the notice line only
+	debug     scene.DebugFlags
+	clock     float64    // game seconds since the world was ready
+	world     *worldTime // the server's world clock (worldtime.go)
+	wall      float64    // wall seconds of those frames
+	slowdown  float64    // smoothed game time per wall time (1: real time)
+	frameMS   float64    // smoothed
+	times     []float64
 
 	gpu gpuSamples // GPU time per pass (gputime.go)
 	far farView    // far tier groups and the near mask (far.go)
@@ -156,6 +160,7 @@ type Session struct {
 	settings  settings.Settings // in effect (options.go)
 	started   settings.Settings // at New: the window and profile apply at the next start
 	notices   notices           // notice.go
+	newsSeen  uint64            // the link's news the notice area took (notice.go)
 	resumeAsk bool              // the resumed place is to be asked of the server (resume.go)
 	rp        simState          // the step count, the world clock, the recording or the replay (sim.go)
 	startedAt time.Time         // when New began
@@ -190,7 +195,7 @@ func New(opt Options) (*Session, error) {
 		}
 		return nil, errors.New("game: no display (Options.Display)")
 	}
-	s := &Session{opt: opt, r: r, showHUD: true, slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
+	s := &Session{opt: opt, r: r, showHUD: true, player: newPlayerHUD(), slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
 		world: newWorldTime(opt.FixedStep), startedAt: startedAt}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
@@ -406,6 +411,14 @@ func (s *Session) Frame(dt float64) error {
 func (s *Session) Update(dt float64) {
 	t0 := time.Now()
 	in := s.input.read(s.r)
+	if in.TogglePhoto && !s.pause.open && !s.photo.on {
+		s.SetPhotoMode(true)
+		in.TogglePhoto = false // taken
+	}
+	if s.photo.on {
+		s.photoFrame(in, dt)
+		return
+	}
 	if s.pausedFrame(in, dt) {
 		return
 	}
@@ -454,7 +467,20 @@ func (s *Session) draw() error {
 	}
 	if s.shootNow {
 		s.shootNow = false
-		s.screenshot(fmt.Sprintf("citydrive-%s.png", time.Now().Format("20060102-150405")))
+		what := "SCREENSHOT"
+		if s.photo.shoot {
+			what, s.photo.shoot = "PHOTO", false
+		}
+		path, err := s.picturePath()
+		switch {
+		case err != nil:
+			s.opt.Log.Error("no folder for the screenshot", "err", err)
+			s.notices.say(what + " NOT SAVED: " + err.Error())
+		case s.screenshot(path):
+			s.notices.say(what + " SAVED: " + path)
+		default:
+			s.notices.say(what + " FAILED (THE LOG SAYS WHY)")
+		}
 	}
 	if s.opt.ShotsDir != "" && s.clock >= s.shotNext {
 		s.shotNext += s.opt.ShotEvery.Seconds()
@@ -463,19 +489,41 @@ func (s *Session) draw() error {
 	return nil
 }
 
-// screenshot reads the frame back and has it written off the frame loop.
-func (s *Session) screenshot(path string) {
+// picturePath is a new picture's file in the user's pictures folder
+// (PicturesDir), which it makes if need be.
+func (s *Session) picturePath() (string, error) {
+	dir, err := PicturesDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	base := "citydrive-" + time.Now().Format("20060102-150405")
+	path := filepath.Join(dir, base+".png")
+	for i := 2; ; i++ { // two in one second
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return path, nil
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d.png", base, i))
+	}
+}
+
+// screenshot reads the frame back and has it written off the frame loop;
+// it reports whether the picture is on its way.
+func (s *Session) screenshot(path string) bool {
 	img, err := s.r.Screenshot()
 	if err != nil {
 		s.opt.Log.Error("screenshot failed", "path", path, "err", err)
-		return
+		return false
 	}
 	if !s.pngs.write(path, img) {
 		s.opt.Log.Warn("screenshot dropped: earlier ones are still being written", "path", path)
-		return
+		return false
 	}
 	s.shots = append(s.shots, path)
 	s.opt.Log.Info("screenshot", "path", path)
+	return true
 }
 
 // SaveScreenshot draws the current frame again and writes it to path
@@ -513,6 +561,9 @@ func (s *Session) handle(in Controls) {
 	s.shootNow = s.shootNow || in.Screenshot
 	if in.ToggleHUD {
 		s.showHUD = !s.showHUD
+	}
+	if in.ToggleDevOverlay {
+		s.devHUD = !s.devHUD
 	}
 	if in.ToggleAutopilot {
 		s.opt.Autopilot = !s.opt.Autopilot
@@ -605,6 +656,11 @@ func (s *Session) view() car.Car {
 
 func (s *Session) setCamera() {
 	cam := &s.frame.Camera
+	if s.photo.on {
+		s.photoCamera(cam)
+		return
+	}
+	cam.Target, cam.FovY = &s.target, 0
 	v := s.view()
 	if s.topView {
 		f := v.Forward()
@@ -666,39 +722,7 @@ func (s *Session) buildFrame() {
 		s.dynamic = appendCar(s.dynamic, float32(p.X-v.Pos.X), float32(p.Y-v.Y), float32(p.Z-v.Pos.Z), p.Heading)
 	}
 	s.frame.Dynamic = s.dynamic
-	s.frame.HUD = s.hud[:0]
-	s.frame.Minimap = nil
-	if s.showHUD {
-		s.frame.Minimap = s.mini.fill(s.stream.Graph(), v.Pos, v.Heading, others)
-		st := s.stream.Stats()
-		fallback := "workers ok"
-		if st.Fallback != "" {
-			fallback = "MAIN BUILDS: " + st.Fallback
-		}
-		fps := 0.0
-		if s.frameMS > 0 {
-			fps = 1000 / math.Max(s.frameMS, 1000.0/240)
-		}
-		s.frame.HUD = append(s.frame.HUD,
-			fmt.Sprintf("FPS %.0f  CPU FRAME %.1f MS  SCALE %.2f", fps, s.frameMS, s.r.RenderScale()),
-			s.gpuHUD(),
-			fmt.Sprintf("SLOTS %d/%d  PENDING %d  IN FLIGHT %d", st.Used, st.Total, st.Pending, st.InFlight),
-			s.farHUD(),
-			fmt.Sprintf("STALE %d  OVERFLOWS %d  BUILDS %d", st.StaleDropped, st.Overflows, st.Builds),
-			fmt.Sprintf("%s  SPEED %.0f %s", fallback, s.settings.SpeedIn(s.car.Speed()), s.settings.UnitLabel()),
-		)
-		if s.slowdown < slowNotice {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("SLOW MOTION x%.2f: UNDER %d FPS", s.slowdown, int(1/maxFrameTime)))
-		}
-		ts := s.ground3.Stats()
-		s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("TERRAIN %d CHUNKS  GEN %d  MESH %d", ts.Meshed, ts.Generating, ts.MeshPending))
-		if s.link != nil {
-			s.frame.HUD = append(s.frame.HUD, fmt.Sprintf("PLAYER %d  CARS %d  EDITS %d  %s", s.link.player, len(others), s.link.edits, s.link.status))
-		}
-		s.frame.HUD = s.appendNotices(s.frame.HUD)
-		s.frame.HUD = s.appendReplayHUD(s.frame.HUD)
-		s.hud = s.frame.HUD
-	}
+	s.buildHUD(&v, others)
 }
 
 // contactLogEvery: seconds of game time between contact log lines.

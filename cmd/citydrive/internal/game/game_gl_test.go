@@ -43,6 +43,7 @@ var (
 	_ FarSinker     = (*render.Renderer)(nil)
 	_ GPUTimer      = (*render.Renderer)(nil)
 	_ StatsReporter = (*render.Renderer)(nil)
+	_ Mouser        = (*render.Renderer)(nil)
 )
 
 func onMain(f func()) {

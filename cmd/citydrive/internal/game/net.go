@@ -43,7 +43,9 @@ type link struct {
 	cars    *remote.Cars
 	snaps   []wire.CarSnapshot
 	sendT   float64
-	status  string // last edit result or connection state, for the HUD
+	status  string // last edit result or connection state, for the developer's HUD
+	news    string // the last status the player should read (tell)
+	newsSeq uint64 // counts tell's calls: the notice area shows each once
 	pending int    // edit requests not yet answered
 	edits   int    // edit broadcasts received (anyone's, ours included)
 
@@ -88,6 +90,12 @@ func (l *link) rate() float64 {
 	return float64(l.hz) / float64(l.fullHz)
 }
 
+// tell sets the status and has the notice area show it.
+func (l *link) tell(text string) {
+	l.status, l.news = text, text
+	l.newsSeq++
+}
+
 // slowed reports whether the server runs slower than its full rate.
 func (l *link) slowed() bool { return l.rate() < 1 }
 
@@ -100,7 +108,7 @@ func (l *link) check() error {
 		case c := <-l.redialed:
 			l.c, l.player = c, c.Player()
 			l.welcomed(c)
-			l.status = "RECONNECTED: BACK AT THE SPAWN"
+			l.tell("RECONNECTED: BACK AT THE SPAWN")
 			sp := c.Spawn() // a new connection's car starts where the server puts it
 			l.pose, l.poseSeq, l.resetSeq = &sp, 0, 0
 			l.pending = c.Unanswered() // sent again on the new connection
@@ -172,7 +180,7 @@ func (s sink) EditResult(seq uint32, applied bool, reason string) {
 	if applied {
 		s.l.status = fmt.Sprintf("EDIT %d APPLIED", seq)
 	} else {
-		s.l.status = fmt.Sprintf("EDIT %d REFUSED: %s", seq, reason)
+		s.l.tell(fmt.Sprintf("EDIT %d REFUSED: %s", seq, reason))
 	}
 }
 
@@ -186,10 +194,10 @@ func (s sink) Pose(p wire.Pose) {
 	if p.Seq != 0 {
 		l.resetSeq = 0
 		if p.Reason != "" {
-			l.status = "RESET REFUSED: " + p.Reason
+			l.tell("RESET REFUSED: " + p.Reason)
 		}
 	} else if p.Reason != "" {
-		l.status = "CAR HELD: " + p.Reason
+		l.tell("CAR HELD: " + p.Reason)
 	}
 	l.pose, l.poseSeq = &p, p.Seq
 }
@@ -205,7 +213,7 @@ func (l *link) reset(x, y, z, heading float64) bool {
 	}
 	seq, err := l.c.Reset(x, y, z, heading)
 	if err != nil {
-		l.status = "RESET NOT SENT: " + err.Error()
+		l.tell("RESET NOT SENT: " + err.Error())
 		return false
 	}
 	l.resetSeq = seq
@@ -231,7 +239,7 @@ func (l *link) subscribe(centre voxel.ChunkPos, radius int32) int32 {
 	}
 	r := min(uint32(radius), l.c.Welcome().MaxRadius)
 	if err := l.c.Subscribe(centre, r); err != nil {
-		l.status = "SUBSCRIBE FAILED: " + err.Error()
+		l.tell("SUBSCRIBE FAILED: " + err.Error())
 	}
 	return int32(r)
 }
@@ -258,7 +266,7 @@ func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
 // ground level (dig) or just above it (build).
 func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 	if l.c == nil {
-		l.status = "EDIT NOT SENT: RECONNECTING"
+		l.tell("EDIT NOT SENT: RECONNECTING")
 		return
 	}
 	bx := math.Floor(x + forward[0]*editReach)
@@ -272,7 +280,7 @@ func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 	p, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
 	seq, err := l.c.RequestEdit(p, uint16(idx), b)
 	if err != nil {
-		l.status = "EDIT FAILED: " + err.Error()
+		l.tell("EDIT FAILED: " + err.Error())
 		return
 	}
 	l.pending++

@@ -187,7 +187,16 @@ func TestOptionsScreenAppliesAndSaves(t *testing.T) {
 	assert.Len(t, saved, 1)
 }
 
+// hudHas reports whether a HUD line or the player's HUD (the speed, its
+// unit, the time, the notice) holds text.
 func hudHas(s *Session, text string) bool {
+	if p := s.frame.Player; p != nil {
+		for _, l := range []string{p.Speed, p.Unit, p.Clock, p.Notice} {
+			if strings.Contains(l, text) {
+				return true
+			}
+		}
+	}
 	for _, l := range s.frame.HUD {
 		if strings.Contains(l, text) {
 			return true

@@ -150,6 +150,7 @@ func (s *Session) pausedFrame(in Controls, dt float64) bool {
 	}
 	s.input.capture = s.pause.capturing()
 	s.notices.tick(dt)
+	s.takeNews()
 	if !s.pause.open {
 		s.frame.Menu = nil
 		return false

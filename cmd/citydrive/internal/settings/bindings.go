@@ -38,7 +38,9 @@ const (
 	MenuSelect
 	MenuBack
 	Quit
-	Wireframe // with Ctrl or Shift held, as are the two below
+	PhotoMode  // a free camera for pictures (F2)
+	DevOverlay // the developer's figures over the player's HUD (F3)
+	Wireframe  // with Ctrl or Shift held, as are the two below
 	SlotBoxes
 	BuildAge
 	NumActions
@@ -76,6 +78,8 @@ var actions = [NumActions]actionInfo{
 	MenuSelect: {"menu-select", "MENU SELECT", false},
 	MenuBack:   {"menu-back", "MENU BACK", false},
 	Quit:       {"quit", "QUIT (FROM THE MENU)", false},
+	PhotoMode:  {"photo-mode", "PHOTO MODE", false},
+	DevOverlay: {"developer-overlay", "DEVELOPER OVERLAY", false},
 	Wireframe:  {"wireframe", "WIREFRAME (CTRL)", false},
 	SlotBoxes:  {"slot-boxes", "SLOT BOXES (CTRL)", false},
 	BuildAge:   {"build-age", "BUILD AGE (CTRL)", false},
@@ -130,6 +134,8 @@ func DefaultBindings() Bindings {
 	k(MenuSelect, input.KeyEnter, input.KeyKPEnter)
 	k(MenuBack, input.KeyBackspace)
 	k(Quit, input.KeyQ)
+	k(PhotoMode, input.KeyF2)
+	k(DevOverlay, input.KeyF3)
 	k(Wireframe, input.Key1)
 	k(SlotBoxes, input.Key2)
 	k(BuildAge, input.Key3)
@@ -151,6 +157,7 @@ func DefaultBindings() Bindings {
 	p(Screenshot, input.PadDpadDown)
 	p(Weather, input.PadDpadLeft)
 	p(TimeOfDay, input.PadDpadRight)
+	p(PhotoMode, input.PadLeftThumb)
 	return b
 }
 
