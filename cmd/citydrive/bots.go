@@ -35,6 +35,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	metrics := fs.String("metrics-addr", "", "the server's -metrics-addr, with its host (`host:port`; or the whole URL http://host:port/metrics), for its tick p99")
 	verbose := fs.Bool("v", false, "log every bot's connection events")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
+	password := fs.String("password", "", "the server's join `password`, if it has one; every bot gives it (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
 	fs.alias("metrics", "metrics-addr")
@@ -101,7 +102,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
-		MetricsURL: metricsURL, Logger: log,
+		MetricsURL: metricsURL, Password: joinPassword(*password), Logger: log,
 	})
 	rep.WriteTable(stdout)
 	return err
@@ -114,6 +115,15 @@ tick p99.
 The bots come from one address and start -spread apart, so their server needs
   citydrive server -max-players-per-addr N -spawn-radius 0
 (a default server lets 8 players in per address, all near its spawn).`
+
+// joinPassword is a -password flag's value, or $CITYDRIVE_PASSWORD where
+// it was not given (the environment keeps it out of ps and shell history).
+func joinPassword(flag string) string {
+	if flag == "" {
+		return os.Getenv("CITYDRIVE_PASSWORD")
+	}
+	return flag
+}
 
 // metricsPath is where the server serves its metrics (host.Start).
 const metricsPath = "/metrics"

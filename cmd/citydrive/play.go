@@ -286,9 +286,7 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		dialAddr, pin = h.DialAddr(), h.Fingerprint()
 		log.Info("solo server on loopback", "addr", dialAddr, "data", *data)
 	}
-	if *password == "" {
-		*password = os.Getenv("CITYDRIVE_PASSWORD")
-	}
+	*password = joinPassword(*password)
 	identity := netsync.NewIdentity() // solo: the local server knows no bans
 	if remote && *data != "" {
 		if identity, err = loadPlayerIdentity(*data); err != nil {

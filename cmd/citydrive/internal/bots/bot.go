@@ -108,7 +108,7 @@ func newBot(ctx context.Context, o Options, id int) (*bot, error) {
 	cfg := netsync.ClientConfig{
 		Addr: addrs[id%len(addrs)], Fingerprint: pins[id%len(pins)], Seed: o.Seed, Generator: gen.Version,
 		Centre: centre, Radius: askRadius, Name: fmt.Sprintf("bot-%d", id),
-		Logger: o.Logger.With("bot", id),
+		Password: o.Password, Logger: o.Logger.With("bot", id),
 	}
 	b.dial = func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
 	if len(addrs) > 1 { // bot id starts on server id mod n, moves on when it is lost

@@ -48,7 +48,10 @@ type Options struct {
 	// its connection) this long into the run; the others drive on.
 	LeaveHalfAfter time.Duration
 	MetricsURL     string // the server's /metrics, for its tick p99
-	Logger         *slog.Logger
+	// Password is the server's join password, if it has one (every bot
+	// gives it in its Join).
+	Password string
+	Logger   *slog.Logger
 }
 
 // Bot is one bot's outcome.
