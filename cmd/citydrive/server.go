@@ -18,6 +18,7 @@ import (
 	"citydrive/cmd/citydrive/internal/host"
 	"citydrive/cmd/citydrive/internal/webmap"
 	"citydrive/netsync"
+	"citydrive/netsync/cluster"
 	"citydrive/netsync/transport"
 	"citydrive/netsync/wire"
 	"citydrive/voxel/store"
@@ -171,13 +172,17 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	access, err := webmap.OpenAccess(*data)
-	if err != nil {
-		return err
-	}
+	var access *webmap.Access
 	h, err := host.Start(ctx, host.Options{
 		Addr: *addr, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
-		Cluster: urls, Replicas: *replicas, Gate: access,
+		Cluster: urls, Replicas: *replicas, OpenGate: func(shared *cluster.Rules) (netsync.Gate, error) {
+			a, err := openAccess(*data, shared, log)
+			if err != nil {
+				return nil, err
+			}
+			access = a
+			return a, nil
+		},
 	})
 	if err != nil {
 		return alreadyRunning(err, *data)
@@ -206,6 +211,20 @@ const serverAbout = `A dedicated server until SIGINT or SIGTERM: it owns the wor
 (kept in -data) and the cars. At start it prints a join code; players run
   citydrive join CODE
 (or citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED).`
+
+// openAccess is the server's join rules: a cluster's shared ones, or the
+// data directory's access.json on a single server. In a cluster a
+// leftover access.json is not read, and the log says so.
+func openAccess(data string, shared *cluster.Rules, log *slog.Logger) (*webmap.Access, error) {
+	if shared == nil {
+		return webmap.OpenAccess(data)
+	}
+	if _, err := os.Stat(filepath.Join(data, webmap.AccessFile)); err == nil {
+		log.Warn("in a cluster the bans, allow-list and password are the cluster's (its access bucket); this access.json is not used",
+			"file", filepath.Join(data, webmap.AccessFile))
+	}
+	return webmap.OpenSharedAccess(shared, log), nil
+}
 
 // serverJoinCode is the code players join h with: its port and the host
 // they can reach it at (see publicHost).

@@ -37,6 +37,7 @@ type Options struct {
 type Node struct {
 	js, cars *nats.Conn
 	kv       jetstream.KeyValue
+	rules    *Rules
 	world    *World
 	carsX    *Cars
 	first    uint32
@@ -104,25 +105,20 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 		return fail(err)
 	}
 	bucket := bucketName(opt.Seed)
-	var kv jetstream.KeyValue
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		kv, err = js.CreateOrUpdateKeyValue(cctx, bucketConfig(opt.Seed, opt.Replicas))
-		cancel()
-		if err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fail(fmt.Errorf("cluster: creating bucket %s (R=%d): %w", bucket, opt.Replicas, err))
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	slot, err := claimSlot(ctx, kv)
+	kv, err := createBucket(ctx, js, bucketConfig(opt.Seed, opt.Replicas))
 	if err != nil {
 		return fail(err)
 	}
-	n := &Node{js: jsConn, cars: carConn, kv: kv, first: slot << PlayerBits}
+	rules, err := openRules(ctx, js, opt.Seed, opt.Replicas, log)
+	if err != nil {
+		return fail(err)
+	}
+	slot, err := claimSlot(ctx, kv)
+	if err != nil {
+		rules.close()
+		return fail(err)
+	}
+	n := &Node{js: jsConn, cars: carConn, kv: kv, rules: rules, first: slot << PlayerBits}
 	n.world = newWorld(kv, log, opt.World)
 	n.carsX = newCars(carConn, "citydrive."+strconv.FormatUint(opt.Seed, 10), log)
 	n.world.follow = n.carsX.follow
@@ -173,6 +169,9 @@ func (n *Node) World() *World { return n.world }
 // Cars is the car exchange (the server's netsync.CarExchange).
 func (n *Node) Cars() *Cars { return n.carsX }
 
+// Rules are the cluster's shared access rules.
+func (n *Node) Rules() *Rules { return n.rules }
+
 // FirstPlayer is the server's player id offset (netsync.ServerConfig).
 func (n *Node) FirstPlayer() uint32 { return n.first }
 
@@ -186,6 +185,7 @@ func (n *Node) Register(r prometheus.Registerer) error {
 func (n *Node) Close() error {
 	n.world.close()
 	n.carsX.close()
+	n.rules.close()
 	n.cars.Close()
 	n.js.Close()
 	return nil

@@ -56,6 +56,10 @@ type Options struct {
 	// Gate, if set, decides who may join (the operator's bans, allow-list
 	// and join password: webmap.Access).
 	Gate netsync.Gate
+	// OpenGate, if set (and Gate not), makes the Gate once the world is
+	// open: with the cluster's shared access rules in a cluster, nil on a
+	// single server (webmap.OpenSharedAccess or webmap.OpenAccess).
+	OpenGate func(shared *cluster.Rules) (netsync.Gate, error)
 }
 
 // The voxel world speaks only voxel types and netsync.World asks for
@@ -137,6 +141,18 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	cfg.DataDir, cfg.Seed, cfg.Generator = opt.DataDir, opt.Seed, gen.Version
 	cfg.WorldClock = opt.WorldClock
 	cfg.Registerer, cfg.Logger, cfg.Observer, cfg.Gate = reg, log, opt.Observer, opt.Gate
+	if opt.OpenGate != nil && opt.Gate == nil {
+		var shared *cluster.Rules
+		if h.node != nil {
+			shared = h.node.Rules()
+		}
+		gate, err := opt.OpenGate(shared)
+		if err != nil {
+			_ = h.closeWorld()
+			return nil, err
+		}
+		cfg.Gate = gate
+	}
 	srv, err := netsync.NewServer(cfg)
 	if err != nil {
 		_ = h.closeWorld()

@@ -1,12 +1,14 @@
 package webmap
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"citydrive/netsync/cluster"
 	"citydrive/netsync/wire"
 )
 
@@ -49,7 +52,9 @@ type accessRules struct {
 // every change is written to the data directory before it takes effect
 // (a ban survives a restart). Safe for concurrent use.
 type Access struct {
-	path string
+	path   string
+	shared *cluster.Rules // in a cluster: the rules are its, path unused
+	log    *slog.Logger
 
 	mu    sync.Mutex
 	rules accessRules
@@ -171,25 +176,51 @@ func (a *Access) State() AccessState {
 
 // Ban bans key (the caller kicks it).
 func (a *Access) Ban(key uint64, reason string, now time.Time) error {
-	return a.change(func() error {
+	ban := Ban{Reason: clipText(reason, wire.MaxReasonLen-64), At: now.UTC()}
+	full := func() error {
 		if _, ok := a.bans[key]; !ok && len(a.bans) >= maxAccessEntries {
 			return fmt.Errorf("the ban list is full (%d keys)", maxAccessEntries)
 		}
-		a.bans[key] = Ban{Reason: clipText(reason, wire.MaxReasonLen-64), At: now.UTC()}
+		return nil
+	}
+	if a.shared != nil {
+		v, err := json.Marshal(ban)
+		if err != nil {
+			return err
+		}
+		return a.put(full, banRule+FormatKey(key), v)
+	}
+	return a.change(func() error {
+		if err := full(); err != nil {
+			return err
+		}
+		a.bans[key] = ban
 		return nil
 	})
 }
 
 // Unban lifts key's ban.
 func (a *Access) Unban(key uint64) error {
+	if a.shared != nil {
+		return a.put(nil, banRule+FormatKey(key), nil)
+	}
 	return a.change(func() error { delete(a.bans, key); return nil })
 }
 
 // Allow adds key to the allow-list (or removes it).
 func (a *Access) Allow(key uint64, on bool) error {
-	return a.change(func() error {
+	full := func() error {
 		if on && !a.allow[key] && len(a.allow) >= maxAccessEntries {
 			return fmt.Errorf("the allow-list is full (%d keys)", maxAccessEntries)
+		}
+		return nil
+	}
+	if a.shared != nil {
+		return a.put(full, allowRule+FormatKey(key), flag(on))
+	}
+	return a.change(func() error {
+		if err := full(); err != nil {
+			return err
 		}
 		if on {
 			a.allow[key] = true
@@ -202,6 +233,9 @@ func (a *Access) Allow(key uint64, on bool) error {
 
 // SetAllowOnly turns allow-list mode on or off.
 func (a *Access) SetAllowOnly(on bool) error {
+	if a.shared != nil {
+		return a.put(nil, allowOnlyRule, flag(on))
+	}
 	return a.change(func() error { a.rules.AllowOnly = on; return nil })
 }
 
@@ -211,12 +245,139 @@ func (a *Access) SetPassword(pw string) error {
 	if len(pw) > wire.MaxPasswordLen {
 		return fmt.Errorf("a join password is at most %d bytes", wire.MaxPasswordLen)
 	}
+	if a.shared != nil {
+		var v []byte
+		if pw != "" {
+			h := sha256.Sum256([]byte(pw))
+			v = []byte(hex.EncodeToString(h[:]))
+		}
+		return a.put(nil, passwordRule, v)
+	}
 	return a.change(func() error {
 		a.hasPw = pw != ""
 		a.pass = sha256.Sum256([]byte(pw))
 		return nil
 	})
 }
+
+// The rules' keys in a cluster's shared rules (cluster.Rules): one key a
+// rule, so servers changing different rules never conflict; an empty
+// value is no rule.
+//
+//	ban.<key>        a Ban, as JSON
+//	allow.<key>      "1": on the allow-list
+//	allow_only       "1": allow-list mode
+//	password_sha256  the join password's SHA-256, 64 hex digits
+const (
+	banRule       = "ban."
+	allowRule     = "allow."
+	allowOnlyRule = "allow_only"
+	passwordRule  = "password_sha256"
+)
+
+// flag is a boolean rule's value (false: none).
+func flag(on bool) []byte {
+	if on {
+		return []byte("1")
+	}
+	return nil
+}
+
+// OpenSharedAccess is the Access of a server in a cluster: the rules are
+// the cluster's (its access bucket), so a ban on one server holds on all
+// of them and outlives them; the data directory's access.json is not
+// used. Every change returns once this server enforces it; another
+// server enforces it once its watch of the bucket has it (milliseconds).
+func OpenSharedAccess(shared *cluster.Rules, log *slog.Logger) *Access {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &Access{shared: shared, log: log, bans: map[uint64]Ban{}, allow: map[uint64]bool{}}
+	shared.Watch(a.apply)
+	return a
+}
+
+// apply takes one shared rule (value nil: removed) into the rules
+// enforced; one that does not parse is logged and ignored.
+func (a *Access) apply(k string, v []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	bad := func(err error) { a.log.Warn("a shared access rule does not parse; ignored", "rule", k, "err", err) }
+	switch {
+	case strings.HasPrefix(k, banRule):
+		key, err := ParseKey(k[len(banRule):])
+		if err != nil {
+			bad(err)
+			return
+		}
+		if v == nil {
+			delete(a.bans, key)
+			return
+		}
+		var ban Ban
+		if err := json.Unmarshal(v, &ban); err != nil {
+			bad(err)
+			return
+		}
+		a.bans[key] = ban
+	case strings.HasPrefix(k, allowRule):
+		key, err := ParseKey(k[len(allowRule):])
+		if err != nil {
+			bad(err)
+			return
+		}
+		if v == nil {
+			delete(a.allow, key)
+		} else {
+			a.allow[key] = true
+		}
+	case k == allowOnlyRule:
+		a.rules.AllowOnly = v != nil
+	case k == passwordRule:
+		if v == nil {
+			a.hasPw, a.pass = false, [32]byte{}
+			return
+		}
+		h, err := hex.DecodeString(string(v))
+		if err != nil || len(h) != len(a.pass) {
+			bad(errors.New("not 64 hex digits"))
+			return
+		}
+		copy(a.pass[:], h)
+		a.hasPw = true
+	default:
+		bad(errors.New("unknown rule"))
+	}
+}
+
+// put writes one shared rule, if check (under the lock; nil: none) lets
+// it; it returns once this server enforces it.
+func (a *Access) put(check func() error, k string, v []byte) error {
+	if check != nil {
+		a.mu.Lock()
+		err := check()
+		a.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	if err := a.shared.Put(context.Background(), k, v); err != nil {
+		return fmt.Errorf("saving the access rules in the cluster: %w", err)
+	}
+	return nil
+}
+
+// Sync returns once this server enforces every change made so far on
+// any server of its cluster (at once on a single server).
+func (a *Access) Sync(ctx context.Context) error {
+	if a.shared == nil {
+		return nil
+	}
+	return a.shared.Sync(ctx)
+}
+
+// Shared reports whether the rules are a cluster's.
+func (a *Access) Shared() bool { return a.shared != nil }
 
 // change applies f and writes the rules; if the write fails the change
 // is undone, so what is enforced is always what is on disk.
