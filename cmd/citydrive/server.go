@@ -315,16 +315,30 @@ func startWeb(h *host.Host, access *webmap.Access, data, addr string, public boo
 	if w := h.World(); w != nil {
 		opt.Edited = w.EditedChunks
 	}
+	if n := h.Node(); n != nil { // every server's players on the map
+		fleet, err := n.WatchFleet()
+		if err != nil {
+			return nil, err
+		}
+		opt.Cluster = &webmap.Cluster{Fleet: fleet, Self: n.Slot()}
+		log.Info("web map shows the whole cluster", "this_server", cluster.ServerName(n.FirstPlayer()))
+	}
+	fail := func(err error) (*webmap.Server, error) {
+		if opt.Cluster != nil {
+			_ = opt.Cluster.Fleet.Close()
+		}
+		return nil, err
+	}
 	if public {
 		cert, _, err := transport.LoadOrCreateIdentity(data, log)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		opt.Cert = cert
 	}
 	web, err := webmap.Start(opt)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	log.Info("web map", "url", web.URL())
 	fmt.Fprintf(stdout, "web map: %s\n", web.URL())

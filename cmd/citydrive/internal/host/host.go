@@ -226,6 +226,7 @@ func (h *Host) MetricsAddr() net.Addr {
 // Server and World expose the parts (stats, tests); World is nil in a
 // cluster.
 func (h *Host) Server() *netsync.Server        { return h.srv }
+func (h *Host) Node() *cluster.Node            { return h.node }
 func (h *Host) World() *authority.World        { return h.world }
 func (h *Host) Registry() *prometheus.Registry { return h.reg }
 

@@ -80,13 +80,19 @@ type playerJSON struct {
 	Speed    float64 `json:"speed"`
 	BytesIn  uint64  `json:"bytes_in"`
 	BytesOut uint64  `json:"bytes_out"`
-	Seconds  float64 `json:"seconds"` // connected for
-	Server   string  `json:"server"`
+	Seconds  float64 `json:"seconds"`          // connected for
+	Server   string  `json:"server"`           // "this", or in a cluster its server ("s3")
+	Remote   bool    `json:"remote,omitempty"` // on another server of the cluster: id, car and server only
 }
 
-func toJSON(p netsync.PlayerInfo, now time.Time) playerJSON {
-	return playerJSON{ID: p.ID, Key: FormatKey(p.Key), Name: p.Name, X: p.X, Z: p.Z, Speed: p.Speed,
-		BytesIn: p.BytesIn, BytesOut: p.BytesOut, Seconds: now.Sub(p.Joined).Seconds(), Server: "this"}
+func (s *Server) toJSON(p netsync.PlayerInfo, now time.Time) playerJSON {
+	j := playerJSON{ID: p.ID, Name: p.Name, X: p.X, Z: p.Z, Speed: p.Speed,
+		BytesIn: p.BytesIn, BytesOut: p.BytesOut, Seconds: now.Sub(p.Joined).Seconds()}
+	j.Server, j.Remote = s.opt.server(p.ID)
+	if !j.Remote {
+		j.Key = FormatKey(p.Key)
+	}
+	return j
 }
 
 // players lists the connected players; with keys only for the admin.
@@ -101,7 +107,7 @@ func (s *Server) players(keys bool) http.HandlerFunc {
 		}
 		out := make([]playerJSON, 0, len(snap.Players))
 		for _, p := range snap.Players {
-			j := toJSON(p, snap.At)
+			j := s.toJSON(p, snap.At)
 			if !keys {
 				j.Key = ""
 			}
@@ -148,9 +154,14 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, t target) (uint
 		return 0, false
 	}
 	for _, p := range snap.Players {
-		if p.ID == t.ID {
-			return p.Key, true
+		if p.ID != t.ID {
+			continue
 		}
+		if name, remote := s.opt.server(p.ID); remote {
+			httpError(w, http.StatusConflict, fmt.Sprintf("player %d is on server %s: kick them there (a ban by key holds on every server)", t.ID, name))
+			return 0, false
+		}
+		return p.Key, true
 	}
 	httpError(w, http.StatusNotFound, fmt.Sprintf("no player %d is connected", t.ID))
 	return 0, false

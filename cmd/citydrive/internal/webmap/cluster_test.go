@@ -1,13 +1,20 @@
 package webmap_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"citydrive/cmd/citydrive/internal/bots"
 	"citydrive/cmd/citydrive/internal/host"
 	"citydrive/cmd/citydrive/internal/webmap"
 	"citydrive/netsync"
@@ -83,4 +90,115 @@ func TestClusterBanHoldsOnEveryServer(t *testing.T) {
 	c, err = join(t, d, 42, "")
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
+}
+
+// streamedPlayer is one entry of the stream's players event.
+type streamedPlayer struct {
+	ID     uint32 `json:"id"`
+	Name   string `json:"name"`
+	Server string `json:"server"`
+	Remote bool   `json:"remote"`
+}
+
+// awaitPlayers reads url's stream until a players event satisfies ok, and
+// returns it; it fails the test at ctx's end.
+func awaitPlayers(t *testing.T, ctx context.Context, url string, ok func([]streamedPlayer) bool) []streamedPlayer {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	r := bufio.NewReader(res.Body)
+	var last []streamedPlayer
+	for event := ""; ; {
+		line, err := r.ReadString('\n')
+		require.NoError(t, err, "the stream ended; last players: %+v", last)
+		if name, found := strings.CutPrefix(line, "event: "); found {
+			event = strings.TrimSpace(name)
+			continue
+		}
+		data, found := strings.CutPrefix(line, "data: ")
+		if !found || event != "players" {
+			continue
+		}
+		last = nil
+		require.NoError(t, json.Unmarshal([]byte(data), &last))
+		if ok(last) {
+			return last
+		}
+	}
+}
+
+// In a cluster the map of server A shows every server's players, each
+// with its server: a bot on A and one on B are both on A's stream and in
+// A's /api/players, B's marked remote (its server's name, no key); A's
+// admin API sends a kick of B's player to B.
+func TestClusterMapShowsEveryServersPlayers(t *testing.T) {
+	nc := natstest.Start(t, 1)
+	tuning := netsync.DefaultServerConfig().Tuning
+	tuning.SpawnRadius = 0 // the bots start where bots.Run puts them
+	tune := func(o *host.Options) { o.Tuning = tuning }
+	a, accessA := clusterRig(t, nc, tune)
+	b, _ := clusterRig(t, nc, tune)
+	nameA, nameB := cluster.ServerName(a.Node().FirstPlayer()), cluster.ServerName(b.Node().FirstPlayer())
+	require.NotEqual(t, nameA, nameB)
+	fleet, err := a.Node().WatchFleet()
+	require.NoError(t, err)
+	web, err := webmap.Start(webmap.Options{Addr: "127.0.0.1:0", Seed: testSeed, Source: a.Server(), Access: accessA,
+		Token: "test-token-0123456789", Ready: a.Ready, Interval: 100 * time.Millisecond,
+		Assets: os.DirFS("static"), Logger: quiet(), Cluster: &webmap.Cluster{Fleet: fleet, Self: a.Node().Slot()}})
+	require.NoError(t, err)
+	defer web.Close()
+
+	// Bot 0 joins A, bot 1 joins B (bot i: server i mod n).
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() {
+		_, err := bots.Run(ctx, bots.Options{Addr: a.DialAddr() + "," + b.DialAddr(),
+			Fingerprint: a.Fingerprint() + "," + b.Fingerprint(), Seed: testSeed, N: 2, Duration: time.Minute,
+			Radius: 1, Spread: 1, EditEvery: -1, Logger: quiet()})
+		ran <- err
+	}()
+	defer func() { cancel(); require.NoError(t, <-ran) }()
+
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	both := func(ps []streamedPlayer) bool {
+		servers := map[string]bool{}
+		for _, p := range ps {
+			servers[p.Server] = true
+		}
+		return servers[nameA] && servers[nameB]
+	}
+	ps := awaitPlayers(t, wctx, web.URL()+"api/stream", both)
+	require.Len(t, ps, 2, "%+v", ps)
+	for _, p := range ps {
+		assert.Equal(t, p.Server != nameA, p.Remote, "%+v", p)
+	}
+
+	code, body := get(t, web.URL()+"api/players")
+	require.Equal(t, 200, code, body)
+	var listed []struct {
+		ID     uint32 `json:"id"`
+		Name   string `json:"name"`
+		Server string `json:"server"`
+		Remote bool   `json:"remote"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &listed))
+	require.Len(t, listed, 2, body)
+	byServer := map[string]uint32{}
+	for _, p := range listed {
+		byServer[p.Server] = p.ID
+	}
+	require.Contains(t, byServer, nameA, body)
+	require.Contains(t, byServer, nameB, body)
+	assert.Equal(t, a.Node().Slot(), cluster.ServerSlot(byServer[nameA]))
+	assert.Equal(t, b.Node().Slot(), cluster.ServerSlot(byServer[nameB]))
+	assert.Contains(t, body, `"name":"bot-0"`, "A's own player has its name")
+
+	// A kick by id of B's player is B's to do.
+	code, body = post(t, web.URL()+"api/admin/kick", "test-token-0123456789", fmt.Sprintf(`{"id":%d}`, byServer[nameB]))
+	assert.Equal(t, http.StatusConflict, code)
+	assert.Contains(t, body, "is on server "+nameB)
 }

@@ -50,6 +50,7 @@ type hub struct {
 	src      Source
 	interval time.Duration
 	log      *slog.Logger
+	server   func(id uint32) (name string, remote bool) // Options.server
 
 	mu      sync.Mutex
 	viewers map[*viewer]struct{}
@@ -69,6 +70,7 @@ type viewer struct {
 
 func newHub(ctx context.Context, src Source, interval time.Duration, log *slog.Logger) *hub {
 	return &hub{ctx: ctx, src: src, interval: interval, log: log, viewers: map[*viewer]struct{}{},
+		server:    func(uint32) (string, bool) { return "this", false },
 		prevBytes: map[uint32][2]uint64{}}
 }
 
@@ -145,7 +147,7 @@ func (h *hub) run() {
 			if !watched {
 				continue
 			}
-			names := playerNames(snap.Players)
+			names := playerNames(snap.Players, h.server)
 			if names != h.names || now.Sub(lastKey) >= keyframeEvery {
 				h.names, lastKey = names, now
 				h.publish(sseEvent("players", names))
@@ -167,12 +169,16 @@ func (h *hub) run() {
 // rates since the last one.
 func (h *hub) stats(snap netsync.Snapshot) sample {
 	st := sample{T: snap.At.UnixMilli(), Hz: snap.Tick.Hz, Nominal: snap.Tick.NominalHz,
-		P99: float64(snap.Tick.P99.Microseconds()) / 1000, Players: len(snap.Players), Viewers: h.count()}
+		P99: float64(snap.Tick.P99.Microseconds()) / 1000, Viewers: h.count()}
 	dt := snap.At.Sub(h.prevAt).Seconds()
 	var in, out float64
 	n := 0
 	next := make(map[uint32][2]uint64, len(snap.Players))
 	for _, p := range snap.Players {
+		if _, remote := h.server(p.ID); remote {
+			continue // the panel is this server's: its players, its bytes
+		}
+		st.Players++
 		next[p.ID] = [2]uint64{p.BytesIn, p.BytesOut}
 		if prev, ok := h.prevBytes[p.ID]; ok && dt > 0 {
 			in += float64(p.BytesIn-prev[0]) / dt
@@ -190,16 +196,20 @@ func (h *hub) stats(snap netsync.Snapshot) sample {
 	return st
 }
 
-func playerNames(ps []netsync.PlayerInfo) string {
+func playerNames(ps []netsync.PlayerInfo, server func(uint32) (string, bool)) string {
 	// Keys are not streamed (they are for the admin: /api/players has
 	// them); the admin calls take a player's id.
 	type entry struct {
-		ID   uint32 `json:"id"`
-		Name string `json:"name"`
+		ID     uint32 `json:"id"`
+		Name   string `json:"name"`
+		Server string `json:"server"`
+		Remote bool   `json:"remote,omitempty"`
 	}
 	out := make([]entry, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, entry{ID: p.ID, Name: p.Name})
+		e := entry{ID: p.ID, Name: p.Name}
+		e.Server, e.Remote = server(p.ID)
+		out = append(out, e)
 	}
 	b, _ := json.Marshal(out)
 	return string(b)

@@ -21,14 +21,17 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"citydrive/netsync"
+	"citydrive/netsync/cluster"
 	"citydrive/netsync/wire"
 	"citydrive/voxel"
 )
@@ -67,6 +70,56 @@ type Options struct {
 	// Interval is how often cars are streamed (defaults to 500 ms).
 	Interval time.Duration
 	Logger   *slog.Logger
+	// Cluster, in a cluster, puts every server's players on the map, each
+	// with its server (nil: a single server's players). Close closes its
+	// Fleet.
+	Cluster *Cluster
+}
+
+// Cluster is the rest of a cluster as the map sees it.
+type Cluster struct {
+	Fleet *cluster.Fleet // every other server's cars
+	Self  uint32         // this server's slot (cluster.Node.Slot)
+}
+
+// fleetSource is a cluster server's Source with the other servers' players
+// in its snapshots: id, car and server only (their names, keys and bytes
+// are their servers'; kick and ban them there, or ban here: a ban holds
+// on every server).
+type fleetSource struct {
+	Source
+	c *Cluster
+}
+
+func (f fleetSource) Snapshot(ctx context.Context, since uint64) (netsync.Snapshot, error) {
+	snap, err := f.Source.Snapshot(ctx, since)
+	if err != nil {
+		return snap, err
+	}
+	local := make(map[uint32]bool, len(snap.Players))
+	for _, p := range snap.Players {
+		local[p.ID] = true
+	}
+	for _, c := range f.c.Fleet.Cars(nil) {
+		if local[c.Player] || cluster.ServerSlot(c.Player) == f.c.Self {
+			continue // this server's own (a relay of one that left, say)
+		}
+		p := netsync.PlayerInfo{ID: c.Player, HasCar: true, Joined: snap.At,
+			Heading: float64(c.Heading) / 65536 * 2 * math.Pi, Speed: float64(c.Speed) / 100}
+		p.X, p.Y, p.Z = c.Position()
+		snap.Players = append(snap.Players, p)
+	}
+	sort.Slice(snap.Players, func(i, j int) bool { return snap.Players[i].ID < snap.Players[j].ID })
+	return snap, nil
+}
+
+// server is the name of the server player id is on ("this" outside a
+// cluster) and whether it is another server.
+func (o *Options) server(id uint32) (name string, remote bool) {
+	if o.Cluster == nil {
+		return "this", false
+	}
+	return cluster.ServerName(id), cluster.ServerSlot(id) != o.Cluster.Self
 }
 
 // Server is the running web front end.
@@ -145,9 +198,17 @@ func Start(opt Options) (*Server, error) {
 	if opt.Public {
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{opt.Cert}, MinVersion: tls.VersionTLS13})
 	}
+	if opt.Cluster != nil {
+		if opt.Cluster.Fleet == nil {
+			_ = ln.Close()
+			return nil, errors.New("webmap: Options.Cluster needs its Fleet")
+		}
+		opt.Source = fleetSource{Source: opt.Source, c: opt.Cluster}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opt: opt, log: opt.Logger, ln: ln, limit: newFailLimiter(), ctx: ctx, cancel: cancel}
 	s.hub = newHub(ctx, opt.Source, opt.Interval, opt.Logger)
+	s.hub.server = s.opt.server
 	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	s.wg.Go(func() { s.hub.run() })
 	s.wg.Go(func() {
@@ -180,6 +241,9 @@ func (s *Server) Close() error {
 		err = s.http.Close()
 	}
 	s.wg.Wait()
+	if s.opt.Cluster != nil {
+		_ = s.opt.Cluster.Fleet.Close() // a second Close: already closed
+	}
 	return err
 }
 

@@ -162,7 +162,9 @@ function drawCars(now) {
     ctx.lineWidth = 2; ctx.strokeStyle = "#fff"; ctx.stroke();
     ctx.beginPath(); ctx.moveTo(sx, sy); ctx.lineTo(sx + Math.cos(c.cur.h) * 12, sy + Math.sin(c.cur.h) * 12); ctx.stroke();
     const n = state.names.get(c.id);
-    const label = `${n && n.name ? n.name : "#" + c.id} ${(Math.abs(c.cur.s) * 3.6).toFixed(0)} km/h`;
+    const who = n && n.name ? n.name : "#" + c.id;
+    const where = n && n.server && n.server !== "this" ? ` @${n.server}` : ""; // a cluster: the player's server
+    const label = `${who}${where} ${(Math.abs(c.cur.s) * 3.6).toFixed(0)} km/h`;
     ctx.font = "11px system-ui"; ctx.fillStyle = "#000b"; ctx.fillRect(sx + 9, sy - 16, ctx.measureText(label).width + 6, 14);
     ctx.fillStyle = "#fff"; ctx.fillText(label, sx + 12, sy - 5);
   }
@@ -294,10 +296,11 @@ function renderPlayers() {
     li.dataset.id = p.id;
     const name = document.createElement("span");
     name.className = "name";
-    name.textContent = `#${p.id} ${p.name || ""}`;
-    name.title = `player ${p.id}`;
+    const where = p.server && p.server !== "this" ? ` @${p.server}` : "";
+    name.textContent = `#${p.id} ${p.name || ""}${where}`;
+    name.title = p.remote ? `player ${p.id}, on server ${p.server} (kick them on its map)` : `player ${p.id}`;
     li.append(name);
-    if (state.token) for (const act of ["kick", "ban"]) {
+    if (state.token && !p.remote) for (const act of ["kick", "ban"]) {
       const b = document.createElement("button");
       b.textContent = act; b.dataset.act = act;
       b.onclick = ev => { ev.stopPropagation(); admin(act, { id: p.id }); };
