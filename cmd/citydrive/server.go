@@ -187,6 +187,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return alreadyRunning(err, *data)
 	}
+	access.KickBanned(h.Server(), log) // in a cluster: a ban made on another server
 	if *webAddr != "" {
 		web, err := startWeb(h, access, *data, *webAddr, *webPublic, *adminToken, *seed, stop, stdout, log)
 		if err != nil {

@@ -62,6 +62,7 @@ type Access struct {
 	allow map[uint64]bool
 	pass  [32]byte // SHA-256 of the password
 	hasPw bool
+	onBan func(key uint64, reason string) // shared rules: a new ban taken in
 }
 
 // OpenAccess loads the rules from dir (none yet: everyone may join).
@@ -301,30 +302,43 @@ func OpenSharedAccess(shared *cluster.Rules, log *slog.Logger) *Access {
 // enforced; one that does not parse is logged and ignored.
 func (a *Access) apply(k string, v []byte) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	kick := a.applyLocked(k, v)
+	a.mu.Unlock()
+	if kick != nil { // outside a.mu: the kick takes the server's locks
+		kick()
+	}
+}
+
+// applyLocked is apply under a.mu; it returns the kick a new ban calls
+// for (nil: none).
+func (a *Access) applyLocked(k string, v []byte) (kick func()) {
 	bad := func(err error) { a.log.Warn("a shared access rule does not parse; ignored", "rule", k, "err", err) }
 	switch {
 	case strings.HasPrefix(k, banRule):
 		key, err := ParseKey(k[len(banRule):])
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		if v == nil {
 			delete(a.bans, key)
-			return
+			return nil
 		}
 		var ban Ban
 		if err := json.Unmarshal(v, &ban); err != nil {
 			bad(err)
-			return
+			return nil
 		}
+		_, had := a.bans[key]
 		a.bans[key] = ban
+		if f := a.onBan; f != nil && !had {
+			return func() { f(key, ban.Reason) }
+		}
 	case strings.HasPrefix(k, allowRule):
 		key, err := ParseKey(k[len(allowRule):])
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		if v == nil {
 			delete(a.allow, key)
@@ -336,17 +350,43 @@ func (a *Access) apply(k string, v []byte) {
 	case k == passwordRule:
 		if v == nil {
 			a.hasPw, a.pass = false, [32]byte{}
-			return
+			return nil
 		}
 		h, err := hex.DecodeString(string(v))
 		if err != nil || len(h) != len(a.pass) {
 			bad(errors.New("not 64 hex digits"))
-			return
+			return nil
 		}
 		copy(a.pass[:], h)
 		a.hasPw = true
 	default:
 		bad(errors.New("unknown rule"))
+	}
+	return nil
+}
+
+// Kicker is what KickBanned kicks with (*netsync.Server).
+type Kicker interface {
+	Kick(key uint64, reason string) int
+}
+
+// KickBanned makes a cluster server kick its players whose key another
+// server bans (the server that bans kicks its own), as the ban reaches
+// it. On a single server it does nothing: its bans are its own.
+func (a *Access) KickBanned(k Kicker, log *slog.Logger) {
+	if a.shared == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.onBan = func(key uint64, reason string) {
+		msg := "banned by the server's operator"
+		if reason != "" {
+			msg += ": " + reason
+		}
+		if n := k.Kick(key, msg); n > 0 && log != nil {
+			log.Info("kicked a player another server of the cluster banned", "key", FormatKey(key), "kicked", n, "reason", reason)
+		}
 	}
 }
 

@@ -44,7 +44,8 @@ func clusterRig(t *testing.T, nc *natstest.Cluster, mod func(*host.Options)) (*h
 }
 
 // In a cluster the bans and the allow-list are the cluster's: a key
-// banned on server A (through A's admin API) is refused joining server B,
+// banned on server A (through A's admin API) is kicked off server B and
+// refused joining it,
 // and by a server started after both are gone; lifted on B, A lets it in.
 func TestClusterBanHoldsOnEveryServer(t *testing.T) {
 	nc := natstest.Start(t, 1)
@@ -54,15 +55,18 @@ func TestClusterBanHoldsOnEveryServer(t *testing.T) {
 	web := mapRig(t, a, accessA, func() {})
 	defer web.Close()
 
+	accessB.KickBanned(b.Server(), quiet())
 	c, err := join(t, b, 42, "")
 	require.NoError(t, err)
-	require.NoError(t, c.Close())
 	code, body := post(t, web.URL()+"api/admin/ban", "test-token-0123456789", `{"key":"000000000000002a","reason":"griefing"}`)
 	require.Equal(t, 200, code, body)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	require.NoError(t, accessB.Sync(ctx))
 	assert.True(t, accessB.Banned(42))
+	<-c.Done() // B kicked the key connected to it when A's ban reached it
+	assert.ErrorIs(t, c.Err(), netsync.ErrKicked)
+	assert.ErrorContains(t, c.Err(), "griefing")
 	_, err = join(t, b, 42, "")
 	assert.Equal(t, "you are banned from this server: griefing", refusal(t, err))
 
