@@ -1,8 +1,11 @@
 package cluster
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
@@ -15,7 +18,8 @@ import (
 // decode, and keeps at most maxFleet players.
 func TestFleetKeepsTheNewestCarsWithinBounds(t *testing.T) {
 	now := time.Unix(1000, 0)
-	f := &Fleet{ttl: fleetTTL, now: func() time.Time { return now }, cars: map[uint32]remoteCar{}}
+	f := &Fleet{prefix: "citydrive.1", ttl: fleetTTL, now: func() time.Time { return now },
+		cars: map[uint32]remoteCar{}, rosters: map[uint32]roster{}}
 	msg := func(cs ...wire.CarSnapshot) *nats.Msg {
 		b, err := wire.AppendCarDatagram(nil, cs)
 		require.NoError(t, err)
@@ -37,8 +41,20 @@ func TestFleetKeepsTheNewestCarsWithinBounds(t *testing.T) {
 	assert.Equal(t, uint32(1), ServerSlot(a))
 	assert.Equal(t, "s2", ServerName(b))
 
-	now = now.Add(fleetTTL + time.Millisecond)
+	// A roster names its own slot's players only; garbage is dropped.
+	f.receivedRoster(&nats.Msg{Subject: "citydrive.1.roster.2", Data: []byte(`{"id":`)})
+	long := strings.Repeat("é", wire.MaxNameLen) // 2 bytes a rune: cut, and mended
+	f.receivedRoster(&nats.Msg{Subject: "citydrive.1.roster.2",
+		Data: fmt.Appendf(nil, `[{"id":%d,"name":"bot-9"},{"id":%d,"name":"impostor"},{"id":%d,"name":"%s"}]`, b, a, b+1, long)})
+	f.receivedRoster(&nats.Msg{Subject: "citydrive.1.roster.x", Data: []byte(`[]`)})
+	assert.Equal(t, "bot-9", f.Name(b))
+	assert.Empty(t, f.Name(a), "slot 2's roster does not name slot 1's players")
+	assert.LessOrEqual(t, len(f.Name(b+1)), wire.MaxNameLen)
+	assert.True(t, utf8.ValidString(f.Name(b+1)))
+
+	now = now.Add(rosterTTL + time.Millisecond)
 	assert.Empty(t, f.Cars(nil), "gone after the TTL")
+	assert.Empty(t, f.Name(b), "a roster not heard again is forgotten")
 
 	for i := range maxFleet + 10 {
 		f.received(msg(wire.CarSnapshot{Player: uint32(i + 1), Seq: 1}))

@@ -84,11 +84,13 @@ type Host struct {
 	httpSrv *http.Server
 	httpLn  net.Listener
 
-	cancel    context.CancelFunc
-	runDone   chan struct{}
-	httpDone  chan struct{}
-	closeOnce sync.Once
-	closeErr  error
+	cancel   context.CancelFunc
+	runDone  chan struct{}
+	httpDone chan struct{}
+	// rosterDone: the cluster roster's publisher has stopped
+	rosterDone chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // Start opens the world in opt.DataDir, starts the server ticking and, if
@@ -191,6 +193,12 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 			log.Error("server stopped", "err", err)
 		}
 	}()
+	h.rosterDone = make(chan struct{})
+	if h.node != nil {
+		go h.publishRoster(runCtx)
+	} else {
+		close(h.rosterDone)
+	}
 	return h, nil
 }
 
@@ -250,6 +258,7 @@ func (h *Host) Close() error {
 		// Server.Close then waits for everything it started).
 		h.cancel()
 		<-h.runDone
+		<-h.rosterDone
 		err := h.srv.Close()
 		if h.httpSrv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -261,6 +270,34 @@ func (h *Host) Close() error {
 		h.closeErr = errors.Join(err, h.closeWorld())
 	})
 	return h.closeErr
+}
+
+// publishRoster tells the cluster its players' names every
+// cluster.RosterEvery until ctx ends (the other servers' maps show them).
+func (h *Host) publishRoster(ctx context.Context) {
+	defer close(h.rosterDone)
+	t := time.NewTicker(cluster.RosterEvery)
+	defer t.Stop()
+	var ps []cluster.RosterEntry
+	for {
+		sctx, cancel := context.WithTimeout(ctx, cluster.RosterEvery)
+		snap, err := h.srv.Snapshot(sctx, ^uint64(0)>>1) // no edits: players only
+		cancel()
+		if err == nil {
+			ps = ps[:0]
+			for _, p := range snap.Players {
+				ps = append(ps, cluster.RosterEntry{ID: p.ID, Name: p.Name})
+			}
+			if err := h.node.PublishRoster(ps); err != nil {
+				h.log.Debug("publishing the roster failed", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Ready says why the host should not be sent players now (nil: it

@@ -136,7 +136,8 @@ func awaitPlayers(t *testing.T, ctx context.Context, url string, ok func([]strea
 
 // In a cluster the map of server A shows every server's players, each
 // with its server: a bot on A and one on B are both on A's stream and in
-// A's /api/players, B's marked remote (its server's name, no key); A's
+// A's /api/players, B's marked remote (its server, the name B's roster
+// gives, no key); A's
 // admin API sends a kick of B's player to B.
 func TestClusterMapShowsEveryServersPlayers(t *testing.T) {
 	nc := natstest.Start(t, 1)
@@ -171,6 +172,9 @@ func TestClusterMapShowsEveryServersPlayers(t *testing.T) {
 	both := func(ps []streamedPlayer) bool {
 		servers := map[string]bool{}
 		for _, p := range ps {
+			if p.Name == "" {
+				return false // B's roster not in yet
+			}
 			servers[p.Server] = true
 		}
 		return servers[nameA] && servers[nameB]
@@ -200,6 +204,7 @@ func TestClusterMapShowsEveryServersPlayers(t *testing.T) {
 	assert.Equal(t, a.Node().Slot(), cluster.ServerSlot(byServer[nameA]))
 	assert.Equal(t, b.Node().Slot(), cluster.ServerSlot(byServer[nameB]))
 	assert.Contains(t, body, `"name":"bot-0"`, "A's own player has its name")
+	assert.Contains(t, body, `"name":"bot-1"`, "B's player has the name B's roster gives")
 
 	// A kick by id of B's player is B's to do.
 	code, body = post(t, web.URL()+"api/admin/kick", "test-token-0123456789", fmt.Sprintf(`{"id":%d}`, byServer[nameB]))

@@ -83,9 +83,9 @@ type Cluster struct {
 }
 
 // fleetSource is a cluster server's Source with the other servers' players
-// in its snapshots: id, car and server only (their names, keys and bytes
-// are their servers'; kick and ban them there, or ban here: a ban holds
-// on every server).
+// in its snapshots: id, car, server and the name its server's roster gives
+// (their keys and bytes are their servers'; kick them there, or ban
+// anywhere: a ban holds on every server).
 type fleetSource struct {
 	Source
 	c *Cluster
@@ -104,7 +104,7 @@ func (f fleetSource) Snapshot(ctx context.Context, since uint64) (netsync.Snapsh
 		if local[c.Player] || cluster.ServerSlot(c.Player) == f.c.Self {
 			continue // this server's own (a relay of one that left, say)
 		}
-		p := netsync.PlayerInfo{ID: c.Player, HasCar: true, Joined: snap.At,
+		p := netsync.PlayerInfo{ID: c.Player, Name: f.c.Fleet.Name(c.Player), HasCar: true, Joined: snap.At,
 			Heading: float64(c.Heading) / 65536 * 2 * math.Pi, Speed: float64(c.Speed) / 100}
 		p.X, p.Y, p.Z = c.Position()
 		snap.Players = append(snap.Players, p)
