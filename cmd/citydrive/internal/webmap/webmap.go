@@ -191,6 +191,10 @@ func Start(opt Options) (*Server, error) {
 		}
 		opt.Assets = sub
 	}
+	if _, err := fs.Stat(opt.Assets, "map.wasm"); err != nil {
+		// The page loads but draws no map: say so where the operator looks.
+		opt.Logger.Warn("the web map's WebAssembly module is not in this build, so the page draws no map: run go generate ./cmd/citydrive/internal/webmap, then go build")
+	}
 	ln, err := net.Listen("tcp", opt.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("web map on %s: %w", opt.Addr, err)
