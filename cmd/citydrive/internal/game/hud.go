@@ -111,7 +111,7 @@ func (s *Session) buildHUD(v *car.Car, others []remote.Pose) {
 	s.frame.HUD = s.hud[:0]
 	s.frame.Minimap = nil
 	s.frame.Player = nil
-	if s.photo.on { // the notice line alone, and not in the picture
+	if s.photo.on && !s.photo.overlay { // the notice line alone, and not in the picture
 		if !s.photo.shoot {
 			s.photoView.Notice = s.noticeLine()
 			s.frame.Player = &s.photoView

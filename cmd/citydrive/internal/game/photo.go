@@ -39,7 +39,7 @@ const (
 )
 
 // photoHint is the notice line on entering photo mode.
-const photoHint = "PHOTO MODE: WASD MOVE  E/Q UP/DOWN  DRAG OR IJKL LOOK  Z/X ZOOM  T/G TIME  F12 SAVE  F2 BACK"
+const photoHint = "PHOTO MODE: WASD MOVE  E/Q UP/DOWN  DRAG OR IJKL LOOK  Z/X ZOOM  T/G TIME  H HUD  F12 SAVE  F2 BACK"
 
 // photoInput is one frame of photo mode's controls, each in [-1, 1].
 type photoInput struct {
@@ -98,6 +98,8 @@ type photoMode struct {
 	mx, my     float64 // the cursor last frame
 	dragging   bool
 	shoot      bool // the picture is taken this frame: no overlay
+	// overlay: the drive's HUD is shown, and is in the picture (H)
+	overlay bool
 }
 
 // SetPhotoMode enters or leaves photo mode; entering puts the free
@@ -119,7 +121,7 @@ func (s *Session) SetPhotoMode(on bool) {
 	s.photo.yaw = math.Atan2(f.X(), -f.Z())
 	s.photo.pitch = math.Asin(math.Max(-1, math.Min(1, f.Y())))
 	s.photo.fov = scene.DefaultFovY
-	s.photo.dragging = false
+	s.photo.dragging, s.photo.overlay = false, false
 	s.notices.sayFor(photoHint, 2*noticeSeconds)
 }
 
@@ -153,6 +155,9 @@ func (s *Session) photoFrame(in Controls, dt float64) {
 		return
 	}
 	p := &s.photo
+	if in.ToggleHUD {
+		p.overlay = !p.overlay
+	}
 	c := in.Photo
 	p.yaw += c.Yaw * photoLook * dt
 	p.pitch += c.Pitch * photoLook * dt

@@ -102,6 +102,18 @@ func TestPhotoMode(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "citydrive-*.png"))
 	assert.Len(t, files, 1)
 
+	// H turns the overlay on: the drive's HUD shows, and is in the picture.
+	frame(input.KeyH)
+	require.NotNil(t, s.frame.Player)
+	assert.NotEmpty(t, s.frame.Player.Speed, "the HUD shows in photo mode")
+	frame(input.KeyF12)
+	frame()
+	require.Len(t, d.shots, 2)
+	require.NotNil(t, d.shots[1], "the overlay is in the picture")
+	assert.NotEmpty(t, d.shots[1].Speed)
+	frame(input.KeyH)
+	assert.Empty(t, s.frame.Player.Speed, "H again: the notice line alone")
+
 	frame(input.KeyEscape)
 	assert.False(t, s.PhotoMode())
 	assert.False(t, s.Paused(), "Esc leaves photo mode; it does not pause")
