@@ -118,6 +118,11 @@ func (a *adminState) p99() (time.Duration, int) {
 // on runs f on the tick goroutine between two ticks and waits for it; it
 // is how the admin calls read and change tick state without a lock.
 func (s *Server) on(ctx context.Context, f func()) error {
+	if s.ctx.Err() != nil {
+		// Closed: a select would pick at random between the closed
+		// context and a tick goroutine still taking requests.
+		return ErrNotRunning
+	}
 	done := make(chan struct{})
 	select {
 	case s.requests <- func() { f(); close(done) }:
