@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"math"
 
+	"citydrive/cmd/citydrive/internal/raster"
 	"citydrive/roadgraph"
 	"citydrive/roadgraph/world"
 	"citydrive/walker"
@@ -154,30 +155,12 @@ func (s Scene) drawGround(img *image.RGBA) {
 	}
 }
 
-// capsule fills every pixel within r metres of the segment a-b.
+// capsule fills every pixel within r metres of the segment a-b
+// (raster.Capsule: the web map's tiles fill the same ones).
 func (s Scene) capsule(img *image.RGBA, a, b world.Vec2, r float64, c color.RGBA) {
-	rp := math.Max(0.8, r/s.Scale)
 	ax, ay := s.toPixel(a)
 	bx, by := s.toPixel(b)
-	x0, x1 := int(math.Floor(math.Min(ax, bx)-rp)), int(math.Ceil(math.Max(ax, bx)+rp))
-	y0, y1 := int(math.Floor(math.Min(ay, by)-rp)), int(math.Ceil(math.Max(ay, by)+rp))
-	x0, y0 = max(x0, 0), max(y0, 0)
-	x1, y1 = min(x1, s.Size-1), min(y1, s.Size-1)
-	dx, dy := bx-ax, by-ay
-	l2 := dx*dx + dy*dy
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			px, py := float64(x)+0.5-ax, float64(y)+0.5-ay
-			t := 0.0
-			if l2 > 0 {
-				t = math.Max(0, math.Min(1, (px*dx+py*dy)/l2))
-			}
-			ex, ey := px-t*dx, py-t*dy
-			if ex*ex+ey*ey <= rp*rp {
-				img.SetRGBA(x, y, c)
-			}
-		}
-	}
+	raster.Capsule(ax, ay, bx, by, r/s.Scale, s.Size, func(x, y int) { img.SetRGBA(x, y, c) })
 }
 
 func (s Scene) disc(img *image.RGBA, p world.Vec2, r float64, c color.RGBA) {

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"citydrive/buildworkers/citygen"
+	"citydrive/cmd/citydrive/internal/raster"
 	"citydrive/roadgraph/world"
 )
 
@@ -145,7 +146,9 @@ func (c *canvas) cells() (i0, i1, j0, j1 int32) {
 	return lo.I - 4, hi.I + 1, lo.J - 1, hi.J + 1
 }
 
-func (r *Renderer) lots(c *canvas) {
+// eachEdge calls fn for every lattice edge that may show on c, once
+// each (from its A end), with its nodes (reused: valid during the call).
+func (r *Renderer) eachEdge(c *canvas, fn func(e world.EdgeSpec, nodes []world.Vec2)) {
 	i0, i1, j0, j1 := c.cells()
 	for i := i0; i <= i1; i++ {
 		for j := j0; j <= j1; j++ {
@@ -156,78 +159,53 @@ func (r *Renderer) lots(c *canvas) {
 					continue
 				}
 				r.node = r.lat.EdgeNodes(e, r.node[:0])
-				for _, side := range [2]float64{1, -1} {
-					citygen.FarLots(r.w, e, r.node, side, func(l citygen.FarLot) {
-						switch l.Kind {
-						case citygen.FarBuilding:
-							col := building
-							if l.Floors >= 12 {
-								col = downtownB
-							}
-							c.quad(l.Footprint(), col)
-						case citygen.FarPark:
-							c.quad(l.Band(), park)
-						case citygen.FarField:
-							c.quad(l.Band(), field)
-						}
-					})
-				}
+				fn(e, r.node)
 			}
 		}
 	}
+}
+
+func (r *Renderer) lots(c *canvas) {
+	r.eachEdge(c, func(e world.EdgeSpec, nodes []world.Vec2) {
+		for _, side := range [2]float64{1, -1} {
+			citygen.FarLots(r.w, e, nodes, side, func(l citygen.FarLot) {
+				switch l.Kind {
+				case citygen.FarBuilding:
+					col := building
+					if l.Floors >= 12 {
+						col = downtownB
+					}
+					c.quad(l.Footprint(), col)
+				case citygen.FarPark:
+					c.quad(l.Band(), park)
+				case citygen.FarField:
+					c.quad(l.Band(), field)
+				}
+			})
+		}
+	})
 }
 
 func (r *Renderer) roads(c *canvas) {
-	i0, i1, j0, j1 := c.cells()
 	for pass := range 2 { // a lighter kerb first, the carriageway over it
-		for i := i0; i <= i1; i++ {
-			for j := j0; j <= j1; j++ {
-				cell := world.Cell{I: i, J: j}
-				r.spec = r.lat.Arms(cell, r.spec[:0])
-				for _, e := range r.spec {
-					if e.A != cell {
-						continue
-					}
-					r.node = r.lat.EdgeNodes(e, r.node[:0])
-					hw, col := e.HalfWidth(), Road
-					if pass == 0 {
-						hw, col = hw+1.2, roadEdge
-					}
-					for k := 0; k+1 < len(r.node); k++ {
-						c.capsule(r.node[k], r.node[k+1], hw, col)
-					}
-				}
+		r.eachEdge(c, func(e world.EdgeSpec, nodes []world.Vec2) {
+			hw, col := e.HalfWidth(), Road
+			if pass == 0 {
+				hw, col = hw+1.2, roadEdge
 			}
-		}
+			for k := 0; k+1 < len(nodes); k++ {
+				c.capsule(nodes[k], nodes[k+1], hw, col)
+			}
+		})
 	}
 }
 
-// capsule fills every pixel within rm metres of the segment a-b (mapimg's
-// rule, so the roads cover the same pixels).
+// capsule fills every pixel within rm metres of the segment a-b, by
+// mapimg's rule (raster.Capsule), so the roads cover the same pixels.
 func (c *canvas) capsule(a, b world.Vec2, rm float64, col [3]uint8) {
-	size := c.s.Size
-	rp := math.Max(0.8, rm/c.s.Scale)
 	ax, ay := c.toPixel(a)
 	bx, by := c.toPixel(b)
-	x0, x1 := int(math.Floor(math.Min(ax, bx)-rp)), int(math.Ceil(math.Max(ax, bx)+rp))
-	y0, y1 := int(math.Floor(math.Min(ay, by)-rp)), int(math.Ceil(math.Max(ay, by)+rp))
-	x0, y0 = max(x0, 0), max(y0, 0)
-	x1, y1 = min(x1, size-1), min(y1, size-1)
-	dx, dy := bx-ax, by-ay
-	l2 := dx*dx + dy*dy
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			px, py := float64(x)+0.5-ax, float64(y)+0.5-ay
-			t := 0.0
-			if l2 > 0 {
-				t = math.Max(0, math.Min(1, (px*dx+py*dy)/l2))
-			}
-			ex, ey := px-t*dx, py-t*dy
-			if ex*ex+ey*ey <= rp*rp {
-				c.set(x, y, col)
-			}
-		}
-	}
+	raster.Capsule(ax, ay, bx, by, rm/c.s.Scale, c.s.Size, func(x, y int) { c.set(x, y, col) })
 }
 
 // quad fills the convex quadrilateral q.
