@@ -380,14 +380,20 @@ func (a *Access) KickBanned(k Kicker, log *slog.Logger) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.onBan = func(key uint64, reason string) {
-		msg := "banned by the server's operator"
-		if reason != "" {
-			msg += ": " + reason
-		}
-		if n := k.Kick(key, msg); n > 0 && log != nil {
+		if n := k.Kick(key, removedWhy("banned", reason)); n > 0 && log != nil {
 			log.Info("kicked a player another server of the cluster banned", "key", FormatKey(key), "kicked", n, "reason", reason)
 		}
 	}
+}
+
+// removedWhy is what a player removed by the operator (done: kicked,
+// banned) is told, with the operator's reason when there is one.
+func removedWhy(done, reason string) string {
+	msg := done + " by the server's operator"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return msg
 }
 
 // put writes one shared rule, if check (under the lock; nil: none) lets

@@ -167,30 +167,32 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, t target) (uint
 	return 0, false
 }
 
-func (s *Server) kick(w http.ResponseWriter, r *http.Request) {
+// targeted decodes the request's target and finds its player key.
+func (s *Server) targeted(w http.ResponseWriter, r *http.Request) (target, uint64, bool) {
 	var t target
 	if !decode(w, r, &t) {
-		return
+		return t, 0, false
 	}
 	key, ok := s.resolve(w, r, t)
-	if !ok {
-		return
-	}
-	reason := "kicked by the server's operator"
-	if t.Reason != "" {
-		reason += ": " + t.Reason
-	}
-	n := s.opt.Source.Kick(key, reason)
-	s.log.Info("admin: kick", "key", FormatKey(key), "connections", n, "reason", t.Reason)
+	return t, key, ok
+}
+
+// remove disconnects key's players, telling them they were done (kicked,
+// banned) by the operator and why, and answers with how many.
+func (s *Server) remove(w http.ResponseWriter, key uint64, t target, done string) {
+	n := s.opt.Source.Kick(key, removedWhy(done, t.Reason))
+	s.log.Info("admin: "+done, "key", FormatKey(key), "kicked", n, "reason", t.Reason)
 	writeJSON(w, map[string]any{"key": FormatKey(key), "kicked": n})
 }
 
-func (s *Server) ban(w http.ResponseWriter, r *http.Request) {
-	var t target
-	if !decode(w, r, &t) {
-		return
+func (s *Server) kick(w http.ResponseWriter, r *http.Request) {
+	if t, key, ok := s.targeted(w, r); ok {
+		s.remove(w, key, t, "kicked")
 	}
-	key, ok := s.resolve(w, r, t)
+}
+
+func (s *Server) ban(w http.ResponseWriter, r *http.Request) {
+	t, key, ok := s.targeted(w, r)
 	if !ok {
 		return
 	}
@@ -198,21 +200,11 @@ func (s *Server) ban(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	reason := "banned by the server's operator"
-	if t.Reason != "" {
-		reason += ": " + t.Reason
-	}
-	n := s.opt.Source.Kick(key, reason)
-	s.log.Info("admin: ban", "key", FormatKey(key), "kicked", n, "reason", t.Reason)
-	writeJSON(w, map[string]any{"key": FormatKey(key), "kicked": n})
+	s.remove(w, key, t, "banned")
 }
 
 func (s *Server) unban(w http.ResponseWriter, r *http.Request) {
-	var t target
-	if !decode(w, r, &t) {
-		return
-	}
-	key, ok := s.resolve(w, r, t)
+	_, key, ok := s.targeted(w, r)
 	if !ok {
 		return
 	}
