@@ -22,6 +22,7 @@ echo "== go test -race (under Xvfb)"
 xvfb-run -a -s "-screen 0 1280x720x24" go test -race -count=1 -timeout 30m ./...
 echo "== soak: 2 simulated minutes of the real game loop, and the replay of a soak's contact (without the race detector, which makes them minutes long)"
 go test -count=1 ./cmd/citydrive/internal/soak
+go test -count=1 -run '^TestSweepEndToEnd$' ./cmd/citydrive # built without -race only: its children are the test binary
 echo "== sweep: 64 seeds × 1 simulated minute at night and at rush hour, each drive checked against the rules (citydrive sweep -h; a drive from rest may wait out its first red lights: 0.3 km a minute)"
 go build -o out/citydrive ./cmd/citydrive
 rm -rf out/sweep-failures
