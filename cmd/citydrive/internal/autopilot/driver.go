@@ -54,7 +54,8 @@ type Driver struct {
 	// its centre points, directions and lane offsets, scratch
 	cen, dir []world.Vec2
 	off, tmp []float64
-	here     int // index in ahead nearest the car
+	relaxed  []float64 // relaxLine's scratch
+	here     int       // index in ahead nearest the car
 	// avoidance scratch (avoid.go)
 	obst        []slots.Obstacle
 	shift, fade []float64
@@ -186,15 +187,7 @@ func (d *Driver) Drive(c *car.Car, env car.Env, dt float64) car.Input {
 
 // curvature is the signed curvature of the smoothed path at index k
 // (+: turning left), measured over chords of about curveBase metres.
-func (d *Driver) curvature(k int) float64 {
-	const m = int(curveBase / pathStep)
-	k = min(max(k, m), len(d.ahead)-1-m)
-	a := d.ahead[k].Sub(d.ahead[k-m])
-	b := d.ahead[k+m].Sub(d.ahead[k])
-	// The path's points are pathStep apart along the raw lanes, closer
-	// together where smoothing cut a corner: measure the real chords.
-	return angleTo(a, b) / max((a.Len()+b.Len())/2, 1e-3)
-}
+func (d *Driver) curvature(k int) float64 { return lineCurvature(d.ahead, k) }
 
 // path fills d.ahead with the lane ahead, smoothed. Lanes of two roads
 // meet badly at a junction (one road's lane ends beside the junction
@@ -263,6 +256,7 @@ func (d *Driver) path() {
 		}
 		d.ahead = append(d.ahead, d.cen[i].Sub(roadgraph.Left(d.dir[i]).Scale(sum/float64(cnt))))
 	}
+	d.sums, d.relaxed = relaxLine(d.ahead, d.sums, d.relaxed)
 }
 
 // locate sets d.here to the index in [from, to) of the line point nearest
