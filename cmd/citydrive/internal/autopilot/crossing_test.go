@@ -62,6 +62,51 @@ func TestTheCarHoldsAtItsStopLineWhileAVehicleCrossesTheJunction(t *testing.T) {
 	}
 }
 
+// Over its stop line (it drove in on green), the car holds short of
+// where a vehicle crossing the junction will be in its way, rather than
+// only projecting where the vehicle will be when it gets there (seed 821
+// at night: an oncoming vehicle turned across the car's way, was
+// projected past it, and the car braked too late and touched it).
+func TestOverItsStopLineTheCarHoldsShortOfACrossingVehicle(t *testing.T) {
+	_, d, c := newDriver(t, 412)
+	env := openRoads{world.NewSurfaceCache(world.New(412))}
+	r := &drive{t: t, d: d, c: c, env: env}
+	d.Traffic = fakeTraffic{} // empty streets, green everywhere
+	require.True(t, r.until(60, func() bool {
+		j, _, dist := d.route.NextJunction()
+		return j != nil && stopDistance(j, dist) < -2
+	}), "drives over a stop line")
+	d.Drive(c, env, step) // plan
+	require.Less(t, d.toStop, -1.0)
+	fwd, v := c.Forward(), c.Speed()
+	require.Greater(t, v, 3.0, "still driving")
+	s, _, tan, ok := d.onLine(c.Pos.Add(fwd.Scale(12)), len(d.ahead)-1)
+	require.True(t, ok)
+	across := d.ahead[d.here+int(s/pathStep)] // the car's line 12 m on
+	key := traffic.Key{Edge: 9, K: 1}
+	for _, tc := range []struct {
+		name  string
+		side  float64 // metres left of the car's line, heading right across it
+		stops bool
+	}{
+		{"crossing from the left, 8 m off", 8, true},
+		{"crossing, 3 m off", 3, true},
+		{"gone: 8 m past the line", -8, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := roadgraph.Left(tan).Scale(-1)
+			o := traffic.Vehicle{Key: key, Pos: across.Add(roadgraph.Left(tan).Scale(tc.side)), Dir: dir, Speed: 8, U: 100, Stop: 90}
+			d.Traffic = fakeTraffic{vs: []traffic.Vehicle{o}}
+			limit := d.yield(c.Pos, fwd, v, 0, 1.0/40)
+			if tc.stops {
+				assert.Less(t, limit, math.Sqrt(2*followBrake*12), "held short of the crossing")
+			} else {
+				assert.True(t, math.IsInf(limit, 1), "not held (limit %.2f)", limit)
+			}
+		})
+	}
+}
+
 // The car drives through a moving crossing stream at a junction without
 // ever touching a vehicle: it holds at its stop line while they cross.
 func TestTheCarNeverTouchesAVehicleCrossingTheJunction(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 // those stretches are averaged again, pass after pass, which spreads the
 // turn over more road until no point of it is tighter than maxLineCurve.
 const (
-	maxLineCurve = 1 / minLaneRadius // 1/m: the tightest bend of the line
-	relaxHalf    = 5.0               // metres either side a relaxing pass averages over
-	relaxGrow    = 6.0               // metres around a too-tight point that are relaxed with it
-	relaxPasses  = 100               // at most (67 the most seen over 60 worlds); a hairpin stays as it is
+	maxLineCurve = 1 / 5.5 // 1/m: the tightest bend of the line
+	relaxHalf    = 5.0     // metres either side a relaxing pass averages over
+	relaxGrow    = 6.0     // metres around a too-tight point that are relaxed with it
+	relaxPasses  = 100     // at most (67 the most seen over 60 worlds); a hairpin stays as it is
 )
 
 // lineCurvature is the signed curvature of line at k (+: left), over

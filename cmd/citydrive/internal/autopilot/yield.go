@@ -139,14 +139,16 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 	along, across := half(cos, sin)
 	inWay := ok && math.Abs(lat) < car.Width/2+across+corridorSide
 	vs := max(0, o.Speed*cos)
-	if !inWay && o.Speed > 0 && d.toStop >= -1 && !d.behindInLane(o) &&
+	if !inWay && o.Speed > 0 && !d.behindInLane(o) &&
 		!(o.U < o.Stop && d.Traffic.WaitsForCar(o.Key)) {
 		// Short of its stop line, the car holds there while a vehicle
 		// crosses its way in the junction: wherever the vehicle will be
 		// within sweepTime along its own path (not only where it will be
 		// when the car gets there: it is in the way all the while it
-		// crosses). One still short of its own stop line that waits for
-		// the car is not waited for (it waits for the car).
+		// crosses). Over the line, it holds short of where their ways
+		// meet (an oncoming vehicle turning into the road it turns into).
+		// One still short of its own stop line that waits for the car is
+		// not waited for (it waits for the car).
 		for u := 0.0; u <= o.Speed*sweepTime; u += sweepStep {
 			p, dir := o.Pos, o.Dir
 			if u > 0 {
@@ -161,7 +163,8 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 				continue
 			}
 			pa, across := half(dir.Dot(pt), math.Abs(dir.X*pt.Z-dir.Z*pt.X))
-			if math.Abs(plat) >= car.Width/2+across+corridorSide || ps <= d.toStop {
+			over := d.toStop < -1
+			if math.Abs(plat) >= car.Width/2+across+corridorSide || ps <= d.toStop || over && ps <= car.Length/2+pa {
 				continue
 			}
 			// in the way there unless gone by the time the car, speeding
@@ -169,6 +172,9 @@ func (d *Driver) followLimit(o *traffic.Vehicle, end int, v float64) float64 {
 			reach := max(0, ps-car.Length/2-pa)
 			arrive := (math.Sqrt(max(0, v)*max(0, v)+2*sweepAccel*reach) - max(0, v)) / sweepAccel
 			if gone := (u+traffic.VehicleLength+car.Width)/o.Speed + sweepSlack; arrive < gone {
+				if over {
+					return math.Sqrt(2 * followBrake * max(0, reach-stopMargin))
+				}
 				return math.Sqrt(2 * followBrake * max(0, d.toStop))
 			}
 		}
