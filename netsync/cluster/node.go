@@ -37,6 +37,8 @@ type Options struct {
 	// once the server listens). Until it is set the server owns nothing:
 	// nobody could be sent to it.
 	Advertise string
+
+	pause *Pause // tests: stops the heartbeat and the owner's writes
 }
 
 // Node is one server's part in a cluster. Close releases it.
@@ -136,6 +138,9 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	n.world.follow = n.carsX.follow
 	n.lease = newLeaser(kv, n.dir, n.world, slot, opt.Advertise, opt.Lease, log, n.carsX.regionCounts)
 	n.world.lease = n.lease
+	if p := opt.pause; p != nil {
+		n.world.testHookWrite, n.lease.testHookBeat = p.write, p.beat
+	}
 	if n.fwd, err = newForwarder(jsConn, prefix, n.world); err == nil {
 		n.world.fwd = n.fwd
 		// The first heartbeat before anything may commit.
