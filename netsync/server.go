@@ -489,7 +489,14 @@ func editTag(player, seq uint32) uint64 { return uint64(player)<<32 | uint64(seq
 // untag inverts editTag.
 func untag(tag uint64) (player, seq uint32) { return uint32(tag >> 32), uint32(tag) }
 
-func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
+func (s *Server) edit(p *serverPeer, m *wire.EditRequest) { s.editAt(p, m, false) }
+
+// editAt admits and submits one edit. In a cluster, a player that has just
+// joined (a failover, a handover) resends its unanswered edits as soon as
+// their chunks arrive, which can be before its first car there is
+// accepted: an edit refused for reach in that window waits for the next
+// accepted car (or reachWait) and is judged again, once (final).
+func (s *Server) editAt(p *serverPeer, m *wire.EditRequest, final bool) {
 	reject := func(why rejection, sentence string) {
 		s.metrics.editsRejected.WithLabelValues(why.label()).Inc()
 		s.send(p, &wire.EditReject{Seq: m.Seq, Reason: sentence})
@@ -497,6 +504,11 @@ func (s *Server) edit(p *serverPeer, m *wire.EditRequest) {
 	e := voxel.BlockEdit{Pos: m.Pos, Index: m.Index, Block: m.Block}
 	cx, cy, cz := p.lastCar.Position() // the server's accepted position
 	if v := s.admit.check(e, p.area.holds(m.Pos), cx, cy, cz, p.hasCar, &p.tokens); v.why != admitted {
+		if !final && (v.why == noCar || v.why == outOfReach) && s.cfg.Cars != nil &&
+			s.lastTick.Sub(p.joinedAt) < reachWait && len(p.reachWaiting) < maxReachWaiting {
+			p.reachWaiting = append(p.reachWaiting, waitingEdit{m: *m, until: s.lastTick.Add(reachWait)})
+			return
+		}
 		reject(v.why, s.admit.sentence(v))
 		return
 	}
@@ -557,8 +569,41 @@ func (s *Server) intakeCars(now time.Time) bool {
 		p.lastCar, p.hasCar = c, true
 		p.heldSince = time.Time{}
 		changed = true
+		s.judgeWaiting(p, now, true)
+	}
+	for _, p := range s.peers {
+		s.judgeWaiting(p, now, false)
 	}
 	return changed
+}
+
+// Edits waiting for a newly joined player's car (editAt): how long the
+// window after joining is, and how many may wait.
+const (
+	reachWait       = 2 * time.Second
+	maxReachWaiting = 16
+)
+
+type waitingEdit struct {
+	m     wire.EditRequest
+	until time.Time
+}
+
+// judgeWaiting judges p's edits waiting for its car again: all of them
+// after an accepted car, the expired ones otherwise.
+func (s *Server) judgeWaiting(p *serverPeer, now time.Time, car bool) {
+	if len(p.reachWaiting) == 0 {
+		return
+	}
+	ws := p.reachWaiting
+	p.reachWaiting = nil
+	for _, w := range ws {
+		if car || !now.Before(w.until) {
+			s.editAt(p, &w.m, true)
+		} else {
+			p.reachWaiting = append(p.reachWaiting, w)
+		}
+	}
 }
 
 // relayCars hands every client the latest snapshots of the other cars in

@@ -55,12 +55,15 @@ type serverPeer struct {
 	// welcomedHz is the tick rate its Welcome announced.
 	welcomedHz int
 	lastCar    wire.CarSnapshot // the last accepted snapshot
-	hasCar     bool
-	track      carTrack
-	active     time.Time // its last car or edit arrived (IdleLimit)
-	resets     tokens
-	heldSince  time.Time // its snapshots have been refused since (zero: not held)
-	poseSent   time.Time // the last Pose correcting a held car
+	// edits refused for reach just after joining, judged again once its
+	// car is accepted (cluster only: editAt)
+	reachWaiting []waitingEdit
+	hasCar       bool
+	track        carTrack
+	active       time.Time // its last car or edit arrived (IdleLimit)
+	resets       tokens
+	heldSince    time.Time // its snapshots have been refused since (zero: not held)
+	poseSent     time.Time // the last Pose correcting a held car
 }
 
 func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {

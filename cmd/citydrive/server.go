@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -197,6 +198,11 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		defer web.Close()
 	}
 	code := serverJoinCode(h, *pubHost, *seed, log)
+	if n := h.Node(); n != nil {
+		// Players are sent to the owner of their region at the address
+		// the join code names (-public-host).
+		n.SetAdvertise(net.JoinHostPort(code.host, strconv.Itoa(code.port)))
+	}
 	log.Info("citydrive server ready; give players the join code",
 		"addr", h.Addr().String(), "fingerprint", h.Fingerprint(), "seed", *seed, "join", code.String())
 	// The join code is for players; the lines after it are for scripts

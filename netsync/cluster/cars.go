@@ -36,6 +36,7 @@ type Cars struct {
 
 	mu     sync.Mutex
 	remote map[uint32]remoteCar
+	counts map[Region]int // this server's cars per region, as last published
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -101,6 +102,18 @@ func (c *Cars) Remote(dst []wire.CarSnapshot) []wire.CarSnapshot {
 	return dst
 }
 
+// regionCounts is how many of this server's cars drive in each region (a
+// copy: placement balances by it).
+func (c *Cars) regionCounts() map[Region]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[Region]int, len(c.counts))
+	for r, n := range c.counts {
+		out[r] = n
+	}
+	return out
+}
+
 // follow is told which regions the union entered and left (tick
 // goroutine); the subscriber goroutine acts on it.
 func (c *Cars) follow(entered, left []Region) {
@@ -138,6 +151,15 @@ func (c *Cars) publisher() {
 			r := RegionOf(voxelChunk(s))
 			byRegion[r] = append(byRegion[r], s)
 		}
+		counts := make(map[Region]int, len(byRegion))
+		for r, cs := range byRegion {
+			if len(cs) > 0 {
+				counts[r] = len(cs)
+			}
+		}
+		c.mu.Lock()
+		c.counts = counts
+		c.mu.Unlock()
 		for r, cs := range byRegion {
 			if len(cs) == 0 {
 				delete(byRegion, r)

@@ -63,6 +63,7 @@ func startServer(t *testing.T, nc *natstest.Cluster, via int) *server {
 	cfg.Reach, cfg.MaxCarSpeed, cfg.TickBudget, cfg.EditsPerSecond = 0, 0, 0, 1000
 	s, err := netsync.NewServer(cfg)
 	require.NoError(t, err)
+	node.SetAdvertise(s.Addr().String())
 	srv := &server{Server: s, node: node, done: make(chan error, 1)}
 	go func() { srv.done <- s.Run(context.Background()) }()
 	t.Cleanup(func() { srv.stop(t, false) })

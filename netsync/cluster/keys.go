@@ -37,9 +37,57 @@ func floorDiv(v int32) int32 {
 //
 //	c.<rx>.<rz>.<x>.<y>.<z>   one edited chunk
 //	meta.servers              the counter that hands out player id ranges
+//	own.<rx>.<rz>             the region's owner: its server slot (lease.go)
+//	live.<slot>               a server's heartbeat: its address and players
 //
-// Car subjects are <prefix>.cars.<rx>.<rz>.
-const chunkPrefix = "c"
+// Car subjects are <prefix>.cars.<rx>.<rz>; a server's edit forwarding
+// subject is <prefix>.edit.<slot>.
+const (
+	chunkPrefix = "c"
+	ownPrefix   = "own"
+	livePrefix  = "live"
+)
+
+// ownKey is the key of r's ownership lease.
+func ownKey(r Region) string { return fmt.Sprintf("%s.%d.%d", ownPrefix, r.X, r.Z) }
+
+// liveKey is the key of server slot's heartbeat.
+func liveKey(slot uint32) string { return livePrefix + "." + strconv.FormatUint(uint64(slot), 10) }
+
+// parseOwnKey inverts ownKey.
+func parseOwnKey(k string) (Region, error) {
+	t := strings.Split(k, ".")
+	if len(t) != 3 || t[0] != ownPrefix {
+		return Region{}, fmt.Errorf("cluster: %q is not an ownership key", k)
+	}
+	x, err := strconv.ParseInt(t[1], 10, 32)
+	if err != nil {
+		return Region{}, fmt.Errorf("cluster: ownership key %q: %v", k, err)
+	}
+	z, err := strconv.ParseInt(t[2], 10, 32)
+	if err != nil {
+		return Region{}, fmt.Errorf("cluster: ownership key %q: %v", k, err)
+	}
+	return Region{int32(x), int32(z)}, nil
+}
+
+// parseLiveKey inverts liveKey.
+func parseLiveKey(k string) (uint32, error) {
+	tail, ok := strings.CutPrefix(k, livePrefix+".")
+	if !ok {
+		return 0, fmt.Errorf("cluster: %q is not a heartbeat key", k)
+	}
+	n, err := strconv.ParseUint(tail, 10, 32)
+	if err != nil || n == 0 || n > maxServerSlot {
+		return 0, fmt.Errorf("cluster: heartbeat key %q names no server slot", k)
+	}
+	return uint32(n), nil
+}
+
+// editSubject is where server slot takes edits forwarded to it.
+func editSubject(prefix string, slot uint32) string {
+	return prefix + ".edit." + strconv.FormatUint(uint64(slot), 10)
+}
 
 // chunkKey is p's key in the edit bucket.
 func chunkKey(p voxel.ChunkPos) string {

@@ -30,7 +30,15 @@ type Options struct {
 	Replicas int
 	Logger   *slog.Logger
 	World    WorldOptions
+	Lease    LeaseOptions
 	Name     string // connection name shown by NATS monitoring
+	// Advertise is the QUIC address players dial for this server, as the
+	// ownership directory hands it out (SetAdvertise changes it later,
+	// once the server listens). Until it is set the server owns nothing:
+	// nobody could be sent to it.
+	Advertise string
+
+	pause *Pause // tests: stops the heartbeat and the owner's writes
 }
 
 // Node is one server's part in a cluster. Close releases it.
@@ -40,6 +48,9 @@ type Node struct {
 	rules    *Rules
 	world    *World
 	carsX    *Cars
+	dir      *Directory
+	lease    *leaser
+	fwd      *forwarder
 	first    uint32
 }
 
@@ -118,10 +129,30 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 		rules.close()
 		return fail(err)
 	}
+	prefix := "citydrive." + strconv.FormatUint(opt.Seed, 10)
+	opt.Lease.defaults()
 	n := &Node{js: jsConn, cars: carConn, kv: kv, rules: rules, first: slot << PlayerBits}
-	n.world = newWorld(kv, log, opt.World)
-	n.carsX = newCars(carConn, "citydrive."+strconv.FormatUint(opt.Seed, 10), log)
+	n.dir = newDirectory(slot, opt.Lease.TTL, time.Now)
+	n.world = newWorld(js, kv, n.dir, slot, log, opt.World)
+	n.carsX = newCars(carConn, prefix, log)
 	n.world.follow = n.carsX.follow
+	n.lease = newLeaser(kv, n.dir, n.world, slot, opt.Advertise, opt.Lease, log, n.carsX.regionCounts)
+	n.world.lease = n.lease
+	if p := opt.pause; p != nil {
+		n.world.testHookWrite, n.lease.testHookBeat = p.write, p.beat
+	}
+	if n.fwd, err = newForwarder(jsConn, prefix, n.world); err == nil {
+		n.world.fwd = n.fwd
+		// The first heartbeat before anything may commit.
+		err = n.lease.beat(ctx)
+	}
+	if err != nil {
+		n.carsX.close()
+		rules.close()
+		return fail(fmt.Errorf("cluster: joining: %w", err))
+	}
+	n.world.start()
+	n.lease.start()
 	log.Info("joined the cluster", "nats", jsConn.ConnectedUrl(), "bucket", bucket, "replicas", opt.Replicas, "server_slot", slot)
 	return n, nil
 }
@@ -175,15 +206,27 @@ func (n *Node) Rules() *Rules { return n.rules }
 // FirstPlayer is the server's player id offset (netsync.ServerConfig).
 func (n *Node) FirstPlayer() uint32 { return n.first }
 
+// Owners is the ownership directory: which server owns which region.
+func (n *Node) Owners() *Directory { return n.dir }
+
+// SetAdvertise sets the address players dial for this server (the next
+// heartbeat carries it).
+func (n *Node) SetAdvertise(addr string) { n.lease.setAddr(addr) }
+
 // Register adds the cluster metrics to r.
 func (n *Node) Register(r prometheus.Registerer) error {
-	return errors.Join(r.Register(n.world.commitSeconds), r.Register(n.world.casRetries), r.Register(n.world.watchedGauge))
+	w := n.world
+	return errors.Join(r.Register(w.commitSeconds), r.Register(w.casRetries), r.Register(w.watchedGauge),
+		r.Register(w.fenced), r.Register(w.forwarded), r.Register(w.consumerStarts), r.Register(n.lease.ownedGauge))
 }
 
-// Close stops the world and the car exchange and closes the connections.
-// Call it after the server has stopped ticking.
+// Close stops the world and the car exchange, hands this server's regions
+// back (the others take them at once) and closes the connections. Call it
+// after the server has stopped ticking.
 func (n *Node) Close() error {
+	n.fwd.close()
 	n.world.close()
+	n.lease.close()
 	n.carsX.close()
 	n.rules.close()
 	n.cars.Close()

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -19,22 +21,38 @@ import (
 
 // World is the server's voxel world when edits live in a JetStream
 // key-value bucket shared by every server of the cluster (a
-// netsync.OnceWorld). One key per edited chunk holds its overlay; an edit
-// is a compare-and-set on the key's revision (retried on conflict), so
-// concurrent edits of one chunk through different servers serialise. It is
-// acknowledged once JetStream has stored it (quorum) and this server's
-// watch has seen that revision, so its broadcast goes first.
+// netsync.OnceWorld). One key per edited chunk holds its overlay.
 //
-// The server watches exactly the regions its players' areas touch: a
-// region's watch delivers its current values (a region is deliverable once
-// they are all in), then every change, from whichever server. A change is
+// Each region has one owner (lease.go): only the owner writes its chunks,
+// one committer per region, and every write is fenced by the region's
+// lease: it is stored only if the lease key is still at the revision the
+// owner holds it by, so a server that lost the lease while paused writes
+// nothing. A server that does not own an edit's region forwards it to the
+// owner (forward.go). An edit is acknowledged once JetStream has stored it
+// (quorum) and this server's watch has seen that revision, so its
+// broadcast goes first.
+//
+// The server watches the regions its players' areas touch and the ones it
+// owns, through one watch (watch.go): a region is deliverable once its
+// current values are in, then every change, from whichever server, is
 // compared with the value before it and the changed blocks come back from
 // CommittedEdits, as this server's own commits or as netsync.RemoteEdit.
 type World struct {
 	kv  jetstream.KeyValue
+	js  jetstream.JetStream
 	log *slog.Logger
 	lim wire.Limits
 	opt WorldOptions
+
+	dir   *Directory
+	self  uint32
+	lease *leaser
+	fwd   *forwarder
+	// prefix of this bucket's subjects ("$KV.<bucket>.")
+	subj string
+	// testHookWrite, if set, runs before each fenced write (tests pause a
+	// server there).
+	testHookWrite func()
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -45,25 +63,35 @@ type World struct {
 	entered, left []Region
 	follow        func(entered, left []Region) // cars follow the same regions
 
+	wake chan struct{} // to the watch goroutine
+
 	mu      sync.Mutex
+	want    map[Region]bool // the union's regions
 	watched map[Region]*watch
 	parked  map[voxel.ChunkPos][]parkedCommit
+	written map[voxel.ChunkPos]known // own writes the watch has not shown yet
+	suspect map[Region]uint64        // a lease revision whose last write's fate is unknown
+	used    map[Region]time.Time     // when an owned region last committed
+	moved   chan struct{}            // closed at the next change of the watched state
 	done    voxel.Commits
 
 	shards []chan request
 	seed   maphash.Seed
 
-	commitSeconds prometheus.Histogram
-	casRetries    prometheus.Counter
-	watchedGauge  prometheus.GaugeFunc
+	commitSeconds  prometheus.Histogram
+	casRetries     prometheus.Counter
+	fenced         prometheus.Counter
+	forwarded      prometheus.Counter
+	consumerStarts prometheus.Counter
+	watchedGauge   prometheus.GaugeFunc
 }
 
 // WorldOptions tune a World; zero values take the defaults shown.
 type WorldOptions struct {
-	Committers  int           // commit goroutines, chunks hashed over them (4)
+	Committers  int           // commit goroutines, regions hashed over them (4)
 	CommitQueue int           // edits waiting per committer before "busy" (256)
 	OpTimeout   time.Duration // one KV call (2 s)
-	CommitFor   time.Duration // retrying one edit through NATS outages before rejecting it (10 s)
+	CommitFor   time.Duration // retrying one edit through NATS outages and owner changes before rejecting it (10 s)
 	ParkFor     time.Duration // an ack waits this long at most for its own revision on the watch (3 s)
 }
 
@@ -85,12 +113,12 @@ func (o *WorldOptions) defaults() {
 	}
 }
 
-// watch is one region's KV watch and the values it has delivered.
+// watch is one watched region and the values the watch has delivered.
 type watch struct {
-	r      Region
-	ready  bool // initial values all in
-	chunks map[voxel.ChunkPos]known
-	stop   context.CancelFunc
+	r        Region
+	ready    bool // initial values all in
+	catching bool // in the catch-up watch running now
+	chunks   map[voxel.ChunkPos]known
 }
 
 type known struct {
@@ -103,6 +131,8 @@ type request struct {
 	player uint64
 	seq    uint32
 	e      voxel.BlockEdit
+	// reply, if set, answers a forwarded edit instead of CommittedEdits.
+	reply func(rev uint64, err error)
 }
 
 type parkedCommit struct {
@@ -114,23 +144,42 @@ type parkedCommit struct {
 
 var _ netsync.OnceWorld = (*World)(nil)
 
-func newWorld(kv jetstream.KeyValue, log *slog.Logger, opt WorldOptions) *World {
+func newWorld(js jetstream.JetStream, kv jetstream.KeyValue, dir *Directory, self uint32, log *slog.Logger, opt WorldOptions) *World {
 	opt.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &World{
-		kv: kv, log: log, lim: wire.DefaultLimits, opt: opt, ctx: ctx, cancel: cancel,
+		kv: kv, js: js, log: log, lim: wire.DefaultLimits, opt: opt, ctx: ctx, cancel: cancel,
+		dir: dir, self: self, subj: "$KV." + kv.Bucket() + ".",
 		regions: newRegions(),
+		wake:    make(chan struct{}, 1),
+		want:    map[Region]bool{},
 		watched: map[Region]*watch{},
 		parked:  map[voxel.ChunkPos][]parkedCommit{},
+		written: map[voxel.ChunkPos]known{},
+		suspect: map[Region]uint64{},
+		used:    map[Region]time.Time{},
+		moved:   make(chan struct{}),
 		seed:    maphash.MakeSeed(),
 		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "citydrive_cluster_edit_commit_seconds",
-			Help:    "Time from an edit leaving the queue to JetStream storing it (compare-and-set retries included).",
+			Help:    "Time from an edit leaving the queue to JetStream storing it (owner changes, forwarding and retries included).",
 			Buckets: []float64{0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1, 4},
 		}),
 		casRetries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "citydrive_cluster_cas_retries_total",
-			Help: "Edit writes retried because another server changed the chunk first (or the write failed).",
+			Help: "Edit writes retried (the write failed, was refused, or its outcome was unknown).",
+		}),
+		fenced: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "citydrive_cluster_fenced_writes_total",
+			Help: "Edit writes JetStream refused because the region's lease had moved on (or was being written).",
+		}),
+		forwarded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "citydrive_cluster_edits_forwarded_total",
+			Help: "Edits sent on to the server owning their region.",
+		}),
+		consumerStarts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "citydrive_cluster_watch_starts_total",
+			Help: "Times the server's one edit watch was made (again), as its watched regions changed or it failed.",
 		}),
 	}
 	w.watchedGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -140,8 +189,13 @@ func newWorld(kv jetstream.KeyValue, log *slog.Logger, opt WorldOptions) *World 
 		defer w.mu.Unlock()
 		return float64(len(w.watched))
 	})
-	for range opt.Committers {
-		ch := make(chan request, opt.CommitQueue)
+	return w
+}
+
+// start runs the watch, the committers and the reaper.
+func (w *World) start() {
+	for range w.opt.Committers {
+		ch := make(chan request, w.opt.CommitQueue)
 		w.shards = append(w.shards, ch)
 		w.wg.Add(1)
 		go func() {
@@ -149,143 +203,15 @@ func newWorld(kv jetstream.KeyValue, log *slog.Logger, opt WorldOptions) *World 
 			w.committer(ch)
 		}()
 	}
-	w.wg.Add(1)
+	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
 		w.reaper()
 	}()
-	return w
-}
-
-// UnionChanged starts watching regions the union entered and stops those
-// it left (off the tick: the watches start on their own goroutines).
-func (w *World) UnionChanged(added, removed []voxel.ChunkPos) {
-	w.entered, w.left = w.regions.update(added, removed, w.entered[:0], w.left[:0])
-	if len(w.entered) == 0 && len(w.left) == 0 {
-		return
-	}
-	w.mu.Lock()
-	for _, r := range w.left {
-		wt := w.watched[r]
-		if wt == nil {
-			continue
-		}
-		wt.stop()
-		delete(w.watched, r)
-		for pos, ps := range w.parked { // nobody here holds them any more
-			if RegionOf(pos) == r {
-				for _, p := range ps {
-					w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
-				}
-				delete(w.parked, pos)
-			}
-		}
-	}
-	for _, r := range w.entered {
-		ctx, stop := context.WithCancel(w.ctx)
-		wt := &watch{r: r, chunks: map[voxel.ChunkPos]known{}, stop: stop}
-		w.watched[r] = wt
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			w.watchRegion(ctx, wt)
-		}()
-	}
-	w.mu.Unlock()
-	if w.follow != nil {
-		w.follow(w.entered, w.left)
-	}
-}
-
-// watchRegion runs one region's watch until ctx ends, starting it again
-// if it fails (JetStream briefly without a leader).
-func (w *World) watchRegion(ctx context.Context, wt *watch) {
-	backoff := 50 * time.Millisecond
-	for ctx.Err() == nil {
-		kw, err := w.kv.Watch(ctx, regionFilter(wt.r))
-		if err != nil {
-			if ctx.Err() == nil {
-				w.log.Warn("watching a region failed; retrying", "region", wt.r, "err", err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, time.Second)
-			continue
-		}
-		for open := true; open; {
-			select {
-			case <-ctx.Done():
-				open = false
-			case e, ok := <-kw.Updates():
-				if !ok {
-					open = false
-					break
-				}
-				w.onEntry(wt, e)
-			}
-		}
-		_ = kw.Stop()
-	}
-}
-
-// onEntry applies one watch entry (nil: the initial values are all in).
-func (w *World) onEntry(wt *watch, e jetstream.KeyValueEntry) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.watched[wt.r] != wt {
-		return // the region was left meanwhile
-	}
-	if e == nil {
-		wt.ready = true
-		return
-	}
-	pos, err := parseKey(e.Key())
-	if err != nil {
-		w.log.Error("ignoring a key in the edit bucket", "key", e.Key(), "err", err)
-		return
-	}
-	old := wt.chunks[pos]
-	if e.Revision() <= old.rev {
-		return // seen (a restarted watch delivers the latest value again)
-	}
-	v := chunkValue{pos: pos}
-	if e.Operation() == jetstream.KeyValuePut {
-		if v, err = decodeValue(e.Value(), pos, w.lim); err != nil {
-			w.log.Error("ignoring a bad value in the edit bucket", "key", e.Key(), "revision", e.Revision(), "err", err)
-			return
-		}
-	}
-	wt.chunks[pos] = known{v: v, rev: e.Revision()}
-	if !wt.ready {
-		return // nobody holds a chunk of a region still loading
-	}
-	changed := diff(old.v.overlay, v.overlay, nil)
-	// Own commits up to this revision first, then whatever else changed:
-	// the last word on each block is the new value.
-	keep := w.parked[pos][:0]
-	for _, p := range w.parked[pos] {
-		if p.rev > e.Revision() {
-			keep = append(keep, p)
-			continue
-		}
-		w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
-		for i, c := range changed {
-			if c.Index == p.e.Index && c.Block == p.e.Block {
-				changed = append(changed[:i], changed[i+1:]...)
-				break
-			}
-		}
-	}
-	if len(keep) == 0 {
-		delete(w.parked, pos)
-	} else {
-		w.parked[pos] = keep
-	}
-	for _, c := range changed {
-		w.done.Add(voxel.Committed{Tag: netsync.RemoteEdit, Edit: voxel.BlockEdit{Pos: pos, Index: c.Index, Block: c.Block}})
-	}
+	go func() {
+		defer w.wg.Done()
+		w.watchLoop()
+	}()
 }
 
 // Chunk reports a chunk deliverable once its region's initial values are
@@ -318,9 +244,16 @@ func (w *World) SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.Bl
 	if _, ready := w.Chunk(e.Pos); !ready {
 		return voxel.ErrLoading
 	}
-	shard := maphash.Comparable(w.seed, e.Pos) % uint64(len(w.shards)) // one chunk, one committer
+	return w.enqueue(request{tag: tag, player: player, seq: seq, e: e})
+}
+
+// enqueue hands r to its region's committer: one region, one committer,
+// so one chunk's edits keep their order and a region has one fenced write
+// in flight.
+func (w *World) enqueue(r request) error {
+	shard := maphash.Comparable(w.seed, RegionOf(r.e.Pos)) % uint64(len(w.shards))
 	select {
-	case w.shards[shard] <- request{tag: tag, player: player, seq: seq, e: e}:
+	case w.shards[shard] <- r:
 		return nil
 	default:
 		return voxel.ErrBusy
@@ -349,111 +282,182 @@ func (w *World) committer(ch chan request) {
 	}
 }
 
-// commit stores r's edit by compare-and-set on the chunk's revision,
-// starting from the watched value and re-reading on conflict. rev 0 with no
-// error: the request was applied before (a retry).
+// commit stores r's edit: by a fenced write if this server owns the
+// region, through the owner if another does, after taking the region if
+// nobody alive does. rev 0 with no error: the request was applied before
+// (a retry).
 func (w *World) commit(r request) (uint64, error) {
-	key := chunkKey(r.e.Pos)
-	cur, rev, fresh := w.watchedValue(r.e.Pos)
-	enc := wire.NewEncoder()
+	reg := RegionOf(r.e.Pos)
 	deadline := time.Now().Add(w.opt.CommitFor)
 	backoff := 20 * time.Millisecond
 	for {
-		if !fresh {
-			var err error
-			cur, rev, err = w.read(key, r.e.Pos)
-			if err != nil {
-				if w.ctx.Err() != nil {
-					return 0, voxel.ErrClosed
-				}
-				if time.Now().After(deadline) {
-					return 0, err
-				}
-				w.pause(&backoff)
-				continue
-			}
-		}
-		next, dup := cur.with(r.e, r.player, r.seq)
-		if dup {
-			return 0, nil
-		}
-		val, err := next.encode(enc)
-		if err != nil {
-			return 0, err
-		}
-		ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
-		var nrev uint64
-		if rev == 0 {
-			nrev, err = w.kv.Create(ctx, key, val)
-		} else {
-			nrev, err = w.kv.Update(ctx, key, val, rev)
-		}
-		cancel()
-		if err == nil {
-			return nrev, nil
-		}
-		w.casRetries.Inc()
-		fresh = false
-		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-			continue // another server was first: re-read and apply on top
-		}
-		// Not stored, or stored and the answer lost: the re-read shows
-		// which (our stamp), so retrying never applies it twice.
 		if w.ctx.Err() != nil {
 			return 0, voxel.ErrClosed
+		}
+		moved := w.movedChan()
+		var (
+			rev   uint64
+			err   error
+			again bool
+		)
+		switch slot, alive := w.dir.OwnerSlot(reg); {
+		case !alive && r.reply != nil:
+			return 0, errNotOwner // forwarded to us: the sender takes it
+		case !alive:
+			err, again = fmt.Errorf("no server owns region %d,%d right now", reg.X, reg.Z), true
+			if w.lease != nil && w.lease.fresh() {
+				if cerr := w.lease.claim(w.ctx, reg); cerr != nil {
+					err = cerr
+				}
+			}
+		case slot == w.self:
+			rev, err, again = w.commitOwned(r, reg)
+		default:
+			rev, err, again = w.fwd.forward(w.ctx, slot, r)
+			if !again {
+				w.forwarded.Inc()
+			}
+		}
+		if !again {
+			return rev, err
 		}
 		if time.Now().After(deadline) {
 			return 0, err
 		}
-		w.pause(&backoff)
+		w.casRetries.Inc()
+		w.waitMoved(moved, &backoff)
 	}
 }
 
-func (w *World) pause(backoff *time.Duration) {
-	select {
-	case <-w.ctx.Done():
-	case <-time.After(*backoff):
+// errLapsing: this server's own heartbeat is late, so others may take its
+// regions any moment; it writes nothing until it is back.
+var errLapsing = errors.New("this server's region lease is lapsing (its NATS heartbeat is late)")
+
+// commitOwned is one attempt at a fenced write of r into a region the
+// directory says this server owns. again: try once more (after the state
+// moves on); otherwise rev/err are final.
+func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again bool) {
+	if !w.lease.fresh() {
+		return 0, errLapsing, true
 	}
-	*backoff = min(2**backoff, 500*time.Millisecond)
+	token := w.dir.lease(reg).rev
+	w.mu.Lock()
+	wt := w.watched[reg]
+	ready := wt != nil && wt.ready
+	suspect := w.suspect[reg] == token
+	w.mu.Unlock()
+	if !ready {
+		// Owned regions are watched: their values are on the way. The
+		// lease's own entry came through the same watch, so once ready
+		// every write before the lease is in the values.
+		return 0, fmt.Errorf("region %d,%d is still loading here", reg.X, reg.Z), true
+	}
+	if suspect {
+		// A write's fate is unknown: move the lease on (by our own CAS)
+		// so the write cannot land later, and commit once the watch has
+		// shown the new lease (and with it everything before).
+		return 0, w.lease.refence(w.ctx, reg, token), true
+	}
+	cur, crev := w.latest(r.e.Pos)
+	next, dup := cur.with(r.e, r.player, r.seq)
+	if dup {
+		return 0, nil, false
+	}
+	val, err := next.encode(wire.NewEncoder())
+	if err != nil {
+		return 0, err, false
+	}
+	if h := w.testHookWrite; h != nil {
+		h()
+	}
+	msg := nats.NewMsg(w.subj + chunkKey(r.e.Pos))
+	msg.Data = val
+	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(token, 10))
+	msg.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, w.subj+ownKey(reg))
+	ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
+	ack, err := w.js.PublishMsg(ctx, msg)
+	cancel()
+	if err == nil {
+		w.mu.Lock()
+		if ack.Sequence > crev {
+			w.written[r.e.Pos] = known{v: next, rev: ack.Sequence}
+		}
+		w.used[reg] = time.Now()
+		w.mu.Unlock()
+		return ack.Sequence, nil, false
+	}
+	if w.ctx.Err() != nil {
+		return 0, voxel.ErrClosed, false
+	}
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		if apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant {
+			// Refused by the fence: the lease moved on (another server
+			// took it) or was being written. Not stored; the refence
+			// finds out which.
+			w.fenced.Inc()
+			w.markSuspect(reg, token)
+		}
+		return 0, err, true // refused: not stored
+	}
+	// Not stored, or stored and the answer lost.
+	w.markSuspect(reg, token)
+	return 0, err, true
 }
 
-// watchedValue is the chunk's value as this server's watch last saw it.
-func (w *World) watchedValue(pos voxel.ChunkPos) (chunkValue, uint64, bool) {
+func (w *World) markSuspect(reg Region, token uint64) {
+	w.mu.Lock()
+	w.suspect[reg] = token
+	w.mu.Unlock()
+}
+
+// movedChan is closed at the next change of the watched state.
+func (w *World) movedChan() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	wt := w.watched[RegionOf(pos)]
-	if wt == nil || !wt.ready {
-		return chunkValue{}, 0, false
+	return w.moved
+}
+
+// waitMoved waits for the state to move on, or the backoff.
+func (w *World) waitMoved(moved <-chan struct{}, backoff *time.Duration) {
+	t := time.NewTimer(*backoff)
+	defer t.Stop()
+	select {
+	case <-w.ctx.Done():
+	case <-moved:
+	case <-t.C:
+		*backoff = min(2**backoff, 500*time.Millisecond)
 	}
-	k := wt.chunks[pos]
+}
+
+// latest is the chunk's value as stored: the watch's, or this server's own
+// newer write the watch has not shown yet (an owner is the region's only
+// writer, so nothing else can be newer).
+func (w *World) latest(pos voxel.ChunkPos) (chunkValue, uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var k known
+	if wt := w.watched[RegionOf(pos)]; wt != nil {
+		k = wt.chunks[pos]
+	}
+	if o, ok := w.written[pos]; ok && o.rev > k.rev {
+		k = o
+	}
 	if k.rev == 0 {
 		k.v.pos = pos
 	}
-	return k.v, k.rev, true
-}
-
-// read gets the chunk's latest value from the bucket (rev 0: none).
-func (w *World) read(key string, pos voxel.ChunkPos) (chunkValue, uint64, error) {
-	ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
-	defer cancel()
-	e, err := w.kv.Get(ctx, key)
-	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return chunkValue{pos: pos}, 0, nil
-	case err != nil:
-		return chunkValue{}, 0, err
-	}
-	v, err := decodeValue(e.Value(), pos, w.lim)
-	if err != nil {
-		return chunkValue{}, 0, err
-	}
-	return v, e.Revision(), nil
+	return k.v, k.rev
 }
 
 // settle answers a finished commit: a failure at once; a stored edit once
 // the watch has delivered its revision (the broadcast before the ack), or
 // at once when the region is not watched or the watch is past it.
 func (w *World) settle(r request, rev uint64, err error) {
+	if r.reply != nil {
+		r.reply(rev, err)
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err != nil {
@@ -505,11 +509,16 @@ func (w *World) reaper() {
 	}
 }
 
-// Ready reports whether every region this server watches has its initial
-// values (tests and tools wait on it).
+// Ready reports whether every region this server watches or is to watch
+// has its initial values (tests and tools wait on it).
 func (w *World) Ready() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for r := range w.want {
+		if wt := w.watched[r]; wt == nil || !wt.ready {
+			return false
+		}
+	}
 	for _, wt := range w.watched {
 		if !wt.ready {
 			return false

@@ -161,6 +161,9 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		return nil, err
 	}
 	h.srv = srv
+	if h.node != nil {
+		h.node.SetAdvertise(h.DialAddr()) // `citydrive server` names its public host instead
+	}
 	if opt.MetricsAddr != "" {
 		ln, err := net.Listen("tcp", opt.MetricsAddr)
 		if err != nil {

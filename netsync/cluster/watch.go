@@ -1,0 +1,341 @@
+package cluster
+
+import (
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"citydrive/netsync"
+	"citydrive/voxel"
+)
+
+// One watch per server: a single ordered consumer on the bucket filtered
+// to the ownership keys, the heartbeats and the chunk keys of every region
+// this server watches (the regions its players' areas touch and the ones
+// it owns). When that set changes the consumer is made again with the new
+// filters, resuming just after the last revision it delivered, so nothing
+// it watched before is missed; a region new to it gets its current values
+// from a catch-up watch of just the new regions, made after the resumed
+// one (so whatever the catch-up's snapshot lacks, the resumed one
+// delivers), and stopped once its initial values are in. Entries are
+// applied by revision, so the two overlapping deliver nothing twice.
+
+// UnionChanged starts watching regions the union entered and stops those
+// it left (the watch goroutine acts on it; the tick never waits).
+func (w *World) UnionChanged(added, removed []voxel.ChunkPos) {
+	w.entered, w.left = w.regions.update(added, removed, w.entered[:0], w.left[:0])
+	if len(w.entered) == 0 && len(w.left) == 0 {
+		return
+	}
+	w.mu.Lock()
+	for _, r := range w.left {
+		delete(w.want, r)
+	}
+	for _, r := range w.entered {
+		w.want[r] = true
+	}
+	w.mu.Unlock()
+	w.poke()
+	if w.follow != nil {
+		w.follow(w.entered, w.left)
+	}
+}
+
+// poke wakes the watch goroutine to compare what it watches with what it
+// should.
+func (w *World) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// changedLocked wakes whoever waits for the world's state to move on
+// (committers waiting for a region or an owner). w.mu held.
+func (w *World) changedLocked() {
+	close(w.moved)
+	w.moved = make(chan struct{})
+}
+
+// watches is the watch goroutine's state.
+type watches struct {
+	main, catch   jetstream.KeyWatcher
+	mainC, catchC <-chan jetstream.KeyValueEntry
+	last          uint64 // the newest revision the main watch delivered
+	filters       map[Region]bool
+	retry         <-chan time.Time
+	backoff       time.Duration
+}
+
+func (s *watches) stopMain() {
+	if s.main != nil {
+		stopWatch(s.main)
+		s.main, s.mainC = nil, nil
+	}
+}
+
+func (s *watches) stopCatch() {
+	if s.catch != nil {
+		stopWatch(s.catch)
+		s.catch, s.catchC = nil, nil
+	}
+}
+
+// watchLoop runs the server's watch until the world closes.
+func (w *World) watchLoop() {
+	s := &watches{backoff: 50 * time.Millisecond}
+	defer func() {
+		s.stopMain()
+		s.stopCatch()
+	}()
+	dirty := true // the watched set or a watch needs looking at
+	for w.ctx.Err() == nil {
+		if dirty && s.retry == nil {
+			dirty = false
+			w.rewatch(s)
+		}
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-w.wake:
+			dirty = true
+		case <-s.retry:
+			s.retry, dirty = nil, true
+		case e, ok := <-s.mainC:
+			if !ok {
+				s.main, s.mainC, dirty = nil, nil, true // resumed by rewatch
+				continue
+			}
+			if e == nil {
+				w.dir.setLoaded()
+				continue
+			}
+			s.last = max(s.last, e.Revision())
+			w.onEntry(e)
+		case e, ok := <-s.catchC:
+			if !ok {
+				s.catch, s.catchC, dirty = nil, nil, true // made again for what is still unready
+				continue
+			}
+			if e == nil {
+				s.stopCatch()
+				w.caughtUp()
+				continue
+			}
+			w.onEntry(e)
+		}
+	}
+}
+
+// rewatch brings the watches to the regions wanted: the main watch
+// resumed with new filters, a catch-up for the regions without values.
+func (w *World) rewatch(s *watches) {
+	fail := func(what string, err error) {
+		if w.ctx.Err() == nil {
+			w.log.Warn("the edit watch failed; retrying", "what", what, "err", err)
+		}
+		s.retry = time.After(s.backoff)
+		s.backoff = min(2*s.backoff, time.Second)
+	}
+	want, fresh := w.reconcile()
+	if s.main == nil || !sameRegions(want, s.filters) {
+		// Its first start takes the directory's current values.
+		s.stopMain()
+		keys := []string{ownPrefix + ".>", livePrefix + ".>"}
+		for r := range want {
+			keys = append(keys, regionFilter(r))
+		}
+		var opts []jetstream.WatchOpt
+		if s.last > 0 {
+			opts = append(opts, jetstream.ResumeFromRevision(s.last+1))
+		}
+		kw, err := w.kv.WatchFiltered(w.ctx, keys, opts...)
+		if err != nil {
+			fail("main", err)
+			return
+		}
+		s.main, s.mainC, s.filters, s.backoff = kw, kw.Updates(), want, 50*time.Millisecond
+		w.consumerStarts.Inc()
+		fresh = true
+	}
+	if !fresh && s.catch != nil {
+		return
+	}
+	// A catch-up for every region still without its values, made after
+	// the main watch that covers them.
+	if keys := w.unreadyFilters(); len(keys) > 0 {
+		s.stopCatch()
+		kw, err := w.kv.WatchFiltered(w.ctx, keys)
+		if err != nil {
+			w.uncatch()
+			fail("catch-up", err)
+			return
+		}
+		s.catch, s.catchC = kw, kw.Updates()
+	}
+}
+
+// reconcile brings the watched set to the regions wanted (the union's and
+// the owned ones): a region left is forgotten (its parked acks answered),
+// a region entered starts unready. fresh: some region was entered.
+func (w *World) reconcile() (map[Region]bool, bool) {
+	owned := w.dir.owned()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	want := make(map[Region]bool, len(w.want)+len(owned))
+	for r := range w.want {
+		want[r] = true
+	}
+	for _, r := range owned {
+		want[r] = true
+	}
+	fresh := false
+	for r := range w.watched {
+		if want[r] {
+			continue
+		}
+		delete(w.watched, r)
+		for pos, ps := range w.parked { // nobody here holds them any more
+			if RegionOf(pos) == r {
+				for _, p := range ps {
+					w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
+				}
+				delete(w.parked, pos)
+			}
+		}
+		for pos := range w.written {
+			if RegionOf(pos) == r {
+				delete(w.written, pos)
+			}
+		}
+	}
+	for r := range want {
+		if w.watched[r] == nil {
+			w.watched[r] = &watch{r: r, chunks: map[voxel.ChunkPos]known{}}
+			fresh = true
+		}
+	}
+	if fresh {
+		w.changedLocked()
+	}
+	return want, fresh
+}
+
+func sameRegions(a, b map[Region]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for r := range a {
+		if !b[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// unreadyFilters marks every region still without its values as being
+// caught up and returns their filters (every watched region is in the
+// main watch's filters when it is called).
+func (w *World) unreadyFilters() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var keys []string
+	for r, wt := range w.watched {
+		wt.catching = false
+		if !wt.ready {
+			wt.catching = true
+			keys = append(keys, regionFilter(r))
+		}
+	}
+	return keys
+}
+
+func (w *World) uncatch() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, wt := range w.watched {
+		wt.catching = false
+	}
+}
+
+// caughtUp makes deliverable every region the finished catch-up covered.
+func (w *World) caughtUp() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, wt := range w.watched {
+		if wt.catching {
+			wt.ready, wt.catching = true, false
+		}
+	}
+	w.changedLocked()
+}
+
+// onEntry applies one watched entry: an ownership key or heartbeat to the
+// directory, a chunk's value to its region.
+func (w *World) onEntry(e jetstream.KeyValueEntry) {
+	if isDir, err := w.dir.apply(e); isDir {
+		if err != nil {
+			w.log.Error("ignoring a key in the edit bucket", "key", e.Key(), "err", err)
+		}
+		w.poke() // an owned region may want watching
+		w.mu.Lock()
+		w.changedLocked()
+		w.mu.Unlock()
+		return
+	}
+	pos, err := parseKey(e.Key())
+	if err != nil {
+		w.log.Error("ignoring a key in the edit bucket", "key", e.Key(), "err", err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	wt := w.watched[RegionOf(pos)]
+	if wt == nil {
+		return // the region was left meanwhile
+	}
+	old := wt.chunks[pos]
+	if e.Revision() <= old.rev {
+		return // seen (the main and a catch-up watch overlap)
+	}
+	v := chunkValue{pos: pos}
+	if e.Operation() == jetstream.KeyValuePut {
+		if v, err = decodeValue(e.Value(), pos, w.lim); err != nil {
+			w.log.Error("ignoring a bad value in the edit bucket", "key", e.Key(), "revision", e.Revision(), "err", err)
+			return
+		}
+	}
+	wt.chunks[pos] = known{v: v, rev: e.Revision()}
+	if k, ok := w.written[pos]; ok && k.rev <= e.Revision() {
+		delete(w.written, pos)
+	}
+	w.changedLocked()
+	if !wt.ready {
+		return // nobody holds a chunk of a region still loading
+	}
+	changed := diff(old.v.overlay, v.overlay, nil)
+	// Own commits up to this revision first, then whatever else changed:
+	// the last word on each block is the new value.
+	keep := w.parked[pos][:0]
+	for _, p := range w.parked[pos] {
+		if p.rev > e.Revision() {
+			keep = append(keep, p)
+			continue
+		}
+		w.done.Add(voxel.Committed{Tag: p.tag, Edit: p.e})
+		for i, c := range changed {
+			if c.Index == p.e.Index && c.Block == p.e.Block {
+				changed = append(changed[:i], changed[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(keep) == 0 {
+		delete(w.parked, pos)
+	} else {
+		w.parked[pos] = keep
+	}
+	for _, c := range changed {
+		w.done.Add(voxel.Committed{Tag: netsync.RemoteEdit, Edit: voxel.BlockEdit{Pos: pos, Index: c.Index, Block: c.Block}})
+	}
+}
