@@ -22,7 +22,7 @@ func (s *Server) exchangeCars(changed bool) bool {
 	if changed {
 		own := s.remoteCars[:0]
 		for _, p := range s.peers {
-			if p.hasCar {
+			if p.hasCar && !p.standby {
 				own = append(own, p.lastCar)
 			}
 		}

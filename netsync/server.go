@@ -280,6 +280,7 @@ func (s *Server) tick(now time.Time) {
 			if !p.area.subscribed && !p.sub.waiting() && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
 				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
 			}
+			s.tellOwners(p, now)
 			if now.Sub(p.active) > s.cfg.IdleLimit && p.ctx.Err() == nil {
 				s.metrics.idleClosed.Inc()
 				p.fail(CodeTimeout, fmt.Sprintf("idle: neither a car nor an edit for %v", s.cfg.IdleLimit))
@@ -384,9 +385,14 @@ func (s *Server) drain(p *serverPeer) {
 func (s *Server) handle(p *serverPeer, m wire.Message) {
 	switch m := m.(type) {
 	case *wire.Subscribe:
+		if p.standby { // a spare's only sign of life is its area following the car
+			p.active = s.lastTick
+		}
 		if p.sub.offer(m) {
 			s.metrics.subsCoalesced.Inc()
 		}
+	case *wire.Handover:
+		s.handover(p, m, s.lastTick)
 	case *wire.EditRequest:
 		p.active = s.lastTick
 		s.edit(p, m)
@@ -544,7 +550,11 @@ func (s *Server) intakeCars(now time.Time) bool {
 		c, fresh := p.carIn, p.carNew
 		p.carNew = false
 		p.carMu.Unlock()
-		if !fresh {
+		if p.handedOver { // placed by a Handover this tick
+			p.handedOver = false
+			changed = true
+		}
+		if !fresh || p.standby {
 			continue
 		}
 		p.active = now
@@ -568,7 +578,7 @@ func (s *Server) relayCars() {
 	g := &s.carGrid
 	g.reset()
 	for _, from := range s.order {
-		if from.hasCar {
+		if from.hasCar && !from.standby {
 			g.add(from.lastCar)
 		}
 	}

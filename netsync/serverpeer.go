@@ -61,6 +61,13 @@ type serverPeer struct {
 	resets     tokens
 	heldSince  time.Time // its snapshots have been refused since (zero: not held)
 	poseSent   time.Time // the last Pose correcting a held car
+	// standby: the player drives on another server; this connection is
+	// its spare (wire.Handover).
+	standby bool
+	// handedOver: a car placed by a Handover, to be published and relayed
+	// at this tick even though no snapshot arrived.
+	handedOver bool
+	owners     ownersSeen // what it was last told (owners.go)
 }
 
 func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
@@ -86,7 +93,7 @@ func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *qu
 		// direction uses the control cap.
 		err := readFrames(chunk, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
 			switch m.(type) {
-			case *wire.Subscribe, *wire.EditRequest, *wire.Reset:
+			case *wire.Subscribe, *wire.EditRequest, *wire.Reset, *wire.Handover:
 			default:
 				return fmt.Errorf("%w: %v not allowed from a client on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
