@@ -46,6 +46,11 @@ type ClientConfig struct {
 	// connection counts as lost (0: transport.IdleTimeout, 15 s); clients
 	// that fail over between servers want it short.
 	IdleTimeout time.Duration
+	// Spare dials a handover's spare connection (Handover): it starts on
+	// standby (wire.Handover), so the server neither shows its car nor
+	// expects one, and it does not send unanswered edits again (the
+	// handover does, at the switch).
+	Spare bool
 
 	Logger *slog.Logger
 }
@@ -207,6 +212,11 @@ func (c *Client) handshake(ctx context.Context) error {
 	if f, err = c.enc.AppendFrame(f[:0], sub, wire.ControlCap); err != nil {
 		return err
 	}
+	if c.cfg.Spare {
+		if f, err = c.enc.AppendFrame(f, &wire.Handover{}, wire.ControlCap); err != nil {
+			return err
+		}
+	}
 	if _, err := chunk.Write(f); err != nil {
 		return c.explain(err)
 	}
@@ -214,7 +224,10 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
 	id := c.cfg.Identity
-	again := resend{wait: id.retry()}
+	var again resend
+	if !c.cfg.Spare {
+		again.wait = id.retry()
+	}
 	var due []wire.EditRequest
 	spawned := false
 	c.spawn(func() {
@@ -237,7 +250,7 @@ func (c *Client) handshake(ctx context.Context) error {
 				id.answered(m.Seq)
 			case *wire.EditReject:
 				id.answered(m.Seq)
-			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate, *wire.Notice:
+			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate, *wire.Notice, *wire.Owners:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
@@ -498,6 +511,14 @@ func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 		dst = append(dst, s)
 	}
 	return dst
+}
+
+// heard is the latest snapshot of player's car relayed to this client.
+func (c *Client) heard(player uint32) (wire.CarSnapshot, bool) {
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	s, ok := c.cars[player]
+	return s, ok
 }
 
 // Close ends the connection and waits for the client's goroutines.
