@@ -1,0 +1,159 @@
+package netsync
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+// fakeDirectory is an OwnerDirectory the test changes while the server
+// ticks.
+type fakeDirectory struct {
+	mu sync.Mutex
+	m  map[[2]int32]string
+}
+
+func (d *fakeDirectory) Owner(rx, rz int32) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a, ok := d.m[[2]int32{rx, rz}]
+	return a, ok
+}
+
+func (d *fakeDirectory) set(rx, rz int32, addr string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = map[[2]int32]string{}
+	}
+	d.m[[2]int32{rx, rz}] = addr
+}
+
+func TestOwnersAreToldAndToldAgainOnChange(t *testing.T) {
+	dir := &fakeDirectory{}
+	dir.set(0, 0, "a:1")
+	dir.set(-1, 0, "b:1")
+	s := startServer(t, func(c *ServerConfig) { c.Owners = dir })
+	c := dial(t, s.clientConfig())
+
+	m := nextOf[*wire.Owners](t, c)
+	assert.Equal(t, [2]int32{0, 0}, [2]int32{m.RX, m.RZ})
+	want := [wire.OwnerCells]string{}
+	want[wire.OwnerIndex(0, 0)], want[wire.OwnerIndex(-1, 0)] = "a:1", "b:1"
+	assert.Equal(t, want, m.Addrs)
+
+	dir.set(1, 0, "c:1") // a lease taken over under the client
+	m = nextOf[*wire.Owners](t, c)
+	want[wire.OwnerIndex(1, 0)] = "c:1"
+	assert.Equal(t, want, m.Addrs)
+
+	require.NoError(t, c.Subscribe(voxel.ChunkPos{X: -1}, 1)) // into region -1
+	m = nextOf[*wire.Owners](t, c)
+	assert.Equal(t, [2]int32{-1, 0}, [2]int32{m.RX, m.RZ})
+	assert.Equal(t, "a:1", m.Addrs[wire.OwnerIndex(1, 0)])
+	assert.Equal(t, "b:1", m.Addrs[wire.OwnerIndex(0, 0)])
+	assert.Empty(t, m.Addrs[wire.OwnerIndex(0, 1)])
+}
+
+func TestRegionOf(t *testing.T) {
+	for c, want := range map[int32]int32{0: 0, 15: 0, 16: 1, -1: -1, -16: -1, -17: -2} {
+		assert.Equal(t, want, regionOf(c), "chunk %d", c)
+	}
+}
+
+// seen reports the latest snapshot of player's car relayed to c.
+func seen(c *Client, player uint32) (wire.CarSnapshot, bool) { return c.heard(player) }
+
+// A spare on standby is not shown: its snapshots are ignored until it
+// drives here.
+func TestStandbyCarIsNotShownUntilItDrives(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.SpawnX, c.SpawnZ, c.SpawnRadius = 5000, 5000, 100 })
+	near := s.clientConfig()
+	near.Centre = voxel.ChunkPos{X: 5000 / voxel.ChunkSize, Z: 5000 / voxel.ChunkSize}
+	o := dial(t, near)
+	q := dial(t, near)
+	spareCfg := near
+	spareCfg.Spare = true
+	sp := dial(t, spareCfg)
+
+	frame := time.NewTicker(5 * time.Millisecond)
+	defer frame.Stop()
+	deadline := time.After(testTimeout)
+	for {
+		sp.SendCar(wire.QuantiseCar(0, 0, 5001, 1, 5000, 0, 0))
+		q.SendCar(wire.QuantiseCar(0, 0, 5003, 1, 5000, 0, 0))
+		_, shown := seen(o, sp.Player())
+		require.False(t, shown, "a standby car was relayed")
+		if c, ok := seen(o, q.Player()); ok && c.Seq >= 20 {
+			break // twenty of q's frames went by, sp's alongside
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("q's car never relayed")
+		}
+	}
+	require.NoError(t, sp.queue(&wire.Handover{Drive: true}))
+	for {
+		sp.SendCar(wire.QuantiseCar(0, 0, 5001, 1, 5000, 0, 0))
+		if _, ok := seen(o, sp.Player()); ok {
+			break
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("the car that drives here now was never relayed")
+		}
+	}
+}
+
+// fakeExchange stands in for the cluster's car exchange: one remote car.
+type fakeExchange struct{ remote wire.CarSnapshot }
+
+func (*fakeExchange) Publish([]wire.CarSnapshot) {}
+func (f *fakeExchange) Remote(dst []wire.CarSnapshot) []wire.CarSnapshot {
+	return append(dst, f.remote)
+}
+
+// A car handed over from another server (Handover From its id there) is
+// placed where the cluster saw it: its snapshots are accepted far from
+// the spawn, where a fresh join's are not.
+func TestHandedOverCarIsPlacedWhereTheClusterSawIt(t *testing.T) {
+	fx := &fakeExchange{remote: wire.QuantiseCar(777, 1, 5000, 1, 5000, 0, 0)}
+	s := startServer(t, func(c *ServerConfig) { c.Cars, c.SpawnRadius = fx, 100 }) // spawn at 0, 0; MaxCarSpeed on
+	near := s.clientConfig()
+	near.Centre = voxel.ChunkPos{X: 5000 / voxel.ChunkSize, Z: 5000 / voxel.ChunkSize}
+	o := dial(t, near)
+	fresh := dial(t, near)
+	spareCfg := near
+	spareCfg.Spare = true
+	sp := dial(t, spareCfg)
+	require.NoError(t, sp.queue(&wire.Handover{Drive: true, From: 777}))
+
+	frame := time.NewTicker(5 * time.Millisecond)
+	defer frame.Stop()
+	deadline := time.After(testTimeout)
+	for {
+		sp.SendCar(wire.QuantiseCar(0, 0, 5000.5, 1, 5000, 0, 0))
+		fresh.SendCar(wire.QuantiseCar(0, 0, 5000.5, 1, 5000, 0, 0))
+		if c, ok := seen(o, sp.Player()); ok {
+			x, _, _ := c.Position()
+			if x > 5000.4 { // its own snapshot, not only the placement
+				break
+			}
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("the handed-over car was never relayed")
+		}
+	}
+	_, shown := seen(o, fresh.Player())
+	assert.False(t, shown, "a fresh join far from the spawn is held, not relayed")
+}
