@@ -1,10 +1,12 @@
 package netsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -56,6 +58,7 @@ type Handover struct {
 	out      []wire.Message // for the game, before the primary's: the switch's catch-up, the spare's answers
 	answered answeredSeqs
 	switches int
+	resent   int
 	carIdx   map[uint32]int
 	cars     []wire.CarSnapshot
 }
@@ -127,6 +130,9 @@ func (h *Handover) PrimaryAddr() string { return h.primary.addr }
 
 // Switches counts the switches so far.
 func (h *Handover) Switches() int { return h.switches }
+
+// Resent counts edits sent again to the new server at a switch.
+func (h *Handover) Resent() int { return h.resent }
 
 // Spare is the spare connection's server and whether it is ready to
 // switch to ("" while none is connected).
@@ -271,22 +277,12 @@ func (h *Handover) swap(why string) {
 	_ = old.c.queue(&wire.Handover{})
 	for _, r := range h.Identity().retry() {
 		if _, ok := nw.chunks[r.Pos]; ok { // else the old server answers it
-			_ = nw.c.queue(&r)
+			if nw.c.queue(&r) == nil {
+				h.resent++
+			}
 		}
 	}
-	var fresh []voxel.ChunkPos
-	for pos, o := range nw.chunks {
-		held, ok := old.chunks[pos]
-		switch {
-		case !ok && len(o) == 0:
-			fresh = append(fresh, pos)
-		case !ok || !slices.Equal(held, o):
-			h.out = append(h.out, &wire.ChunkEdits{Pos: pos, Edits: o})
-		}
-	}
-	if len(fresh) > 0 {
-		h.out = append(h.out, &wire.ChunkDefaults{Base: h.centre, Pos: fresh})
-	}
+	h.out = catchUp(h.out, old.chunks, nw.chunks, h.centre)
 	if nw.hz != old.hz {
 		h.out = append(h.out, &wire.TickRate{Hz: nw.hz})
 	}
@@ -367,6 +363,34 @@ func (h *Handover) Poll(dst []wire.Message, max int) []wire.Message {
 		dst = append(dst, m)
 	}
 	return dst
+}
+
+// catchUp appends what the game, holding held, must be given to hold
+// what the new server delivered (next): the chunks it holds differently
+// or not at all (in next's sorted order, so the game's work is the same
+// each time). A chunk only the game holds stays: the new server delivers
+// it when it gets there. base is the ChunkDefaults' base (the area's
+// centre).
+func catchUp(dst []wire.Message, held, next map[voxel.ChunkPos]voxel.Overlay, base voxel.ChunkPos) []wire.Message {
+	var fresh []voxel.ChunkPos
+	for _, pos := range slices.SortedFunc(maps.Keys(next), comparePos) {
+		o := next[pos]
+		had, ok := held[pos]
+		switch {
+		case !ok && len(o) == 0:
+			fresh = append(fresh, pos)
+		case !ok || !slices.Equal(had, o):
+			dst = append(dst, &wire.ChunkEdits{Pos: pos, Edits: o})
+		}
+	}
+	if len(fresh) > 0 {
+		dst = append(dst, &wire.ChunkDefaults{Base: base, Pos: fresh})
+	}
+	return dst
+}
+
+func comparePos(a, b voxel.ChunkPos) int {
+	return cmp.Or(cmp.Compare(a.X, b.X), cmp.Compare(a.Y, b.Y), cmp.Compare(a.Z, b.Z))
 }
 
 // track applies a message to the link's chunk model.

@@ -157,3 +157,42 @@ func TestHandedOverCarIsPlacedWhereTheClusterSawIt(t *testing.T) {
 	_, shown := seen(o, fresh.Player())
 	assert.False(t, shown, "a fresh join far from the spawn is held, not relayed")
 }
+
+func TestCatchUpHandsTheGameOnlyWhatDiffers(t *testing.T) {
+	same, changed, fresh, freshEdited, heldOnly := voxel.ChunkPos{X: 1}, voxel.ChunkPos{X: 2}, voxel.ChunkPos{X: 3}, voxel.ChunkPos{X: 4}, voxel.ChunkPos{X: 5}
+	stone := voxel.Overlay{{Index: 7, Block: voxel.Stone}}
+	held := map[voxel.ChunkPos]voxel.Overlay{same: stone, changed: stone, heldOnly: nil}
+	next := map[voxel.ChunkPos]voxel.Overlay{same: stone, changed: stone.With(8, voxel.Sand), fresh: nil, freshEdited: stone}
+	base := voxel.ChunkPos{Y: 1}
+	got := catchUp(nil, held, next, base)
+	assert.Equal(t, []wire.Message{
+		&wire.ChunkEdits{Pos: changed, Edits: next[changed]},
+		&wire.ChunkEdits{Pos: freshEdited, Edits: stone},
+		&wire.ChunkDefaults{Base: base, Pos: []voxel.ChunkPos{fresh}},
+	}, got)
+	assert.Empty(t, catchUp(nil, next, next, base), "nothing differs: nothing to hand over")
+}
+
+// The link's model follows what its server delivered, as the game does.
+func TestLinkTracksItsChunks(t *testing.T) {
+	l := &link{chunks: map[voxel.ChunkPos]voxel.Overlay{}}
+	a, b := voxel.ChunkPos{X: 1}, voxel.ChunkPos{X: 2}
+	l.track(&wire.ChunkDefaults{Pos: []voxel.ChunkPos{a, b}})
+	l.track(&wire.EditBroadcast{Pos: a, Index: 3, Block: voxel.Stone})
+	l.track(&wire.EditBroadcast{Pos: voxel.ChunkPos{X: 9}, Index: 3, Block: voxel.Stone}) // not held: ignored
+	l.track(&wire.ChunkDrop{Pos: b})
+	l.track(&wire.TickRate{Hz: 12})
+	assert.Equal(t, map[voxel.ChunkPos]voxel.Overlay{a: {{Index: 3, Block: voxel.Stone}}}, l.chunks)
+	assert.Equal(t, uint32(12), l.hz)
+}
+
+func TestAnsweredSeqsAnswerOnceAndForgetTheOldest(t *testing.T) {
+	a := newAnsweredSeqs(2)
+	assert.True(t, a.first(1))
+	assert.False(t, a.first(1), "a second answer of one edit")
+	assert.True(t, a.first(2))
+	assert.True(t, a.first(3)) // forgets 1
+	assert.True(t, a.first(1))
+	assert.False(t, a.first(3))
+	assert.Len(t, a.set, 2)
+}
