@@ -53,6 +53,8 @@ type ClientConfig struct {
 	Spare bool
 
 	Logger *slog.Logger
+
+	now func() time.Time // the car clock (CarForget); nil: time.Now. For tests.
 }
 
 // Client is one connection to a server. Its methods never block the
@@ -79,7 +81,7 @@ type Client struct {
 	err   error
 
 	carsMu sync.Mutex
-	cars   map[uint32]wire.CarSnapshot
+	cars   map[uint32]heardCar
 
 	start time.Time // LocalTime's zero
 	clock *clockSamples
@@ -114,6 +116,9 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if cfg.ClockInterval <= 0 {
 		cfg.ClockInterval = DefaultClockInterval
 	}
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
 	log := logger(cfg.Logger)
 	tlsConf, err := transport.ClientTLS(cfg.Fingerprint, cfg.Protocol)
 	if err != nil {
@@ -133,7 +138,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
 		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
-		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}, start: time.Now(), clock: newClockSamples(),
+		car: newCarSlot(), cars: map[uint32]heardCar{}, start: time.Now(), clock: newClockSamples(),
 		spawnReady: make(chan struct{})}
 	if err := c.handshake(ctx); err != nil {
 		var re *RefusedError
@@ -408,16 +413,22 @@ func (c *Client) receiveCars() {
 			c.fail(CodeProtocol, fmt.Errorf("netsync: bad car datagram from server: %w", err))
 			return
 		}
+		now := c.cfg.now()
 		c.carsMu.Lock()
 		for _, s := range buf {
 			old, ok := c.cars[s.Player]
-			if ok && !wire.SeqNewer(s.Seq, old.Seq) {
+			if ok && s.Seq == old.s.Seq { // relayed again (a car held still): still there
+				old.at = now
+				c.cars[s.Player] = old
+				continue
+			}
+			if ok && !wire.SeqNewer(s.Seq, old.s.Seq) {
 				continue
 			}
 			if !ok && len(c.cars) >= c.cfg.MaxCars {
 				continue
 			}
-			c.cars[s.Player] = s
+			c.cars[s.Player] = heardCar{s: s, at: now}
 		}
 		c.carsMu.Unlock()
 	}
@@ -503,12 +514,30 @@ func (c *Client) SendCar(s wire.CarSnapshot) {
 	c.car.put([]wire.CarSnapshot{s})
 }
 
-// Cars appends the latest snapshot of every other car the server relayed.
+// heardCar is another car's latest snapshot and when it was last relayed.
+type heardCar struct {
+	s  wire.CarSnapshot
+	at time.Time
+}
+
+// CarForget is how long a car the server stopped relaying is still
+// returned by Cars: its player left, drove out of the area, or was handed
+// to another server (under another id there). Servers relay every car in
+// the area each tick while any car moves.
+const CarForget = time.Second
+
+// Cars appends the latest snapshot of every other car the server relayed
+// within CarForget.
 func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
+	now := c.cfg.now()
 	c.carsMu.Lock()
 	defer c.carsMu.Unlock()
-	for _, s := range c.cars {
-		dst = append(dst, s)
+	for id, h := range c.cars {
+		if now.Sub(h.at) > CarForget {
+			delete(c.cars, id)
+			continue
+		}
+		dst = append(dst, h.s)
 	}
 	return dst
 }
@@ -517,8 +546,8 @@ func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 func (c *Client) heard(player uint32) (wire.CarSnapshot, bool) {
 	c.carsMu.Lock()
 	defer c.carsMu.Unlock()
-	s, ok := c.cars[player]
-	return s, ok
+	h, ok := c.cars[player]
+	return h.s, ok
 }
 
 // Close ends the connection and waits for the client's goroutines.

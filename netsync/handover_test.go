@@ -2,6 +2,7 @@ package netsync
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,4 +196,58 @@ func TestAnsweredSeqsAnswerOnceAndForgetTheOldest(t *testing.T) {
 	assert.True(t, a.first(1))
 	assert.False(t, a.first(3))
 	assert.Len(t, a.set, 2)
+}
+
+// A car the server stops relaying (its player left, or was handed to
+// another server under another id) is forgotten after CarForget, so the
+// game does not show it frozen for ever.
+func TestCarsForgetACarNoLongerRelayed(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.SpawnRadius = 0 })
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	bcfg := s.clientConfig()
+	bcfg.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	b := dial(t, bcfg)
+	a := dial(t, s.clientConfig())
+	c := dial(t, s.clientConfig())
+	frame := time.NewTicker(5 * time.Millisecond)
+	defer frame.Stop()
+	deadline := time.After(testTimeout)
+	sees := func(who *Client) bool {
+		for _, s := range b.Cars(nil) {
+			if s.Player == who.Player() {
+				return true
+			}
+		}
+		return false
+	}
+	for !sees(a) || !sees(c) {
+		a.SendCar(wire.QuantiseCar(0, 0, 10, 1, 20, 0, 0))
+		c.SendCar(wire.QuantiseCar(0, 0, 12, 1, 20, 0, 0))
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("cars never relayed")
+		}
+	}
+	gone := a.Player()
+	require.NoError(t, a.Close())
+	waitEvent(t, s, EventLeft, func(e Event) bool { return e.Player == gone })
+	clock.Add(int64(CarForget / 2))
+	for {
+		c.SendCar(wire.QuantiseCar(0, 0, 12, 1, 20, 0, 0))
+		if s, ok := b.heard(c.Player()); ok && s.Seq > 50 {
+			break // c's relays went on well after a left
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("c's car stopped")
+		}
+	}
+	clock.Add(int64(CarForget/2) + 1)
+	assert.True(t, sees(c), "a car still relayed stays")
+	for _, s := range b.Cars(nil) {
+		assert.NotEqual(t, gone, s.Player, "a car no longer relayed is forgotten")
+	}
 }
