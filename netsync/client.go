@@ -46,11 +46,13 @@ type ClientConfig struct {
 	// connection counts as lost (0: transport.IdleTimeout, 15 s); clients
 	// that fail over between servers want it short.
 	IdleTimeout time.Duration
-	// Spare dials a handover's spare connection (Handover): it starts on
-	// standby (wire.Handover), so the server neither shows its car nor
-	// expects one, and it does not send unanswered edits again (the
-	// handover does, at the switch).
-	Spare bool
+	// SpareOf, when not 0, dials a handover's spare connection (Handover)
+	// for the car the world knows by that id (the player's id on its first
+	// server): it starts on standby (wire.Handover), so the server neither
+	// shows the car nor expects it, asks that server to vouch for the id,
+	// and does not send unanswered edits again (the handover does, at the
+	// switch).
+	SpareOf uint32
 
 	Logger *slog.Logger
 
@@ -217,8 +219,8 @@ func (c *Client) handshake(ctx context.Context) error {
 	if f, err = c.enc.AppendFrame(f[:0], sub, wire.ControlCap); err != nil {
 		return err
 	}
-	if c.cfg.Spare {
-		if f, err = c.enc.AppendFrame(f, &wire.Handover{}, wire.ControlCap); err != nil {
+	if c.cfg.SpareOf != 0 {
+		if f, err = c.enc.AppendFrame(f, &wire.Handover{From: c.cfg.SpareOf}, wire.ControlCap); err != nil {
 			return err
 		}
 	}
@@ -230,7 +232,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
 	id := c.cfg.Identity
 	var again resend
-	if !c.cfg.Spare {
+	if c.cfg.SpareOf == 0 {
 		again.wait = id.retry()
 	}
 	var due []wire.EditRequest
@@ -508,9 +510,13 @@ func (c *Client) RequestEdit(pos voxel.ChunkPos, index uint16, block voxel.Block
 
 // SendCar publishes this client's car state; only the latest unsent
 // snapshot is kept. Seq is assigned here.
-func (c *Client) SendCar(s wire.CarSnapshot) {
+func (c *Client) SendCar(s wire.CarSnapshot) { c.sendCar(s, c.carSeq.Add(1)) }
+
+// sendCar sends the car with sequence seq (a handover numbers the car's
+// snapshots across its connections: one car, one sequence).
+func (c *Client) sendCar(s wire.CarSnapshot, seq uint32) {
 	s.Player = c.welcome.Player
-	s.Seq = c.carSeq.Add(1)
+	s.Seq = seq
 	c.car.put([]wire.CarSnapshot{s})
 }
 

@@ -59,6 +59,10 @@ type Handover struct {
 	answered answeredSeqs
 	switches int
 	resent   int
+	// carID is the id the world knows the car by: its first server's,
+	// which the others show it under once that server vouched for it.
+	carID  uint32
+	carSeq uint32 // the car's snapshots, numbered across connections
 	carIdx   map[uint32]int
 	cars     []wire.CarSnapshot
 }
@@ -114,6 +118,7 @@ func DialHandover(ctx context.Context, cfg HandoverConfig) (*Handover, error) {
 	h := &Handover{cfg: cfg, log: logger(cfg.Client.Logger), dialed: make(chan dialResult, 1), failed: map[string]time.Time{},
 		centre: cfg.Client.Centre, radius: cfg.Client.Radius, answered: newAnsweredSeqs(1024), carIdx: map[uint32]int{}}
 	h.primary = newLink(c, cfg.Client.Addr)
+	h.carID = c.Player()
 	return h, nil
 }
 
@@ -215,7 +220,7 @@ func (h *Handover) open(addr string, now time.Time) {
 		return
 	}
 	cfg := h.cfg.Client
-	cfg.Addr, cfg.Spare, cfg.Centre, cfg.Radius = addr, true, h.centre, h.radius
+	cfg.Addr, cfg.SpareOf, cfg.Centre, cfg.Radius = addr, h.carID, h.centre, h.radius
 	if h.cfg.Pin != nil {
 		cfg.Fingerprint = h.cfg.Pin(addr)
 	}
@@ -262,8 +267,12 @@ func (h *Handover) spareReady() bool {
 	if h.spare == nil || h.spare.c.Err() != nil {
 		return false
 	}
-	s, ok := h.spare.c.heard(h.primary.c.Player())
-	return ok && h.primary.c.carSeq.Load()-s.Seq <= carFresh
+	for _, id := range [2]uint32{h.carID, h.primary.c.Player()} { // vouched for, or not (yet)
+		if s, ok := h.spare.c.heard(id); ok && h.carSeq-s.Seq <= carFresh {
+			return true
+		}
+	}
+	return false
 }
 
 // swap makes the spare the primary: the new server drives the car from
@@ -273,7 +282,7 @@ func (h *Handover) spareReady() bool {
 // the chunks the new server holds differently.
 func (h *Handover) swap(why string) {
 	old, nw := h.primary, h.spare
-	_ = nw.c.queue(&wire.Handover{Drive: true, From: old.c.Player()})
+	_ = nw.c.queue(&wire.Handover{Drive: true, From: h.carID})
 	_ = old.c.queue(&wire.Handover{})
 	for _, r := range h.Identity().retry() {
 		if _, ok := nw.chunks[r.Pos]; ok { // else the old server answers it
@@ -426,7 +435,13 @@ func (l *link) evict(centre voxel.ChunkPos, radius uint32) {
 
 // SendCar sends the car to the primary (the spare's server must not show
 // it too).
-func (h *Handover) SendCar(s wire.CarSnapshot) { h.primary.c.SendCar(s) }
+func (h *Handover) SendCar(s wire.CarSnapshot) {
+	h.carSeq++
+	h.primary.c.sendCar(s, h.carSeq)
+}
+
+// CarID is the id the world knows the car by (its first server's).
+func (h *Handover) CarID() uint32 { return h.carID }
 
 // RequestEdit asks the primary's server to set one block.
 func (h *Handover) RequestEdit(pos voxel.ChunkPos, index uint16, block voxel.Block) (uint32, error) {
@@ -454,14 +469,14 @@ func (h *Handover) Subscribe(centre voxel.ChunkPos, radius uint32) error {
 // once (its newest snapshot), and never this player's own.
 func (h *Handover) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 	h.cars = h.primary.c.Cars(h.cars[:0])
-	own := [2]uint32{h.primary.c.Player()}
+	own := [3]uint32{h.carID, h.primary.c.Player()}
 	if h.spare != nil {
 		h.cars = h.spare.c.Cars(h.cars)
-		own[1] = h.spare.c.Player()
+		own[2] = h.spare.c.Player()
 	}
 	clear(h.carIdx)
 	for _, s := range h.cars {
-		if s.Player == own[0] || s.Player == own[1] {
+		if slices.Contains(own[:], s.Player) {
 			continue
 		}
 		if i, ok := h.carIdx[s.Player]; ok {

@@ -80,7 +80,7 @@ func TestStandbyCarIsNotShownUntilItDrives(t *testing.T) {
 	o := dial(t, near)
 	q := dial(t, near)
 	spareCfg := near
-	spareCfg.Spare = true
+	spareCfg.SpareOf = 99
 	sp := dial(t, spareCfg)
 
 	frame := time.NewTicker(5 * time.Millisecond)
@@ -133,7 +133,7 @@ func TestHandedOverCarIsPlacedWhereTheClusterSawIt(t *testing.T) {
 	o := dial(t, near)
 	fresh := dial(t, near)
 	spareCfg := near
-	spareCfg.Spare = true
+	spareCfg.SpareOf = 99
 	sp := dial(t, spareCfg)
 	require.NoError(t, sp.queue(&wire.Handover{Drive: true, From: 777}))
 
@@ -249,5 +249,58 @@ func TestCarsForgetACarNoLongerRelayed(t *testing.T) {
 	assert.True(t, sees(c), "a car still relayed stays")
 	for _, s := range b.Cars(nil) {
 		assert.NotEqual(t, gone, s.Player, "a car no longer relayed is forgotten")
+	}
+}
+
+// vouchingExchange is a fakeExchange whose other server vouches for its
+// car's id with one key.
+type vouchingExchange struct {
+	fakeExchange
+	key uint64
+}
+
+func (v *vouchingExchange) Vouch(player uint32, key uint64, answer func(bool)) {
+	go answer(player == v.remote.Player && key == v.key) // from another goroutine, as NATS does
+}
+
+// A handed-over car keeps the id the world knows it by once its first
+// server vouches for it; a player claiming another's car id is shown
+// under its own.
+func TestVouchedCarKeepsItsIDAndAClaimWithoutTheKeyDoesNot(t *testing.T) {
+	const key = 0x5eed
+	vx := &vouchingExchange{fakeExchange: fakeExchange{remote: wire.QuantiseCar(777, 1, 5000, 1, 5000, 0, 0)}, key: key}
+	s := startServer(t, func(c *ServerConfig) { c.Cars, c.SpawnRadius = vx, 0 })
+	near := s.clientConfig()
+	near.Centre = voxel.ChunkPos{X: 5000 / voxel.ChunkSize, Z: 5000 / voxel.ChunkSize}
+	o := dial(t, near)
+	honest, thief := near, near
+	honest.SpareOf, honest.Identity = 777, NewIdentityKey(key)
+	thief.SpareOf, thief.Identity = 777, NewIdentityKey(key+1)
+	h, th := dial(t, honest), dial(t, thief)
+	require.NoError(t, h.queue(&wire.Handover{Drive: true, From: 777}))
+	require.NoError(t, th.queue(&wire.Handover{Drive: true, From: 777}))
+
+	frame := time.NewTicker(5 * time.Millisecond)
+	defer frame.Stop()
+	deadline := time.After(testTimeout)
+	hx := wire.QuantiseCar(0, 0, 5000.5, 1, 5000, 0, 0)
+	tx := wire.QuantiseCar(0, 0, 5000.7, 1, 5000, 0, 0)
+	for {
+		h.SendCar(hx)
+		th.SendCar(tx)
+		var asWorld, thiefOwn bool
+		for _, c := range o.Cars(nil) {
+			require.False(t, c.Player == 777 && c.X == tx.X, "the thief's car shown under the id it claimed")
+			asWorld = asWorld || c.Player == 777 && c.X == hx.X
+			thiefOwn = thiefOwn || c.Player == th.Player() && c.X == tx.X
+		}
+		if asWorld && thiefOwn {
+			break
+		}
+		select {
+		case <-frame.C:
+		case <-deadline:
+			t.Fatal("the cars were never shown as they should be")
+		}
 	}
 }

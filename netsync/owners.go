@@ -74,28 +74,51 @@ func (s *Server) tellOwners(p *serverPeer, now time.Time) {
 	}
 }
 
+// CarVoucher is a car exchange that can ask the server that numbered a
+// player whether it is the player with a key (netsync/cluster: a NATS
+// request to that server). answer is called once, from any goroutine, and
+// must not block.
+type CarVoucher interface {
+	Vouch(player uint32, key uint64, answer func(ok bool))
+}
+
+// vouchAnswer is a voucher's answer, handed to the tick goroutine.
+type vouchAnswer struct {
+	peer, claim uint32
+	ok          bool
+}
+
+// vouchRetry is how long an unanswered vouch blocks asking again.
+const vouchRetry = 5 * time.Second
+
 // handover applies a client's word on which connection its car drives on
 // (wire.Handover). A spare (Drive false) is on standby: its car is
 // neither relayed nor published and its snapshots are ignored, so the
-// player is not seen twice. Driving again from another server's car
-// (From), the car is placed where the cluster last saw that one, so its
-// next snapshot is accepted there (the car rule measures from it) and
-// edits resent at the switch have their reach.
+// player is not seen twice. From is the id the world knows the car by (the
+// player's id on its first server): once that server vouches for it (the
+// player key matches), this server shows the car under that id too, so
+// observers see one car across the handover. Driving (Drive true), the car
+// is placed where the cluster last saw it, so its next snapshot is
+// accepted there (the car rule measures from it) and edits resent at the
+// switch have their reach.
 func (s *Server) handover(p *serverPeer, m *wire.Handover, now time.Time) {
-	if !m.Drive {
-		p.standby = true
+	p.standby = !m.Drive
+	if m.From != 0 && m.From != p.id && m.From != p.claim {
+		p.claim, p.alias, p.vouchAt = m.From, 0, time.Time{}
+	}
+	s.vouch(p, now)
+	if p.standby {
 		return
 	}
-	p.standby = false
 	p.active = now
-	if m.From == 0 || m.From == p.id {
+	if m.From == 0 {
 		return
 	}
 	for _, c := range s.remoteCars { // this tick's, from the exchange
 		if c.Player != m.From {
 			continue
 		}
-		c.Player = p.id
+		c.Player = p.carID()
 		x, y, z := c.Position()
 		p.track.adopt(x, y, z, s.cars.slack, now)
 		p.lastCar, p.hasCar = c, true
@@ -104,4 +127,61 @@ func (s *Server) handover(p *serverPeer, m *wire.Handover, now time.Time) {
 		return
 	}
 	p.log.Debug("handover from a car this server has not heard of", "from", m.From)
+}
+
+// vouch asks the car's first server about p's claim, once at a time.
+func (s *Server) vouch(p *serverPeer, now time.Time) {
+	v, ok := s.cfg.Cars.(CarVoucher)
+	if !ok || p.claim == 0 || p.alias != 0 || !p.vouchAt.IsZero() && now.Sub(p.vouchAt) < vouchRetry {
+		return
+	}
+	p.vouchAt = now
+	peer, claim, out := p.id, p.claim, s.vouched
+	v.Vouch(claim, p.playerKey, func(ok bool) {
+		select {
+		case out <- vouchAnswer{peer: peer, claim: claim, ok: ok}:
+		default: // full: asked again after vouchRetry
+		}
+	})
+}
+
+// takeVouches applies the vouchers' answers (tick goroutine).
+func (s *Server) takeVouches() {
+	for {
+		select {
+		case a := <-s.vouched:
+			p := s.peers[a.peer]
+			if p == nil || p.claim != a.claim {
+				continue // left, or claims another since
+			}
+			if !a.ok {
+				p.log.Info("a handover's car id was not vouched for: the car keeps this server's id", "claimed", a.claim)
+				continue // vouchAt stays: not asked again for vouchRetry
+			}
+			p.alias, p.vouchAt = a.claim, time.Time{}
+			if p.hasCar {
+				p.lastCar.Player = a.claim
+			}
+		default:
+			return
+		}
+	}
+}
+
+// carID is the id p's car is shown under: the vouched id it had on its
+// first server, else its id here.
+func (p *serverPeer) carID() uint32 {
+	if p.alias != 0 {
+		return p.alias
+	}
+	return p.id
+}
+
+// HasPlayerKey reports whether player id is connected here with key: a
+// cluster's answer to another server's Vouch. Safe from any goroutine.
+func (s *Server) HasPlayerKey(id uint32, key uint64) bool {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	p := s.live[id]
+	return p != nil && p.playerKey == key
 }

@@ -74,6 +74,8 @@ type Server struct {
 	adminState adminState
 
 	datagramsDropped atomic.Uint64
+
+	vouched chan vouchAnswer // CarVoucher answers, to the tick (owners.go)
 }
 
 // NewServer loads or creates the server identity in cfg.DataDir and starts
@@ -115,6 +117,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		hz:    cfg.TickHz,
 		world: newSlowClock(cfg.WorldClock),
 		live:  map[uint32]*serverPeer{},
+
+		vouched: make(chan vouchAnswer, 256),
 	}
 	s.curHz.Store(int32(cfg.TickHz))
 	s.nextPlayer.Store(cfg.FirstPlayer)
@@ -262,6 +266,7 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
+	s.takeVouches()
 	carsChanged := s.exchangeCars(s.intakeCars(now))
 	s.subWork.start(s.cfg.SubscribeChunksPerTick)
 	for _, p := range s.peers { // map order: random, so no client always goes last
@@ -564,6 +569,7 @@ func (s *Server) intakeCars(now time.Time) bool {
 			s.held(p, now)
 			continue
 		}
+		c.Player = p.carID()
 		p.lastCar, p.hasCar = c, true
 		p.heldSince = time.Time{}
 		changed = true
@@ -587,7 +593,7 @@ func (s *Server) relayCars() {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue
 		}
-		s.scratchCars = g.appendCovered(to.area, to.id, s.scratchCars[:0])
+		s.scratchCars = g.appendCovered(to.area, to.carID(), s.scratchCars[:0])
 		s.scratchCars = s.appendRemoteCars(to, s.scratchCars)
 		if len(s.scratchCars) > 0 {
 			to.cars.put(s.scratchCars)

@@ -68,6 +68,11 @@ type serverPeer struct {
 	// at this tick even though no snapshot arrived.
 	handedOver bool
 	owners     ownersSeen // what it was last told (owners.go)
+	// claim is the id the player's car has in the world (a Handover's
+	// From), alias the same once its server vouched for it; vouchAt is
+	// when it was last asked (owners.go).
+	claim, alias uint32
+	vouchAt      time.Time
 }
 
 func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {

@@ -73,6 +73,7 @@ func startServerWith(t *testing.T, nc *natstest.Cluster, via int, mod func(*nets
 	}
 	s, err := netsync.NewServer(cfg)
 	require.NoError(t, err)
+	require.NoError(t, node.AnswerWhois(s.HasPlayerKey))
 	srv := &server{Server: s, node: node, done: make(chan error, 1)}
 	go func() { srv.done <- s.Run(context.Background()) }()
 	t.Cleanup(func() { srv.stop(t, false) })

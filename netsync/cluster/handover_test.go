@@ -39,7 +39,9 @@ func TestRegionsAreTheWiresRegions(t *testing.T) {
 
 // The handover test: one client drives across a border 20 times between
 // the two servers owning its halves. Every frame an observer on the west
-// server sees the car where it is, and the driver sees the observer's;
+// server sees the car where it is, under the one id it had from the start
+// (the east server shows it under that id once the west vouched for it),
+// and the driver sees the observer's;
 // the client switches exactly 20 times (a wiggle along the border after
 // the last crossing switches none); edits made at each crossing, one
 // still in flight when it switches, are each answered once and stored
@@ -169,10 +171,11 @@ func TestHandoverAcrossABorder20Times(t *testing.T) {
 		}
 		wait("each to see the other's car this frame", send, func() bool {
 			seenDriver, seenObs := false, false
-			for _, c := range oc.Cars(nil) {
-				seenDriver = seenDriver || c.Player == h.Primary().Player() && c.X == me.X && c.Z == me.Z
+			for _, c := range oc.Cars(nil) { // under the one id the world knows it by, on either server
+				seenDriver = seenDriver || c.Player == h.CarID() && c.X == me.X && c.Z == me.Z
 			}
 			for _, c := range h.Cars(nil) {
+				require.NotEqual(t, h.CarID(), c.Player, "the driver's own car among the others")
 				require.NotEqual(t, h.Primary().Player(), c.Player, "the driver's own car among the others")
 				seenObs = seenObs || c.Player == oc.Player() && c.Y == mark.Y
 			}
@@ -227,4 +230,29 @@ func TestHandoverAcrossABorder20Times(t *testing.T) {
 	}
 	stored.until("the stored edits", holdsAll(stored))
 	wait("the driver and the observer to hold them", func() {}, func() bool { return holdsAll(drv)() && holdsAll(obs)() })
+}
+
+// A server vouches for its own players only, with their key; a slot no
+// server answers for vouches for nothing.
+func TestWhoisVouchesOnlyWithThePlayersKey(t *testing.T) {
+	nc := natstest.Start(t, 3)
+	a, b := startServer(t, nc, 0), startServer(t, nc, 1)
+	cfg := a.clientConfig()
+	cfg.Identity = netsync.NewIdentityKey(0xfeed)
+	p := join(t, cfg)
+	ask := func(player uint32, key uint64) bool {
+		got := make(chan bool, 1)
+		b.node.Cars().Vouch(player, key, func(ok bool) { got <- ok })
+		select {
+		case ok := <-got:
+			return ok
+		case <-time.After(deadline):
+			t.Fatal("no answer")
+			return false
+		}
+	}
+	assert.True(t, ask(p.c.Player(), 0xfeed))
+	assert.False(t, ask(p.c.Player(), 0xfeee), "the wrong key")
+	assert.False(t, ask(p.c.Player()+1, 0xfeed), "not a player there")
+	assert.False(t, ask(4000<<cluster.PlayerBits|1, 0xfeed), "a slot no server holds")
 }

@@ -41,6 +41,7 @@ type Node struct {
 	world    *World
 	carsX    *Cars
 	first    uint32
+	whois    *nats.Subscription // AnswerWhois's, if called
 }
 
 // PlayerBits is how many low bits of a player id a server numbers its own
@@ -183,6 +184,9 @@ func (n *Node) Register(r prometheus.Registerer) error {
 // Close stops the world and the car exchange and closes the connections.
 // Call it after the server has stopped ticking.
 func (n *Node) Close() error {
+	if n.whois != nil {
+		_ = n.whois.Unsubscribe()
+	}
 	n.world.close()
 	n.carsX.close()
 	n.rules.close()

@@ -15,10 +15,14 @@ import (
 //   - Drive false: standby. This server stops relaying and publishing the
 //     player's car and ignores its snapshots; the connection stays (its
 //     Subscribe keeps it alive) until the client drives here or leaves.
-//   - Drive true: the car drives here from now on. From is the player id
-//     it had on the server it drove on; a cluster server that has heard of
-//     that car places this one where it was, so its next snapshot is
-//     accepted there (0: none, as a fresh join).
+//   - Drive true: the car drives here from now on; a cluster server that
+//     has heard of the car From places it where it was, so its next
+//     snapshot is accepted there.
+//
+// From is the id the world knows the car by: the player's id on the first
+// server it joined (0: none). Once that server vouches for it (the player
+// key matches), this one shows the car under that id too, so observers
+// see one car across the handover.
 type Handover struct {
 	Drive bool
 	From  uint32

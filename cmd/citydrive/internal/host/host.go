@@ -161,6 +161,13 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		return nil, err
 	}
 	h.srv = srv
+	if h.node != nil { // the other servers ask before showing a car handed over from here under its id
+		if err := h.node.AnswerWhois(srv.HasPlayerKey); err != nil {
+			_ = srv.Close()
+			_ = h.closeWorld()
+			return nil, fmt.Errorf("host: answering the cluster's vouches: %w", err)
+		}
+	}
 	if opt.MetricsAddr != "" {
 		ln, err := net.Listen("tcp", opt.MetricsAddr)
 		if err != nil {
