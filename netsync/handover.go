@@ -63,8 +63,8 @@ type Handover struct {
 	// which the others show it under once that server vouched for it.
 	carID  uint32
 	carSeq uint32 // the car's snapshots, numbered across connections
-	carIdx   map[uint32]int
-	cars     []wire.CarSnapshot
+	carIdx map[uint32]int
+	cars   []wire.CarSnapshot
 }
 
 // link is one connection and the chunks its server has delivered on it
