@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"citydrive/netsync/wire"
@@ -65,6 +66,8 @@ type Handover struct {
 	carSeq uint32 // the car's snapshots, numbered across connections
 	carIdx map[uint32]int
 	cars   []wire.CarSnapshot
+
+	closing sync.WaitGroup // connections closing off the frame
 }
 
 // link is one connection and the chunks its server has delivered on it
@@ -244,7 +247,7 @@ func (h *Handover) took(r dialResult, now time.Time) {
 	h.dialing, h.stopDial, h.unwanted = "", nil, false
 	if unwanted {
 		if r.err == nil {
-			go func() { _ = r.c.Close() }() // off the frame
+			h.closeLater(r.c)
 		}
 		return
 	}
@@ -311,7 +314,17 @@ func (h *Handover) dropSpare() {
 	}
 	c := h.spare.c
 	h.spare = nil
-	go func() { _ = c.Close() }() // Close waits for its goroutines: off the frame
+	h.closeLater(c)
+}
+
+// closeLater closes c on its own goroutine (Close waits for c's
+// goroutines: not on the frame); Handover.Close waits for it.
+func (h *Handover) closeLater(c *Client) {
+	h.closing.Add(1)
+	go func() {
+		defer h.closing.Done()
+		_ = c.Close()
+	}()
 }
 
 // drainSpare takes the spare's messages: its chunks into its model, the
@@ -506,6 +519,7 @@ func (h *Handover) Close() error {
 		h.spare = nil
 	}
 	errs = append(errs, h.primary.c.Close())
+	h.closing.Wait()
 	return errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package netsync
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -303,4 +304,59 @@ func TestVouchedCarKeepsItsIDAndAClaimWithoutTheKeyDoesNot(t *testing.T) {
 			t.Fatal("the cars were never shown as they should be")
 		}
 	}
+}
+
+// westEastDir gives regions x < 0 to west, the rest to east.
+type westEastDir struct{ west, east string }
+
+func (d westEastDir) Owner(rx, _ int32) (string, bool) {
+	if rx < 0 {
+		return d.west, true
+	}
+	return d.east, true
+}
+
+// The spare is dialled near the border, closed far from it, and dialled
+// again on the way back; Close leaves nothing running (goleak).
+func TestHandoverOpensAndDropsTheSpare(t *testing.T) {
+	dir := &westEastDir{}
+	mod := func(c *ServerConfig) { c.Owners = dir }
+	w, e := startServer(t, mod), startServer(t, mod)
+	*dir = westEastDir{west: w.Addr().String(), east: e.Addr().String()}
+	cfg := w.clientConfig()
+	cfg.Centre = voxel.ChunkPos{X: -3}
+	pins := map[string]string{dir.west: w.Fingerprint(), dir.east: e.Fingerprint()}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	h, err := DialHandover(ctx, HandoverConfig{Client: cfg, Pin: func(a string) string { return pins[a] }})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, h.Close()) }()
+	for deadline := time.After(testTimeout); !h.haveOwners; {
+		h.Poll(nil, 64)
+		select {
+		case <-deadline:
+			t.Fatal("no Owners")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	at := func(x float64) {
+		h.Step(time.Now(), x, 16)
+		require.NoError(t, h.WaitDial(ctx))
+	}
+	at(-100)
+	addr, _ := h.Spare()
+	assert.Empty(t, addr, "far from the border: no spare")
+	at(-60)
+	addr, ready := h.Spare()
+	assert.Equal(t, dir.east, addr, "near the border: a spare to its owner")
+	assert.False(t, ready, "no cluster: the east server has not heard the car")
+	at(16) // inside, but the spare cannot place the car: no switch
+	assert.Equal(t, dir.west, h.PrimaryAddr())
+	at(-100)
+	addr, _ = h.Spare()
+	assert.Empty(t, addr, "96 m away: dropped")
+	at(-60)
+	addr, _ = h.Spare()
+	assert.Equal(t, dir.east, addr, "dialled again on the way back")
+	assert.Zero(t, h.Switches())
 }
