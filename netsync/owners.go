@@ -100,13 +100,15 @@ const vouchRetry = 5 * time.Second
 // observers see one car across the handover. Driving (Drive true), the car
 // is placed where the cluster last saw it, so its next snapshot is
 // accepted there (the car rule measures from it) and edits resent at the
-// switch have their reach.
+// switch have their reach; with a voucher, only once the id is vouched for
+// (else anyone could be put beside any car).
 func (s *Server) handover(p *serverPeer, m *wire.Handover, now time.Time) {
 	p.standby = !m.Drive
 	if m.From != 0 && m.From != p.id && m.From != p.claim {
-		p.claim, p.alias, p.vouchAt = m.From, 0, time.Time{}
+		p.claim, p.alias = m.From, 0 // vouchAt stays: a new claim is asked no sooner
 	}
 	s.vouch(p, now)
+	p.placeAt = 0
 	if p.standby {
 		return
 	}
@@ -114,8 +116,18 @@ func (s *Server) handover(p *serverPeer, m *wire.Handover, now time.Time) {
 	if m.From == 0 {
 		return
 	}
-	for _, c := range s.remoteCars { // this tick's, from the exchange
-		if c.Player != m.From {
+	if _, ok := s.cfg.Cars.(CarVoucher); ok && m.From != p.id && p.alias != m.From {
+		p.placeAt = m.From // placed once vouched for: no one is put beside another's car
+		return
+	}
+	s.placeFrom(p, m.From, now)
+}
+
+// placeFrom puts p's car where the cluster last saw car from (this
+// tick's remote cars) and reports whether it had.
+func (s *Server) placeFrom(p *serverPeer, from uint32, now time.Time) bool {
+	for _, c := range s.remoteCars {
+		if c.Player != from {
 			continue
 		}
 		c.Player = p.carID()
@@ -124,9 +136,10 @@ func (s *Server) handover(p *serverPeer, m *wire.Handover, now time.Time) {
 		p.lastCar, p.hasCar = c, true
 		p.heldSince = time.Time{}
 		p.handedOver = true
-		return
+		return true
 	}
-	p.log.Debug("handover from a car this server has not heard of", "from", m.From)
+	p.log.Debug("handover from a car this server has not heard of", "from", from)
+	return false
 }
 
 // vouch asks the car's first server about p's claim, once at a time.
@@ -161,6 +174,10 @@ func (s *Server) takeVouches() {
 			p.alias, p.vouchAt = a.claim, time.Time{}
 			if p.hasCar {
 				p.lastCar.Player = a.claim
+			}
+			if p.placeAt == a.claim && !p.standby { // it drove here before the answer came
+				s.placeFrom(p, a.claim, s.lastTick)
+				p.placeAt = 0
 			}
 		default:
 			return

@@ -73,6 +73,7 @@ type serverPeer struct {
 	// when it was last asked (owners.go).
 	claim, alias uint32
 	vouchAt      time.Time
+	placeAt      uint32 // the claim to place the car from once vouched for
 }
 
 func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
