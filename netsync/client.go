@@ -46,8 +46,17 @@ type ClientConfig struct {
 	// connection counts as lost (0: transport.IdleTimeout, 15 s); clients
 	// that fail over between servers want it short.
 	IdleTimeout time.Duration
+	// SpareOf, when not 0, dials a handover's spare connection (Handover)
+	// for the car the world knows by that id (the player's id on its first
+	// server): it starts on standby (wire.Handover), so the server neither
+	// shows the car nor expects it, asks that server to vouch for the id,
+	// and does not send unanswered edits again (the handover does, at the
+	// switch).
+	SpareOf uint32
 
 	Logger *slog.Logger
+
+	now func() time.Time // the car clock (CarForget); nil: time.Now. For tests.
 }
 
 // Client is one connection to a server. Its methods never block the
@@ -74,7 +83,7 @@ type Client struct {
 	err   error
 
 	carsMu sync.Mutex
-	cars   map[uint32]wire.CarSnapshot
+	cars   map[uint32]heardCar
 
 	start time.Time // LocalTime's zero
 	clock *clockSamples
@@ -109,6 +118,9 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if cfg.ClockInterval <= 0 {
 		cfg.ClockInterval = DefaultClockInterval
 	}
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
 	log := logger(cfg.Logger)
 	tlsConf, err := transport.ClientTLS(cfg.Fingerprint, cfg.Protocol)
 	if err != nil {
@@ -128,7 +140,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
 		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
-		car: newCarSlot(), cars: map[uint32]wire.CarSnapshot{}, start: time.Now(), clock: newClockSamples(),
+		car: newCarSlot(), cars: map[uint32]heardCar{}, start: time.Now(), clock: newClockSamples(),
 		spawnReady: make(chan struct{})}
 	if err := c.handshake(ctx); err != nil {
 		var re *RefusedError
@@ -207,6 +219,11 @@ func (c *Client) handshake(ctx context.Context) error {
 	if f, err = c.enc.AppendFrame(f[:0], sub, wire.ControlCap); err != nil {
 		return err
 	}
+	if c.cfg.SpareOf != 0 {
+		if f, err = c.enc.AppendFrame(f, &wire.Handover{From: c.cfg.SpareOf}, wire.ControlCap); err != nil {
+			return err
+		}
+	}
 	if _, err := chunk.Write(f); err != nil {
 		return c.explain(err)
 	}
@@ -214,7 +231,10 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	lim := wire.Limits{MaxRadius: c.welcome.MaxRadius, MaxBlock: c.cfg.MaxBlock}
 	id := c.cfg.Identity
-	again := resend{wait: id.retry()}
+	var again resend
+	if c.cfg.SpareOf == 0 {
+		again.wait = id.retry()
+	}
 	var due []wire.EditRequest
 	spawned := false
 	c.spawn(func() {
@@ -237,7 +257,7 @@ func (c *Client) handshake(ctx context.Context) error {
 				id.answered(m.Seq)
 			case *wire.EditReject:
 				id.answered(m.Seq)
-			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate, *wire.Notice:
+			case *wire.ChunkDrop, *wire.EditBroadcast, *wire.TickRate, *wire.Notice, *wire.Owners:
 			default:
 				return fmt.Errorf("%w: %v not allowed from the server on the chunk stream", wire.ErrMalformed, m.Kind())
 			}
@@ -395,16 +415,22 @@ func (c *Client) receiveCars() {
 			c.fail(CodeProtocol, fmt.Errorf("netsync: bad car datagram from server: %w", err))
 			return
 		}
+		now := c.cfg.now()
 		c.carsMu.Lock()
 		for _, s := range buf {
 			old, ok := c.cars[s.Player]
-			if ok && !wire.SeqNewer(s.Seq, old.Seq) {
+			if ok && s.Seq == old.s.Seq { // relayed again (a car held still): still there
+				old.at = now
+				c.cars[s.Player] = old
+				continue
+			}
+			if ok && !wire.SeqNewer(s.Seq, old.s.Seq) {
 				continue
 			}
 			if !ok && len(c.cars) >= c.cfg.MaxCars {
 				continue
 			}
-			c.cars[s.Player] = s
+			c.cars[s.Player] = heardCar{s: s, at: now}
 		}
 		c.carsMu.Unlock()
 	}
@@ -484,20 +510,50 @@ func (c *Client) RequestEdit(pos voxel.ChunkPos, index uint16, block voxel.Block
 
 // SendCar publishes this client's car state; only the latest unsent
 // snapshot is kept. Seq is assigned here.
-func (c *Client) SendCar(s wire.CarSnapshot) {
+func (c *Client) SendCar(s wire.CarSnapshot) { c.sendCar(s, c.carSeq.Add(1)) }
+
+// sendCar sends the car with sequence seq (a handover numbers the car's
+// snapshots across its connections: one car, one sequence).
+func (c *Client) sendCar(s wire.CarSnapshot, seq uint32) {
 	s.Player = c.welcome.Player
-	s.Seq = c.carSeq.Add(1)
+	s.Seq = seq
 	c.car.put([]wire.CarSnapshot{s})
 }
 
-// Cars appends the latest snapshot of every other car the server relayed.
+// heardCar is another car's latest snapshot and when it was last relayed.
+type heardCar struct {
+	s  wire.CarSnapshot
+	at time.Time
+}
+
+// CarForget is how long a car the server stopped relaying is still
+// returned by Cars: its player left, drove out of the area, or was handed
+// to another server (under another id there). Servers relay every car in
+// the area each tick while any car moves.
+const CarForget = time.Second
+
+// Cars appends the latest snapshot of every other car the server relayed
+// within CarForget.
 func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
+	now := c.cfg.now()
 	c.carsMu.Lock()
 	defer c.carsMu.Unlock()
-	for _, s := range c.cars {
-		dst = append(dst, s)
+	for id, h := range c.cars {
+		if now.Sub(h.at) > CarForget {
+			delete(c.cars, id)
+			continue
+		}
+		dst = append(dst, h.s)
 	}
 	return dst
+}
+
+// heard is the latest snapshot of player's car relayed to this client.
+func (c *Client) heard(player uint32) (wire.CarSnapshot, bool) {
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	h, ok := c.cars[player]
+	return h.s, ok
 }
 
 // Close ends the connection and waits for the client's goroutines.

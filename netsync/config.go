@@ -26,6 +26,10 @@ type ServerConfig struct {
 	// Cars, if set, exchanges cars with other servers of the same world
 	// (a cluster); nil: players see this server's cars only.
 	Cars CarExchange
+	// Owners, if set, says which server owns each region (a cluster's
+	// leases); every client is told the owners around it (wire.Owners) so
+	// it can hand itself over as it drives. nil: nothing is said.
+	Owners OwnerDirectory
 	// FirstPlayer offsets this server's player ids (the first player gets
 	// FirstPlayer+1), so servers sharing a world hand out distinct ids.
 	FirstPlayer uint32

@@ -22,7 +22,7 @@ func (s *Server) exchangeCars(changed bool) bool {
 	if changed {
 		own := s.remoteCars[:0]
 		for _, p := range s.peers {
-			if p.hasCar {
+			if p.hasCar && !p.standby {
 				own = append(own, p.lastCar)
 			}
 		}
@@ -34,6 +34,8 @@ func (s *Server) exchangeCars(changed bool) bool {
 
 // appendRemoteCars adds the other servers' cars that lie in to's area.
 func (s *Server) appendRemoteCars(to *serverPeer, dst []wire.CarSnapshot) []wire.CarSnapshot {
+	// A handover's own car, shown by another server, is relayed too: the
+	// spare learns from it that this server can place the car.
 	for _, c := range s.remoteCars {
 		if to.area.covers(voxel.ChunkAt(c.Position())) {
 			dst = append(dst, c)

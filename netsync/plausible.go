@@ -39,6 +39,13 @@ func (t *carTrack) place(x, z, radius float64, now time.Time) {
 	t.px, t.pz, t.pr, t.pat, t.placed = x, z, radius, now, true
 }
 
+// adopt accepts (x, y, z) as the car's position at now, with a full
+// slack credit: a car handed over from another server of the cluster,
+// which checked it there.
+func (t *carTrack) adopt(x, y, z, slack float64, now time.Time) {
+	t.x, t.y, t.z, t.at, t.have, t.credit, t.placed = x, y, z, now, true, slack, false
+}
+
 // where is the place the car is held at (horizontal): the placement
 // waiting, else the last accepted position; false if there is neither.
 func (t *carTrack) where() (x, z float64, ok bool) {

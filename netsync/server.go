@@ -74,6 +74,8 @@ type Server struct {
 	adminState adminState
 
 	datagramsDropped atomic.Uint64
+
+	vouched chan vouchAnswer // CarVoucher answers, to the tick (owners.go)
 }
 
 // NewServer loads or creates the server identity in cfg.DataDir and starts
@@ -115,6 +117,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		hz:    cfg.TickHz,
 		world: newSlowClock(cfg.WorldClock),
 		live:  map[uint32]*serverPeer{},
+
+		vouched: make(chan vouchAnswer, 256),
 	}
 	s.curHz.Store(int32(cfg.TickHz))
 	s.nextPlayer.Store(cfg.FirstPlayer)
@@ -262,6 +266,7 @@ func (s *Server) tick(now time.Time) {
 		}
 		break
 	}
+	s.takeVouches()
 	carsChanged := s.exchangeCars(s.intakeCars(now))
 	s.subWork.start(s.cfg.SubscribeChunksPerTick)
 	for _, p := range s.peers { // map order: random, so no client always goes last
@@ -280,6 +285,7 @@ func (s *Server) tick(now time.Time) {
 			if !p.area.subscribed && !p.sub.waiting() && now.Sub(p.joined) > s.cfg.SubscribeTimeout {
 				p.fail(CodeTimeout, fmt.Sprintf("no Subscribe within %v of joining", s.cfg.SubscribeTimeout))
 			}
+			s.tellOwners(p, now)
 			if now.Sub(p.active) > s.cfg.IdleLimit && p.ctx.Err() == nil {
 				s.metrics.idleClosed.Inc()
 				p.fail(CodeTimeout, fmt.Sprintf("idle: neither a car nor an edit for %v", s.cfg.IdleLimit))
@@ -384,9 +390,14 @@ func (s *Server) drain(p *serverPeer) {
 func (s *Server) handle(p *serverPeer, m wire.Message) {
 	switch m := m.(type) {
 	case *wire.Subscribe:
+		if p.standby { // a spare's only sign of life is its area following the car
+			p.active = s.lastTick
+		}
 		if p.sub.offer(m) {
 			s.metrics.subsCoalesced.Inc()
 		}
+	case *wire.Handover:
+		s.handover(p, m, s.lastTick)
 	case *wire.EditRequest:
 		p.active = s.lastTick
 		s.edit(p, m)
@@ -556,7 +567,11 @@ func (s *Server) intakeCars(now time.Time) bool {
 		c, fresh := p.carIn, p.carNew
 		p.carNew = false
 		p.carMu.Unlock()
-		if !fresh {
+		if p.handedOver { // placed by a Handover this tick
+			p.handedOver = false
+			changed = true
+		}
+		if !fresh || p.standby {
 			continue
 		}
 		p.active = now
@@ -566,6 +581,7 @@ func (s *Server) intakeCars(now time.Time) bool {
 			s.held(p, now)
 			continue
 		}
+		c.Player = p.carID()
 		p.lastCar, p.hasCar = c, true
 		p.heldSince = time.Time{}
 		changed = true
@@ -613,7 +629,7 @@ func (s *Server) relayCars() {
 	g := &s.carGrid
 	g.reset()
 	for _, from := range s.order {
-		if from.hasCar {
+		if from.hasCar && !from.standby {
 			g.add(from.lastCar)
 		}
 	}
@@ -622,7 +638,7 @@ func (s *Server) relayCars() {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue
 		}
-		s.scratchCars = g.appendCovered(to.area, to.id, s.scratchCars[:0])
+		s.scratchCars = g.appendCovered(to.area, to.carID(), s.scratchCars[:0])
 		s.scratchCars = s.appendRemoteCars(to, s.scratchCars)
 		if len(s.scratchCars) > 0 {
 			to.cars.put(s.scratchCars)

@@ -64,6 +64,19 @@ type serverPeer struct {
 	resets       tokens
 	heldSince    time.Time // its snapshots have been refused since (zero: not held)
 	poseSent     time.Time // the last Pose correcting a held car
+	// standby: the player drives on another server; this connection is
+	// its spare (wire.Handover).
+	standby bool
+	// handedOver: a car placed by a Handover, to be published and relayed
+	// at this tick even though no snapshot arrived.
+	handedOver bool
+	owners     ownersSeen // what it was last told (owners.go)
+	// claim is the id the player's car has in the world (a Handover's
+	// From), alias the same once its server vouched for it; vouchAt is
+	// when it was last asked (owners.go).
+	claim, alias uint32
+	vouchAt      time.Time
+	placeAt      uint32 // the claim to place the car from once vouched for
 }
 
 func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
@@ -89,7 +102,7 @@ func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *qu
 		// direction uses the control cap.
 		err := readFrames(chunk, wire.ControlCap, s.cfg.FrameTimeout, lim, func(m wire.Message) error {
 			switch m.(type) {
-			case *wire.Subscribe, *wire.EditRequest, *wire.Reset:
+			case *wire.Subscribe, *wire.EditRequest, *wire.Reset, *wire.Handover:
 			default:
 				return fmt.Errorf("%w: %v not allowed from a client on the chunk stream", wire.ErrMalformed, m.Kind())
 			}

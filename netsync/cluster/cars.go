@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -40,6 +41,9 @@ type Cars struct {
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// ctx ends with stop (vouches in flight, whois.go).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 type regionOp struct {
@@ -62,6 +66,7 @@ func newCars(nc *nats.Conn, prefix string, log *slog.Logger) *Cars {
 	c := &Cars{nc: nc, prefix: prefix, log: log, ttl: carTTL, now: time.Now,
 		pubWake: make(chan struct{}, 1), subsWk: make(chan struct{}, 1),
 		remote: map[uint32]remoteCar{}, stop: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
@@ -236,6 +241,7 @@ func (c *Cars) received(m *nats.Msg) {
 }
 
 func (c *Cars) close() {
+	c.cancel()
 	close(c.stop)
 	c.wg.Wait()
 }

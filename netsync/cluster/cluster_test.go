@@ -52,6 +52,13 @@ type server struct {
 
 func startServer(t *testing.T, nc *natstest.Cluster, via int) *server {
 	t.Helper()
+	return startServerWith(t, nc, via, nil)
+}
+
+// startServerWith is startServer with mod applied to the server's
+// configuration.
+func startServerWith(t *testing.T, nc *natstest.Cluster, via int, mod func(*netsync.ServerConfig)) *server {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	node, err := cluster.Join(ctx, cluster.Options{URLs: nc.URLs(via), Seed: seed, Replicas: 3, Logger: quietLog()})
@@ -61,9 +68,13 @@ func startServer(t *testing.T, nc *natstest.Cluster, via int) *server {
 	cfg.World, cfg.Cars, cfg.FirstPlayer = node.World(), node.Cars(), node.FirstPlayer()
 	cfg.MaxRadius, cfg.TickHz = 4, 60
 	cfg.Reach, cfg.MaxCarSpeed, cfg.TickBudget, cfg.EditsPerSecond = 0, 0, 0, 1000
+	if mod != nil {
+		mod(&cfg)
+	}
 	s, err := netsync.NewServer(cfg)
 	require.NoError(t, err)
 	node.SetAdvertise(s.Addr().String())
+	require.NoError(t, node.AnswerWhois(s.HasPlayerKey))
 	srv := &server{Server: s, node: node, done: make(chan error, 1)}
 	go func() { srv.done <- s.Run(context.Background()) }()
 	t.Cleanup(func() { srv.stop(t, false) })

@@ -52,6 +52,7 @@ type Node struct {
 	lease    *leaser
 	fwd      *forwarder
 	first    uint32
+	whois    *nats.Subscription // AnswerWhois's, if called
 }
 
 // PlayerBits is how many low bits of a player id a server numbers its own
@@ -224,6 +225,9 @@ func (n *Node) Register(r prometheus.Registerer) error {
 // back (the others take them at once) and closes the connections. Call it
 // after the server has stopped ticking.
 func (n *Node) Close() error {
+	if n.whois != nil {
+		_ = n.whois.Unsubscribe()
+	}
 	n.fwd.close()
 	n.world.close()
 	n.lease.close()

@@ -39,6 +39,8 @@ const (
 	KindReset         Kind = 32 // protocol 6
 	KindPose          Kind = 33 // protocol 6
 	KindNotice        Kind = 34 // protocol 7
+	KindOwners        Kind = 35 // protocol 8
+	KindHandover      Kind = 36 // protocol 8
 )
 
 func (k Kind) String() string {
@@ -77,6 +79,10 @@ func (k Kind) String() string {
 		return "Join"
 	case KindNotice:
 		return "Notice"
+	case KindOwners:
+		return "Owners"
+	case KindHandover:
+		return "Handover"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -125,6 +131,10 @@ func newMessage(k Kind) Message {
 		return new(Join)
 	case KindNotice:
 		return new(Notice)
+	case KindOwners:
+		return new(Owners)
+	case KindHandover:
+		return new(Handover)
 	}
 	return nil
 }

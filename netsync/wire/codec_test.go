@@ -37,6 +37,8 @@ func samples() []Message {
 		&Pose{Seq: 3, X: -123_456, Y: 2_150, Z: 9_870_000, Heading: 40000, Reason: "too many resets: at most one every 2s"},
 		&Join{Key: 0xfeedface12345678, Name: "bot-7", Password: "hunter2"},
 		&Notice{Text: "server restarts in 60 s", Shutdown: 60},
+		&Owners{RX: -20, RZ: 65, Addrs: [OwnerCells]string{"", "10.0.0.7:4701", "", "10.0.0.7:4701", "10.0.0.8:4701", "10.0.0.8:4701", "", "", "citydrive-3.example.net:4701"}},
+		&Handover{Drive: true, From: 1<<20 + 17},
 	}
 }
 

@@ -29,8 +29,12 @@ import "citydrive/voxel"
 // tick rate: a slowed server's traffic runs slower on every client), Join
 // (kind 4, right after the Hello: the player key, name and join password,
 // checked against the operator's bans, allow-list and password) and Notice
-// (kind 34: the operator's broadcasts and shutdown countdowns).
-const ProtocolVersion uint32 = 7
+// (kind 34: the operator's broadcasts and shutdown countdowns). Version 8
+// added Owners (kind 35: which server owns each region around the client)
+// and Handover (kind 36: which of a client's connections its car drives
+// on), so a client hands itself over between a cluster's servers as it
+// drives.
+const ProtocolVersion uint32 = 8
 
 // Chunk positions, block indices (voxel.Index, < voxel.ChunkVolume),
 // blocks and edits are package voxel's types: the wire carries the voxel

@@ -123,6 +123,7 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		}
 		h.node = node
 		cfg.World, cfg.Cars, cfg.FirstPlayer = node.World(), node.Cars(), node.FirstPlayer()
+		cfg.Owners = node.Owners().Coords() // the region owners players are handed to
 		regErr = node.Register(reg)
 	} else {
 		wopt := opt.World
@@ -163,6 +164,12 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	h.srv = srv
 	if h.node != nil {
 		h.node.SetAdvertise(h.DialAddr()) // `citydrive server` names its public host instead
+		// the other servers ask before showing a car handed over from here under its id
+		if err := h.node.AnswerWhois(srv.HasPlayerKey); err != nil {
+			_ = srv.Close()
+			_ = h.closeWorld()
+			return nil, fmt.Errorf("host: answering the cluster's vouches: %w", err)
+		}
 	}
 	if opt.MetricsAddr != "" {
 		ln, err := net.Listen("tcp", opt.MetricsAddr)
