@@ -101,8 +101,17 @@ vec3 slotPos() {
 func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
 
 // farSrc is src with FAR_MASK defined (the far tier's main-pass program).
-func farSrc(parts ...string) string {
-	return glslHeader + "#define FAR_MASK 1\n" + strings.Join(parts, "\n")
+func farSrc(parts ...string) string { return defSrc([]string{"FAR_MASK"}, parts...) }
+
+// defSrc is src with each of defs defined (to 1) after the header.
+func defSrc(defs []string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString(glslHeader)
+	for _, d := range defs {
+		b.WriteString("#define " + d + " 1\n")
+	}
+	b.WriteString(strings.Join(parts, "\n"))
+	return b.String()
 }
 
 // The world vertex shader: slot and dynamic-region vertices. uOffset is the
@@ -128,7 +137,17 @@ out float vVariant;
 out float vOcc;
 out vec3 vStreet;
 out vec3 vShadow;
+#ifndef LEAN
 out vec4 vTint;
+#endif
+#ifdef VERTEX_FOG
+out vec4 vFog; // fog colour, amount
+uniform vec3 uZenith;
+uniform vec3 uHorizon;
+uniform float uFogStart;
+uniform float uFogEnd;
+` + skyColourGLSL + `
+#endif
 
 invariant gl_Position;
 
@@ -162,7 +181,14 @@ void main() {
 	float flags = float((aW45.y >> 8u) & 0xFFu);
 	vStreet = vec3(along, across, hw + flags * LAMP_FLAG_SCALE);
 	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+#ifndef LEAN
 	vTint = uTintAge != 0 ? texelFetch(uAgeTint, gl_VertexID / uVertsPerSlot, 0) : vec4(0.0);
+#endif
+#ifdef VERTEX_FOG
+	float d = length(rel);
+	float f = clamp((d - uFogStart) / max(uFogEnd - uFogStart, 1.0), 0.0, 1.0);
+	vFog = vec4(skyColour(rel / max(d, 1e-4)), f * f * (3.0 - 2.0 * f));
+#endif
 }
 `
 
@@ -183,6 +209,15 @@ const depthFrag = `
 void main() {}
 `
 
+// skyColourGLSL is the sky's colour in a direction (uZenith, uHorizon).
+const skyColourGLSL = `
+vec3 skyColour(vec3 d) {
+	float up = clamp(d.y, 0.0, 1.0);
+	vec3 c = mix(uHorizon, uZenith, pow(up, 0.55));
+	return mix(c, uHorizon * 0.75, clamp(-d.y * 4.0, 0.0, 1.0));
+}
+`
+
 // lightingGLSL is shared by the world and tree fragment shaders.
 const lightingGLSL = `
 uniform vec3 uSunDir;
@@ -198,11 +233,7 @@ uniform sampler2DShadow uShadowMap;
 uniform float uShadowOn;
 uniform float uShadowTexel;
 
-vec3 skyColour(vec3 d) {
-	float up = clamp(d.y, 0.0, 1.0);
-	vec3 c = mix(uHorizon, uZenith, pow(up, 0.55));
-	return mix(c, uHorizon * 0.75, clamp(-d.y * 4.0, 0.0, 1.0));
-}
+` + skyColourGLSL + `
 
 float shadowAt(vec3 p) {
 	if (uShadowOn < 0.5 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0 || p.z >= 1.0) {
@@ -241,7 +272,12 @@ in float vVariant;
 in float vOcc;
 in vec3 vStreet;
 in vec3 vShadow;
+#ifndef LEAN
 in vec4 vTint;
+#endif
+#ifdef VERTEX_FOG
+in vec4 vFog;
+#endif
 
 uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
 uniform vec3 uSignals; // scene.SignalClock: time in the cycle, period, green
@@ -326,8 +362,14 @@ void main() {
 	if (uNight > 0.0) { // a uniform branch: by day the pools cost nothing
 		col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
 	}
+#ifdef VERTEX_FOG
+	col = mix(col, vFog.rgb, vFog.a);
+#else
 	col = fogged(col, vRel);
+#endif
+#ifndef LEAN
 	col = mix(col, vTint.rgb, vTint.a);
+#endif
 	oColour = vec4(col, 1.0);
 }
 `
@@ -598,4 +640,18 @@ void main() {
 	}
 	oColour = vec4(fogged(col, vRel), 1.0);
 }
+`
+
+// The floor frame's triangle (DrawFloor): full screen, depth 0.5 (it
+// passes the cleared depth and writes it), one constant colour.
+const floorVert = `
+void main() {
+	vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
+	gl_Position = vec4(p, 0.0, 1.0);
+}
+`
+
+const floorFrag = `
+out vec4 oColour;
+void main() { oColour = vec4(0.5, 0.6, 0.7, 1.0); }
 `
