@@ -454,19 +454,8 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.Load(); err != nil {
+	if err := driveFixed(s, *after); err != nil {
 		return err
-	}
-	// Simulated time: the streamer's clocks and the car advance in fixed
-	// steps; frames are not drawn until the end.
-	for f := 0; f < int(after.Seconds()*60); f++ {
-		s.Update(1.0 / 60)
-	}
-	// Let the world catch up with the car before the picture: the car
-	// stands still while the workers finish (bounded in wall time).
-	for deadline := time.Now().Add(20 * time.Second); !(s.Streamer().Ready() && s.Streamer().FarReady()) && time.Now().Before(deadline); {
-		s.Update(0)
-		time.Sleep(time.Millisecond)
 	}
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
@@ -497,6 +486,24 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	if g, err := s.MeasureGPU(8); err == nil {
 		w, h := *vf.width, *vf.height
 		fmt.Fprintf(stdout, "%s (frame %d at %dx%d)\n", g, g.Frame, w, h)
+	}
+	return nil
+}
+
+// driveFixed loads the world and drives the autopilot for after of
+// simulated time (fixed 60 Hz steps, no frames drawn), then lets the world
+// catch up with the car: it stands still while the workers finish (bounded
+// in wall time).
+func driveFixed(s *game.Session, after time.Duration) error {
+	if err := s.Load(); err != nil {
+		return err
+	}
+	for f := 0; f < int(after.Seconds()*60); f++ {
+		s.Update(1.0 / 60)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !(s.Streamer().Ready() && s.Streamer().FarReady()) && time.Now().Before(deadline); {
+		s.Update(0)
+		time.Sleep(time.Millisecond)
 	}
 	return nil
 }
