@@ -97,6 +97,8 @@ type Options struct {
 	FixedScale float64
 	// DepthPrepass can be switched off (on by default: NoDepthPrepass false).
 	NoDepthPrepass bool
+	// Passes is how frames are drawn until SetPasses (zero: the default).
+	Passes Passes
 	// NoShadows disables the shadow pass.
 	NoShadows bool
 	// NoDetailLOD draws every slot whole, however far (slots/detail.go).
@@ -306,7 +308,7 @@ func Open(opt Options) (r *Renderer, err error) {
 	} else {
 		glfw.SwapInterval(0)
 	}
-	r = &Renderer{opt: opt, win: win, keys: map[glfw.Key]bool{}}
+	r = &Renderer{opt: opt, win: win, keys: map[glfw.Key]bool{}, passes: opt.Passes}
 	win.SetKeyCallback(r.onKey)
 	r.pad = findPad()
 	glfw.SetJoystickCallback(r.onJoystick)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -42,9 +43,14 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	warmup := fs.Duration("warmup", 3*time.Second, "wall time of unmeasured drawing first, so the GPU's clock rises")
 	variants := fs.String("variants", defaultVariants, "`list` of pass variants, separated by ';', each "+scene.PassWords)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	jsonOut := fs.String("json-out", "", "also write the report as JSON to this `file`")
 	hud := fs.Bool("hud", true, "the player's HUD, as in a drive")
+	fs.hidden["passes"] = true
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if fs.isSet("passes") {
+		return usageError{errors.New("-passes: gpubench draws each of -variants instead")}
 	}
 	if *frames < 1 || *frames > 100000 {
 		return fmt.Errorf("-frames must be in 1..100000, got %d", *frames)
@@ -57,6 +63,11 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *after < 0 || *after > time.Hour {
 		return fmt.Errorf("-after must be in [0, 1h], got %v", *after)
+	}
+	if *jsonOut != "" {
+		if err := checkOutputFile("json-out", *jsonOut); err != nil {
+			return err
+		}
 	}
 	passes, names, err := parseVariants(*variants)
 	if err != nil {
@@ -106,10 +117,27 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	if strings.Contains(rep.Setup.Renderer, "llvmpipe") {
 		rep.Notes = append(rep.Notes, "software rasteriser (llvmpipe): the times are the CPU's, not a GPU's")
 	}
+	if *jsonOut != "" {
+		if err := writeReport(*jsonOut, rep); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return rep.JSON(stdout)
 	}
 	return rep.Table(stdout)
+}
+
+func writeReport(path string, rep gpubench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("-json-out: %w", err)
+	}
+	if err := rep.JSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("-json-out: %w", err)
+	}
+	return f.Close()
 }
 
 // parseVariants reads -variants: entries separated by ';', each named by

@@ -26,6 +26,7 @@ import (
 	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/render/scale"
+	"citydrive/render/scene"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel/gen"
 	"citydrive/voxel/ground"
@@ -44,6 +45,7 @@ type viewFlags struct {
 	profile       *string
 	renderScale   *float64
 	traffic       *bool
+	passes        *string
 	start         pointFlag
 }
 
@@ -57,6 +59,7 @@ func addViewFlags(fs *flag.FlagSet, window bool) *viewFlags {
 		timeOfDay: addTimeFlag(fs, 17.5, "time of day in hours, 0..24 (key F1 advances)"),
 		profile:   fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
 		traffic:   fs.Bool("traffic", true, "the city's traffic on the roads (-traffic=false: empty roads)"),
+		passes:    fs.String("passes", "base", "how frames are drawn, a `variant`: "+scene.PassWords+" (the same picture but for vfog's fog; citydrive gpubench measures them)"),
 	}
 	if window {
 		v.fullscreen = fs.Bool("fullscreen", false, "fullscreen on the primary monitor")
@@ -92,7 +95,11 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	if !(*v.renderScale >= 0 && *v.renderScale <= 1) || (v.fullscreen == nil && *v.renderScale == 0) {
 		return o, 0, fmt.Errorf("-render-scale must be in (0, 1] (0 too in a window: adaptive), got %g", *v.renderScale)
 	}
-	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale}
+	passes, err := scene.ParsePasses(*v.passes)
+	if err != nil {
+		return o, 0, fmt.Errorf("-passes: %w", err)
+	}
+	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale, Passes: passes}
 	if v.fullscreen != nil {
 		o.Fullscreen = *v.fullscreen
 	} else {
