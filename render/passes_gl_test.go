@@ -168,3 +168,32 @@ func TestGPULogKeepsEveryFrameAndTheFloor(t *testing.T) {
 	}
 	assert.Equal(t, 4, floors)
 }
+
+// A window's lit or unlit state comes from its building's variant, one
+// value per triangle: interpolated, it speckled lit windows pixel by
+// pixel where the value lies near the threshold (175/256 is the nearest).
+func TestLitWindowsAreWhole(t *testing.T) {
+	r := glRenderer(t)
+	origin := farCamera.Add(mgl64.Vec3{0, -1.5, 0})
+	n := mgl32.Vec3{0.5, 0, 0.866}
+	// A wall at an angle, filling the view, far enough for perspective.
+	wall := quad(nil, mgl32.Vec3{-80, -40, -20}, mgl32.Vec3{60, -40, -100}, mgl32.Vec3{60, 60, -100}, mgl32.Vec3{-80, 60, -20},
+		n, mgl32.Vec3{0.4, 0.45, 0.5}, slots.MaterialWindow)
+	for i := 0; i < len(wall); i += slots.FloatsPerVertex {
+		wall[i+slots.OffsetVariant] = 175.0 / 256
+	}
+	var err error
+	onMain(func() { err = r.Upload(12, enc(wall), len(wall)/slots.FloatsPerVertex) })
+	require.NoError(t, err)
+	defer onMain(func() { r.Clear(12) })
+	lo, hi := bounds(wall)
+	target := farCamera.Add(mgl64.Vec3{-0.3, 0, -1})
+	f := &Frame{Camera: Camera{Position: farCamera, Target: &target}, TimeOfDay: 21,
+		Groups: []Group{{Origin: origin, Slots: []SlotDraw{{Slot: 12, Count: len(wall) / slots.FloatsPerVertex, Min: lo, Max: hi}}}}}
+	img, _ := draw(t, r, f)
+	writePNG(t, "lit-window.png", img)
+	lit := count(img, 0, testW, func(c [3]int) bool { return c[0] > 150 && c[0] > c[2]+40 })
+	dark := count(img, 0, testW, func(c [3]int) bool { return c[0] < 120 })
+	assert.Greater(t, lit+dark, testW*testH*9/10, "the wall fills the view")
+	assert.True(t, lit == 0 || dark == 0, "one window, one state: %d lit and %d unlit pixels", lit, dark)
+}

@@ -133,7 +133,7 @@ out vec3 vRel;
 out vec3 vNormal;
 out vec3 vColour;
 flat out int vMaterial;
-out float vVariant;
+flat out float vVariant; // constant per building or lot: interpolated, it speckled the lit windows
 out float vOcc;
 out vec3 vStreet;
 out vec3 vShadow;
@@ -268,7 +268,7 @@ in vec3 vRel;
 in vec3 vNormal;
 in vec3 vColour;
 flat in int vMaterial;
-in float vVariant;
+flat in float vVariant;
 in float vOcc;
 in vec3 vStreet;
 in vec3 vShadow;
