@@ -15,7 +15,7 @@
 # and keeps it with the JSON in out-frame-WxH/ (game.log, gpubench.json).
 set -eu
 B=${BUNDLE:?set BUNDLE to the prepared gpu-bundle folder}
-VARIANTS=${VARIANTS:-"base;prepass=off;farprepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;prepass=off,farsort,direct,lean;prepass=off,farsort,direct,lean,vfog"}
+VARIANTS=${VARIANTS:-"base;prepass=off;farprepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;shadow1;direct,lean,shadow1;prepass=off,farsort,direct,lean,shadow1;farprepass=off,farsort,direct,lean,vfog,shadow1"}
 FRAMES=${FRAMES:-240}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-"1920x1080 3840x2160"}

@@ -36,7 +36,7 @@ func (r *Renderer) prepassOn() bool {
 }
 
 // worldKey names a world program variant.
-type worldKey struct{ far, lean, vertexFog bool }
+type worldKey struct{ far, lean, vertexFog, shadowOneTap bool }
 
 // worldProgram is the world program for near (or far) slots under this
 // frame's passes: the default ones from setup, or a variant compiled the
@@ -44,8 +44,8 @@ type worldKey struct{ far, lean, vertexFog bool }
 // near triangles can be long (the lake reaches 4.8 km), where fog is not
 // linear along a triangle.
 func (r *Renderer) worldProgram(far bool, fs *frameState) *program {
-	k := worldKey{far: far, lean: r.passes.Lean && !fs.tintAge, vertexFog: far && r.passes.VertexFog}
-	if !k.lean && !k.vertexFog {
+	k := worldKey{far: far, lean: r.passes.Lean && !fs.tintAge, vertexFog: far && r.passes.VertexFog, shadowOneTap: r.passes.ShadowOneTap}
+	if k == (worldKey{far: far}) {
 		if far {
 			return r.worldFar
 		}
@@ -64,6 +64,9 @@ func (r *Renderer) worldProgram(far bool, fs *frameState) *program {
 	}
 	if k.vertexFog {
 		defs, name = append(defs, "VERTEX_FOG"), name+" vertex fog"
+	}
+	if k.shadowOneTap {
+		defs, name = append(defs, "SHADOW_ONE_TAP"), name+" one-tap shadow"
 	}
 	p, err := newProgram(name, defSrc(defs, worldVert), defSrc(defs, worldFrag))
 	if err != nil { // the sources are ours: a failure is a bug, drawn as the default

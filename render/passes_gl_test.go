@@ -94,6 +94,11 @@ func TestPassVariantsDrawTheSameImage(t *testing.T) {
 	img, _ := draw(t, r, f)
 	writePNG(t, "passes-vfog.png", img)
 	assert.LessOrEqual(t, differing(base, img, 8), pixels/100, "per-vertex fog: close to the per-pixel fog")
+	// One shadow tap: only shadow edges change.
+	onMain(func() { r.SetPasses(Passes{ShadowOneTap: true}) })
+	img, _ = draw(t, r, f)
+	writePNG(t, "passes-shadow1.png", img)
+	assert.LessOrEqual(t, differing(base, img, 8), pixels/20, "one shadow tap: edges only")
 	onMain(func() { require.NoError(t, r.variantErr, "every variant program builds") })
 }
 

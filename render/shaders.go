@@ -239,6 +239,9 @@ float shadowAt(vec3 p) {
 	if (uShadowOn < 0.5 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0 || p.z >= 1.0) {
 		return 1.0;
 	}
+#ifdef SHADOW_ONE_TAP
+	return texture(uShadowMap, p); // the hardware's filtered 2x2 comparison
+#else
 	float s = 0.0;
 	float t = uShadowTexel;
 	s += texture(uShadowMap, vec3(p.xy + vec2(-t, -t), p.z));
@@ -246,6 +249,7 @@ float shadowAt(vec3 p) {
 	s += texture(uShadowMap, vec3(p.xy + vec2(-t, t), p.z));
 	s += texture(uShadowMap, vec3(p.xy + vec2(t, t), p.z));
 	return s * 0.25;
+#endif
 }
 
 vec3 fogged(vec3 col, vec3 rel) {
@@ -327,6 +331,9 @@ void main() {
 		col += uSunColour * pow(max(dot(n, h), 0.0), gloss) * k * sh;
 		float fres = pow(1.0 - max(dot(n, view), 0.0), 4.0);
 		float r = m == MAT_WATER ? 0.25 + 0.6 * fres : uWet * 0.5 * fres;
+#ifdef LEAN
+		if (r > 0.0) // a dry road reflects nothing: skip the sky's colour
+#endif
 		col = mix(col, skyColour(reflect(-view, n)), r);
 	} else if (m == MAT_WINDOW) {
 		col += 0.18 * skyColour(reflect(-view, n)) * (1.0 - uNight);

@@ -31,7 +31,7 @@ draw times the shadow map (the others keep it), whose mean per frame
 is in every total. Under llvmpipe it runs, but measures the CPU.`
 
 // defaultVariants is every pass option alone, and the likely best mix.
-const defaultVariants = "base;prepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;prepass=off,farsort,direct,lean,vfog"
+const defaultVariants = "base;prepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;shadow1;prepass=off,farsort,direct,lean,vfog,shadow1"
 
 func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gpubench", stdout, "gpubench [flags]", gpubenchAbout)

@@ -46,10 +46,15 @@ type Passes struct {
 	// no blit.
 	Direct bool
 	// Lean uses world programs without the build-age tint's varying (the
-	// tinted ones are used while the debug view is on).
+	// tinted ones are used while the debug view is on), which also skip
+	// the sky reflection where its weight is 0 (dry roads).
 	Lean bool
-	// VertexFog computes the fog per vertex instead of per pixel.
+	// VertexFog computes the far tier's fog per vertex instead of per pixel.
 	VertexFog bool
+	// ShadowOneTap reads the shadow map once per pixel (the hardware's
+	// filtered 2×2 comparison) instead of four times, in the world
+	// programs: harder shadow edges.
+	ShadowOneTap bool
 }
 
 // The option words of ParsePasses, in String's order.
@@ -60,11 +65,12 @@ const (
 	wordDirect     = "direct"
 	wordLean       = "lean"
 	wordVertexFog  = "vfog"
+	wordShadow1    = "shadow1"
 	wordBase       = "base"
 )
 
 // PassWords describes ParsePasses' words (for -h).
-const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog"
+const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1"
 
 // ParsePasses reads a variant: "base" (or empty) is the default, else a
 // comma-separated list of words (PassWords), each at most once.
@@ -120,6 +126,8 @@ func ParsePasses(s string) (Passes, error) {
 			err = set(&p.Lean, false)
 		case wordVertexFog:
 			err = set(&p.VertexFog, false)
+		case wordShadow1:
+			err = set(&p.ShadowOneTap, false)
 		default:
 			err = fmt.Errorf("pass variant %q: unknown word %q (%s)", s, w, PassWords)
 		}
@@ -142,7 +150,7 @@ func (p Passes) String() string {
 	for _, f := range []struct {
 		on   bool
 		word string
-	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}} {
+	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}} {
 		if f.on {
 			w = append(w, f.word)
 		}

@@ -22,6 +22,7 @@ func TestParsePassesRoundTrips(t *testing.T) {
 		{"farprepass=on", Passes{}, "base"},
 		{"direct,lean,vfog", Passes{Direct: true, Lean: true, VertexFog: true}, "direct,lean,vfog"},
 		{"vfog,direct=off", Passes{VertexFog: true}, "vfog"},
+		{"shadow1,lean", Passes{ShadowOneTap: true, Lean: true}, "lean,shadow1"},
 	} {
 		p, err := ParsePasses(c.in)
 		require.NoError(t, err, c.in)
