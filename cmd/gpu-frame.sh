@@ -12,13 +12,15 @@
 # drive, default 240), ROUNDS (draws of each variant per frame, default 2),
 # SIZES (default "1920x1080 3840x2160").
 # Each size prints gpubench's table (medians in ms; ratio = total / floor)
-# and keeps it with the JSON in out-frame-WxH/ (game.log, gpubench.json).
+# and keeps it with the JSON in out-frame-WxH/ (game.log, gpubench.json,
+# and dmon.txt: nvidia-smi's clocks during the run; DMON=0 leaves it out).
 set -eu
 B=${BUNDLE:?set BUNDLE to the prepared gpu-bundle folder}
 VARIANTS=${VARIANTS:-"base;prepass=off;farprepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;shadow1;direct,lean,shadow1;prepass=off,farsort,direct,lean,shadow1;farprepass=off,farsort,direct,lean,vfog,shadow1"}
 FRAMES=${FRAMES:-240}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-"1920x1080 3840x2160"}
+export DMON=${DMON:-1}
 for size in $SIZES; do
 	w=${size%x*}
 	h=${size#*x}

@@ -199,14 +199,17 @@ func (m *gpuMeasure) run(frames int, warmup time.Duration, names []string) (*gpu
 	}
 	m.r.TakeGPULog() // the warm-up's: dropped
 	m.roles = map[uint64]int{}
+	t0 := time.Now()
 	for i := 0; i < frames; i++ {
 		m.s.Update(1.0 / 60)
 		if err := m.frame(i, true); err != nil {
 			return nil, err
 		}
 	}
+	log := m.r.TakeGPULog() // finishes the GPU's work first
 	c := gpubench.NewCollector(names)
-	for _, e := range m.r.TakeGPULog() {
+	c.Wall(time.Since(t0))
+	for _, e := range log {
 		v, ok := m.roles[e.Frame]
 		switch {
 		case !ok:

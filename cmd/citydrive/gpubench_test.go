@@ -37,6 +37,7 @@ func TestGPUBenchReportsEveryPassFloorAndRatio(t *testing.T) {
 	assert.Equal(t, 320, rep.Setup.TargetW, "render scale 1")
 	assert.Equal(t, 3, rep.Setup.Frames)
 	assert.Equal(t, 1+2*4, rep.Setup.DrawsPerSwap)
+	assert.Positive(t, rep.Setup.Busy, "the GPU's share of the wall time")
 	assert.Equal(t, 3*2, rep.Floor.Frames, "a floor frame each round of each frame")
 	assert.Positive(t, rep.Floor.Total)
 	assert.InDelta(t, rep.Floor.Total, rep.Floor.Clear+rep.Floor.Triangle+rep.Floor.Blit, rep.Floor.Total*0.5+0.5)

@@ -39,6 +39,8 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // Collector gathers the log's draws by role.
 type Collector struct {
+	busy    time.Duration // every timed section of every measured frame
+	wall    time.Duration // the measured frames' wall time (Wall)
 	names   []string
 	draws   [][]scene.GPUTimes // per variant
 	floors  []scene.FloorTimes
@@ -51,15 +53,27 @@ func NewCollector(names []string) *Collector {
 }
 
 // Draw adds one draw of variant v (its shadow map is not refreshed).
-func (c *Collector) Draw(v int, g scene.GPUTimes) { c.draws[v] = append(c.draws[v], g) }
+func (c *Collector) Draw(v int, g scene.GPUTimes) {
+	c.draws[v] = append(c.draws[v], g)
+	c.busy += g.Total
+}
 
 // Floor adds one floor frame.
-func (c *Collector) Floor(f scene.FloorTimes) { c.floors = append(c.floors, f) }
+func (c *Collector) Floor(f scene.FloorTimes) {
+	c.floors = append(c.floors, f)
+	c.busy += f.Total
+}
+
+// Wall sets the wall time the measured frames took, swaps included.
+func (c *Collector) Wall(d time.Duration) { c.wall = d }
 
 // Prime adds a measured frame's first draw: only its shadow map counts
 // (the slots', trees' and traffic's; the voxel ground's share is small and
 // in its Terrain, left out).
-func (c *Collector) Prime(g scene.GPUTimes) { c.shadows = append(c.shadows, ms(g.Shadow)) }
+func (c *Collector) Prime(g scene.GPUTimes) {
+	c.shadows = append(c.shadows, ms(g.Shadow))
+	c.busy += g.Total
+}
 
 // Floor is the floor's medians in ms.
 type Floor struct {
@@ -102,6 +116,9 @@ type Setup struct {
 	Rounds       int    `json:"rounds"` // draws of each variant (and floor frames) per frame, all between two swaps
 	DrawsPerSwap int    `json:"draws_per_swap"`
 	Warmup       string `json:"warmup"`
+	// Busy is the timed GPU work over the measured frames' wall time:
+	// near 1, the GPU was kept fed (uploads and swaps are not timed).
+	Busy float64 `json:"busy"`
 }
 
 // Shadow is the sun's shadow map: its median when refreshed, and its mean
@@ -115,6 +132,9 @@ type Shadow struct {
 // Report computes the report; setup is copied in.
 func (c *Collector) Report(setup Setup) Report {
 	rep := Report{Setup: setup}
+	if c.wall > 0 {
+		rep.Setup.Busy = float64(c.busy) / float64(c.wall)
+	}
 	var fc, ft, fb, fs []float64
 	for _, f := range c.floors {
 		fc, ft, fb, fs = append(fc, ms(f.Clear)), append(ft, ms(f.Triangle)), append(fb, ms(f.Blit)), append(fs, ms(f.Total))
@@ -172,6 +192,7 @@ func (r Report) Table(w io.Writer) error {
 	fmt.Fprintf(&b, "gpubench: %s\n", s.Renderer)
 	fmt.Fprintf(&b, "%dx%d (target %dx%d), seed %d, %d frames after %s of autopilot, %d rounds a frame (%d draws between swaps), warm-up %s; medians in ms\n",
 		s.Width, s.Height, s.TargetW, s.TargetH, s.Seed, s.Frames, s.After, s.Rounds, s.DrawsPerSwap, s.Warmup)
+	fmt.Fprintf(&b, "GPU busy %.0f%% of the measured wall time (timed work / wall: near 100%%, the GPU was fed)\n", s.Busy*100)
 	f := r.Floor
 	fmt.Fprintf(&b, "floor (%d frames): clear %.3f + triangle %.3f + blit %.3f = %.3f\n", f.Frames, f.Clear, f.Triangle, f.Blit, f.Total)
 	fmt.Fprintf(&b, "shadow map: %.3f when refreshed (%d of %d frames), %.3f a frame (in every total)\n",

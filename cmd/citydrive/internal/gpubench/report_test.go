@@ -29,10 +29,16 @@ func TestReportMediansFloorAndRatio(t *testing.T) {
 		c.Floor(scene.FloorTimes{Clear: k * msd / 4, Triangle: k * msd / 8, Blit: k * msd / 8, Total: k * msd / 2})
 	}
 	c.Prime(scene.GPUTimes{Shadow: 0})
-	c.Prime(scene.GPUTimes{Shadow: 2 * msd})
+	c.Prime(scene.GPUTimes{Shadow: 2 * msd, Total: 4 * msd})
 	c.Prime(scene.GPUTimes{Shadow: 0})
-	c.Prime(scene.GPUTimes{Shadow: 2 * msd})
+	c.Prime(scene.GPUTimes{Shadow: 2 * msd, Total: 4 * msd})
+	c.Wall(100 * msd)
 	r := c.Report(Setup{Renderer: "test", Frames: 4})
+	busy := 0.0 // every draw's, floor's and first draw's GPU time, over the wall
+	for _, k := range []float64{1, 2, 3} {
+		busy += k*(0.1+0.5+0.1+1+0.2+0.05+0.02+0.25) + k*(0.1+1+0.2+0.25) + k*0.5
+	}
+	assert.InDelta(t, (busy+8)/100, r.Setup.Busy, 1e-9)
 
 	assert.InDelta(t, 1.0, r.Floor.Total, 1e-9)
 	assert.InDelta(t, 0.5, r.Floor.Clear, 1e-9)
@@ -64,7 +70,7 @@ func TestReportMediansFloorAndRatio(t *testing.T) {
 
 	var out bytes.Buffer
 	require.NoError(t, r.Table(&out))
-	for _, want := range []string{"floor (3 frames): clear 0.500 + triangle 0.250 + blit 0.250 = 1.000", "prepass=off", "ratio", "main far", "shadow map: 2.000 when refreshed (2 of 4 frames)"} {
+	for _, want := range []string{"floor (3 frames): clear 0.500 + triangle 0.250 + blit 0.250 = 1.000", "prepass=off", "ratio", "main far", "shadow map: 2.000 when refreshed (2 of 4 frames)", "GPU busy "} {
 		assert.Contains(t, out.String(), want)
 	}
 	out.Reset()
