@@ -49,6 +49,9 @@ type frameState struct {
 	maskOn    bool
 	maskEye   mgl32.Vec3 // eye minus the near mask's origin corner
 	maskSize  float32
+	direct    bool // into the window's framebuffer: no target, no blit
+	prepass   bool // the depth pre-pass is drawn
+	farPre    bool // the far tier is in it
 }
 
 // Draw renders one frame into the window's back buffer. Call Present to
@@ -66,7 +69,7 @@ func (r *Renderer) Draw(f *Frame) error {
 		r.stats = st
 		return nil
 	}
-	r.timer.beginFrame()
+	r.timer.beginFrame(false)
 	winW, winH := r.win.GetSize()
 	st.Scale = r.RenderScale()
 	fs.tw, fs.th = scale.TargetSize(fs.fbW, fs.fbH, winW, winH, r.opt.Profile.MaxPixelRatio, st.Scale)
@@ -74,6 +77,10 @@ func (r *Renderer) Draw(f *Frame) error {
 	if err := r.target.ensure(fs.tw, fs.th); err != nil {
 		return err
 	}
+	fs.direct = r.passes.Direct && r.defaultDepth && fs.tw == fs.fbW && fs.th == fs.fbH
+	st.Direct = fs.direct
+	fs.prepass = r.prepassOn()
+	fs.farPre = fs.prepass && !r.passes.NoFarPrepass
 	fs.groups = f.Groups
 	if len(fs.groups) > scene.MaxGroups {
 		fs.groups = fs.groups[:scene.MaxGroups]
@@ -164,9 +171,13 @@ func (r *Renderer) Draw(f *Frame) error {
 
 	r.shadowPass(&fs, &st)
 
-	// Into the off-screen target.
-	r.timer.begin(gpuDepth)
-	gl.BindFramebuffer(gl.FRAMEBUFFER, r.target.fbo)
+	// Into the off-screen target (or the window's framebuffer, direct).
+	r.timer.begin(gpuClear)
+	fb := r.target.fbo
+	if fs.direct {
+		fb = 0
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, fb)
 	gl.Viewport(0, 0, int32(fs.tw), int32(fs.th))
 	h := fs.light.Horizon
 	gl.ClearColor(h[0], h[1], h[2], 1)
@@ -178,7 +189,7 @@ func (r *Renderer) Draw(f *Frame) error {
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 
 	if len(fs.groups) > 0 || len(fs.farGroups) > 0 || fs.dynCount > 0 || fs.terrainOn {
-		if !r.opt.NoDepthPrepass {
+		if fs.prepass {
 			r.depthPrepass(&fs, &st)
 		}
 		r.mainPass(&fs, &st)
@@ -194,9 +205,11 @@ func (r *Renderer) Draw(f *Frame) error {
 
 	// Blit to the window, then the HUD at full resolution.
 	r.timer.begin(gpuHUD)
-	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, r.target.fbo)
-	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
-	gl.BlitFramebuffer(0, 0, int32(fs.tw), int32(fs.th), 0, 0, int32(fs.fbW), int32(fs.fbH), gl.COLOR_BUFFER_BIT, gl.LINEAR)
+	if !fs.direct {
+		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, r.target.fbo)
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
+		gl.BlitFramebuffer(0, 0, int32(fs.tw), int32(fs.th), 0, 0, int32(fs.fbW), int32(fs.fbH), gl.COLOR_BUFFER_BIT, gl.LINEAR)
+	}
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 	gl.Viewport(0, 0, int32(fs.fbW), int32(fs.fbH))
 	r.hudPass(&fs, &st)
@@ -263,7 +276,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 	s.Dirty = s.Dirty || r.shadow.dirty || fs.terrainOn != r.shadow.terrain
 	r.shadow.dirty = false
 	centre := scene.ShadowCentre(f.Camera, half)
-	if s.NeedsRefresh(centre, fs.light.Dir) {
+	if !(r.holdShadow && s.Valid) && s.NeedsRefresh(centre, fs.light.Dir) {
 		st.ShadowRefreshed = true
 		r.timer.begin(gpuShadow)
 		*s = scene.ShadowState{Valid: true, Centre: centre, Sun: fs.light.Dir}
@@ -312,7 +325,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 		}
 		r.timer.end()
 		gl.Disable(gl.POLYGON_OFFSET_FILL)
-	} else {
+	} else if !r.holdShadow {
 		s.FramesSince++
 	}
 	half = max(half, 1)
@@ -321,6 +334,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 }
 
 func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
+	r.timer.begin(gpuDepth)
 	gl.ColorMask(false, false, false, false)
 	gl.DepthMask(true)
 	gl.DepthFunc(gl.LESS)
@@ -337,7 +351,8 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Depth.Draws++
 	}
-	if len(fs.farGroups) > 0 {
+	if len(fs.farGroups) > 0 && fs.farPre {
+		r.timer.begin(gpuDepthFar)
 		r.depthFar.use()
 		r.depthFar.setMat4("uViewProj", scene.Mat32(fs.vp))
 		r.drawFar(r.depthFar, fs, &st.FarDepth)
@@ -357,7 +372,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	r.timer.begin(gpuMain)
 	gl.DepthFunc(gl.LEQUAL)
 	gl.DepthMask(true)
-	p := r.world
+	p := r.worldProgram(false, fs)
 	p.use()
 	r.setLighting(p, fs)
 	p.setMat4("uViewProj", scene.Mat32(fs.vp))
@@ -387,7 +402,8 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		st.Main.Draws++
 	}
 	if len(fs.farGroups) > 0 {
-		q := r.worldFar
+		r.timer.begin(gpuMainFar)
+		q := r.worldProgram(true, fs)
 		q.use()
 		r.setLighting(q, fs)
 		q.setMat4("uViewProj", scene.Mat32(fs.vp))
@@ -399,13 +415,14 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		// The pre-pass holds the far depth already: without depth writes the
 		// discarding far program keeps early depth tests, so far fragments
 		// behind near geometry cost nothing.
-		if !r.opt.NoDepthPrepass {
+		if fs.farPre {
 			gl.DepthMask(false)
 		}
 		r.drawFar(q, fs, &st.Far)
 		gl.DepthMask(true)
 		p.use()
 	}
+	r.timer.begin(gpuMainRest)
 	if fs.trees > 0 {
 		t := r.trees
 		t.use()

@@ -87,6 +87,9 @@ func (r *Renderer) prepareFar(fs *frameState, fr *frustum.Frustum, st *Stats) {
 	if len(fs.farGroups) > scene.MaxGroups {
 		fs.farGroups = fs.farGroups[:scene.MaxGroups]
 	}
+	if r.passes.FarSort {
+		fs.farGroups = r.sortFar(fs.farGroups, fs)
+	}
 	cam := fs.f.Camera.Position
 	for i, g := range fs.farGroups {
 		l := &r.farLists[i]

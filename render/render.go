@@ -60,6 +60,10 @@ type (
 	Stats       = scene.Stats
 	PassStats   = scene.PassStats
 	GPUTimes    = scene.GPUTimes
+	TimedFrame  = scene.TimedFrame
+	FloorTimes  = scene.FloorTimes
+	Passes      = scene.Passes
+	Toggle      = scene.Toggle
 )
 
 // Re-exported constants.
@@ -70,6 +74,9 @@ const (
 	DebugBoxes     = scene.DebugBoxes
 	DebugBuildAge  = scene.DebugBuildAge
 	MaxGroups      = scene.MaxGroups
+	Auto           = scene.Auto
+	On             = scene.On
+	Off            = scene.Off
 )
 
 // Options configure Open. Zero values take the defaults.
@@ -90,6 +97,8 @@ type Options struct {
 	FixedScale float64
 	// DepthPrepass can be switched off (on by default: NoDepthPrepass false).
 	NoDepthPrepass bool
+	// Passes is how frames are drawn until SetPasses (zero: the default).
+	Passes Passes
 	// NoShadows disables the shadow pass.
 	NoShadows bool
 	// NoDetailLOD draws every slot whole, however far (slots/detail.go).
@@ -217,6 +226,17 @@ type Renderer struct {
 	lineData    []float32
 	hudLayout   hud.Layout
 
+	// Passes (passes.go).
+	passes        Passes
+	holdShadow    bool
+	defaultDepth  bool // the window's framebuffer has depth (Passes.Direct)
+	floorProg     *program
+	worldVariants map[worldKey]*program
+	variantErr    error // a variant program that did not build (drawn as the default)
+	farSorted     []Group
+	farSortBuf    [scene.MaxGroups][]SlotDraw
+	farKeys       []farKey
+
 	lastPresent time.Time
 	drawStart   time.Time
 	keys        map[glfw.Key]bool // pressed since the last Present (edge-triggered)
@@ -288,7 +308,7 @@ func Open(opt Options) (r *Renderer, err error) {
 	} else {
 		glfw.SwapInterval(0)
 	}
-	r = &Renderer{opt: opt, win: win, keys: map[glfw.Key]bool{}}
+	r = &Renderer{opt: opt, win: win, keys: map[glfw.Key]bool{}, passes: opt.Passes}
 	win.SetKeyCallback(r.onKey)
 	r.pad = findPad()
 	glfw.SetJoystickCallback(r.onJoystick)
@@ -326,14 +346,15 @@ func (r *Renderer) Close() {
 		return
 	}
 	r.makeCurrent() // the objects below belong to this context
-	for _, p := range []*program{r.depthFar, r.worldFar, r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth} {
+	for _, p := range []*program{r.depthFar, r.worldFar, r.world, r.depth, r.trees, r.sky, r.lines, r.hudProg, r.terrainMain, r.terrainDepth, r.floorProg} {
+		p.delete()
+	}
+	for _, p := range r.worldVariants {
 		p.delete()
 	}
 	r.terrain.delete()
 	r.veh.delete()
-	if r.timer.ok {
-		gl.DeleteQueries(int32(timerLag*gpuSections), &r.timer.q[0][0])
-	}
+	r.timer.delete()
 	bufs := []uint32{r.vbo, r.treeMesh, r.treeInst, r.lineVBO, r.hudVBO}
 	gl.DeleteBuffers(int32(len(bufs)), &bufs[0])
 	vaos := []uint32{r.vao, r.treeVAO, r.lineVAO, r.hudVAO, r.emptyVAO}

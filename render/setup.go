@@ -34,6 +34,7 @@ func (r *Renderer) setup() error {
 		{&r.terrainDepth, "terrain depth", src(terrainDepthVert), src(depthFrag)},
 		{&r.depthFar, "far depth", src(depthFarVert), src(depthFarFrag)},
 		{&r.worldFar, "far world", src(worldVert), farSrc(worldFrag)},
+		{&r.floorProg, "floor", src(floorVert), src(floorFrag)},
 	}
 	for _, p := range progs {
 		if *p.dst, err = newProgram(p.name, p.v, p.f); err != nil {
@@ -131,6 +132,7 @@ func (r *Renderer) setup() error {
 	gl.TexParameteri(gl.TEXTURE_1D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 
 	r.timer.init()
+	r.defaultDepth = hasDefaultDepth()
 	r.setupFar()
 	if err := r.setupTerrain(); err != nil {
 		return err

@@ -101,8 +101,17 @@ vec3 slotPos() {
 func src(parts ...string) string { return glslHeader + strings.Join(parts, "\n") }
 
 // farSrc is src with FAR_MASK defined (the far tier's main-pass program).
-func farSrc(parts ...string) string {
-	return glslHeader + "#define FAR_MASK 1\n" + strings.Join(parts, "\n")
+func farSrc(parts ...string) string { return defSrc([]string{"FAR_MASK"}, parts...) }
+
+// defSrc is src with each of defs defined (to 1) after the header.
+func defSrc(defs []string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString(glslHeader)
+	for _, d := range defs {
+		b.WriteString("#define " + d + " 1\n")
+	}
+	b.WriteString(strings.Join(parts, "\n"))
+	return b.String()
 }
 
 // The world vertex shader: slot and dynamic-region vertices. uOffset is the
@@ -124,11 +133,21 @@ out vec3 vRel;
 out vec3 vNormal;
 out vec3 vColour;
 flat out int vMaterial;
-out float vVariant;
+flat out float vVariant; // constant per building or lot: interpolated, it speckled the lit windows
 out float vOcc;
 out vec3 vStreet;
 out vec3 vShadow;
+#ifndef LEAN
 out vec4 vTint;
+#endif
+#ifdef VERTEX_FOG
+out vec4 vFog; // fog colour, amount
+uniform vec3 uZenith;
+uniform vec3 uHorizon;
+uniform float uFogStart;
+uniform float uFogEnd;
+` + skyColourGLSL + `
+#endif
 
 invariant gl_Position;
 
@@ -162,7 +181,14 @@ void main() {
 	float flags = float((aW45.y >> 8u) & 0xFFu);
 	vStreet = vec3(along, across, hw + flags * LAMP_FLAG_SCALE);
 	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+#ifndef LEAN
 	vTint = uTintAge != 0 ? texelFetch(uAgeTint, gl_VertexID / uVertsPerSlot, 0) : vec4(0.0);
+#endif
+#ifdef VERTEX_FOG
+	float d = length(rel);
+	float f = clamp((d - uFogStart) / max(uFogEnd - uFogStart, 1.0), 0.0, 1.0);
+	vFog = vec4(skyColour(rel / max(d, 1e-4)), f * f * (3.0 - 2.0 * f));
+#endif
 }
 `
 
@@ -183,6 +209,15 @@ const depthFrag = `
 void main() {}
 `
 
+// skyColourGLSL is the sky's colour in a direction (uZenith, uHorizon).
+const skyColourGLSL = `
+vec3 skyColour(vec3 d) {
+	float up = clamp(d.y, 0.0, 1.0);
+	vec3 c = mix(uHorizon, uZenith, pow(up, 0.55));
+	return mix(c, uHorizon * 0.75, clamp(-d.y * 4.0, 0.0, 1.0));
+}
+`
+
 // lightingGLSL is shared by the world and tree fragment shaders.
 const lightingGLSL = `
 uniform vec3 uSunDir;
@@ -198,16 +233,15 @@ uniform sampler2DShadow uShadowMap;
 uniform float uShadowOn;
 uniform float uShadowTexel;
 
-vec3 skyColour(vec3 d) {
-	float up = clamp(d.y, 0.0, 1.0);
-	vec3 c = mix(uHorizon, uZenith, pow(up, 0.55));
-	return mix(c, uHorizon * 0.75, clamp(-d.y * 4.0, 0.0, 1.0));
-}
+` + skyColourGLSL + `
 
 float shadowAt(vec3 p) {
 	if (uShadowOn < 0.5 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0 || p.z >= 1.0) {
 		return 1.0;
 	}
+#ifdef SHADOW_ONE_TAP
+	return texture(uShadowMap, p); // the hardware's filtered 2x2 comparison
+#else
 	float s = 0.0;
 	float t = uShadowTexel;
 	s += texture(uShadowMap, vec3(p.xy + vec2(-t, -t), p.z));
@@ -215,6 +249,7 @@ float shadowAt(vec3 p) {
 	s += texture(uShadowMap, vec3(p.xy + vec2(-t, t), p.z));
 	s += texture(uShadowMap, vec3(p.xy + vec2(t, t), p.z));
 	return s * 0.25;
+#endif
 }
 
 vec3 fogged(vec3 col, vec3 rel) {
@@ -237,11 +272,16 @@ in vec3 vRel;
 in vec3 vNormal;
 in vec3 vColour;
 flat in int vMaterial;
-in float vVariant;
+flat in float vVariant;
 in float vOcc;
 in vec3 vStreet;
 in vec3 vShadow;
+#ifndef LEAN
 in vec4 vTint;
+#endif
+#ifdef VERTEX_FOG
+in vec4 vFog;
+#endif
 
 uniform vec4 uFlat; // alpha > 0: draw a flat colour (wireframe)
 uniform vec3 uSignals; // scene.SignalClock: time in the cycle, period, green
@@ -291,6 +331,9 @@ void main() {
 		col += uSunColour * pow(max(dot(n, h), 0.0), gloss) * k * sh;
 		float fres = pow(1.0 - max(dot(n, view), 0.0), 4.0);
 		float r = m == MAT_WATER ? 0.25 + 0.6 * fres : uWet * 0.5 * fres;
+#ifdef LEAN
+		if (r > 0.0) // a dry road reflects nothing: skip the sky's colour
+#endif
 		col = mix(col, skyColour(reflect(-view, n)), r);
 	} else if (m == MAT_WINDOW) {
 		col += 0.18 * skyColour(reflect(-view, n)) * (1.0 - uNight);
@@ -326,8 +369,14 @@ void main() {
 	if (uNight > 0.0) { // a uniform branch: by day the pools cost nothing
 		col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
 	}
+#ifdef VERTEX_FOG
+	col = mix(col, vFog.rgb, vFog.a);
+#else
 	col = fogged(col, vRel);
+#endif
+#ifndef LEAN
 	col = mix(col, vTint.rgb, vTint.a);
+#endif
 	oColour = vec4(col, 1.0);
 }
 `
@@ -598,4 +647,18 @@ void main() {
 	}
 	oColour = vec4(fogged(col, vRel), 1.0);
 }
+`
+
+// The floor frame's triangle (DrawFloor): full screen, depth 0.5 (it
+// passes the cleared depth and writes it), one constant colour.
+const floorVert = `
+void main() {
+	vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
+	gl_Position = vec4(p, 0.0, 1.0);
+}
+`
+
+const floorFrag = `
+out vec4 oColour;
+void main() { oColour = vec4(0.5, 0.6, 0.7, 1.0); }
 `

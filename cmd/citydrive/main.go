@@ -29,6 +29,7 @@ func commands() []command {
 		{"export", "back up a world's edits to a file, also while its server runs", runExport},
 		{"import", "restore a backup made by export into an empty world", runImport},
 		{"shot", "drive with the autopilot, then write one frame as PNG", runShot},
+		{"gpubench", "GPU time of a drive's frames per pass, with the GPU kept busy, against the floor", runGPUBench},
 		{"map", "draw a top-down picture of the road network (no GPU)", runMap},
 		{"bench", "measure the streaming work per frame, headless", runBench},
 		{"soak", "drive the real game loop headless, faster than real time", runSoak},
@@ -42,7 +43,7 @@ func commands() []command {
 
 // displayCommands open a window and play sound: a binary built without
 // cgo (the static server) has them only as an error (play_nocgo.go).
-var displayCommands = []string{"play", "join", "client", "shot"}
+var displayCommands = []string{"play", "join", "client", "shot", "gpubench"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

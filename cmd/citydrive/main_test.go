@@ -37,6 +37,13 @@ func TestBadInputGivesClearErrorsNotPanics(t *testing.T) {
 		{[]string{"play", "-profile", "turbo"}, "unknown profile"},
 		{[]string{"play", "-weather", "snow"}, "dry or wet"},
 		{[]string{"shot", "-view", "side"}, "chase or top"},
+		{[]string{"gpubench", "-frames", "0"}, "-frames must be in 1..100000"},
+		{[]string{"gpubench", "-passes", "direct"}, "gpubench draws each of -variants instead"},
+		{[]string{"shot", "-passes", "direct,fast"}, `-passes: pass variant "direct,fast": unknown word "fast"`},
+		{[]string{"gpubench", "-rounds", "65"}, "-rounds must be in 1..64"},
+		{[]string{"gpubench", "-variants", "fast"}, `unknown word "fast"`},
+		{[]string{"gpubench", "-variants", "base;prepass=auto"}, "-variants: base given twice"},
+		{[]string{"gpubench", "-variants", " ; "}, "-variants: none given"},
 		{[]string{"shot", "-fullscreen"}, "flag provided but not defined: -fullscreen"}, // its window is hidden
 		{[]string{"shot", "-render-scale", "0"}, "-render-scale must be in (0, 1]"},
 		{[]string{"client", "-addr", "h", "-server-fingerprint", "ab"}, `-addr "h": want host:port`},

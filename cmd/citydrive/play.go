@@ -26,6 +26,7 @@ import (
 	"citydrive/netsync/wire"
 	"citydrive/render"
 	"citydrive/render/scale"
+	"citydrive/render/scene"
 	"citydrive/roadgraph/world"
 	"citydrive/voxel/gen"
 	"citydrive/voxel/ground"
@@ -44,6 +45,7 @@ type viewFlags struct {
 	profile       *string
 	renderScale   *float64
 	traffic       *bool
+	passes        *string
 	start         pointFlag
 }
 
@@ -57,6 +59,7 @@ func addViewFlags(fs *flag.FlagSet, window bool) *viewFlags {
 		timeOfDay: addTimeFlag(fs, 17.5, "time of day in hours, 0..24 (key F1 advances)"),
 		profile:   fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
 		traffic:   fs.Bool("traffic", true, "the city's traffic on the roads (-traffic=false: empty roads)"),
+		passes:    fs.String("passes", "base", "how frames are drawn, a `variant`: "+scene.PassWords+" (the same picture but for vfog's fog; citydrive gpubench measures them)"),
 	}
 	if window {
 		v.fullscreen = fs.Bool("fullscreen", false, "fullscreen on the primary monitor")
@@ -92,7 +95,11 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	if !(*v.renderScale >= 0 && *v.renderScale <= 1) || (v.fullscreen == nil && *v.renderScale == 0) {
 		return o, 0, fmt.Errorf("-render-scale must be in (0, 1] (0 too in a window: adaptive), got %g", *v.renderScale)
 	}
-	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale}
+	passes, err := scene.ParsePasses(*v.passes)
+	if err != nil {
+		return o, 0, fmt.Errorf("-passes: %w", err)
+	}
+	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale, Passes: passes}
 	if v.fullscreen != nil {
 		o.Fullscreen = *v.fullscreen
 	} else {
@@ -454,19 +461,8 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.Load(); err != nil {
+	if err := driveFixed(s, *after); err != nil {
 		return err
-	}
-	// Simulated time: the streamer's clocks and the car advance in fixed
-	// steps; frames are not drawn until the end.
-	for f := 0; f < int(after.Seconds()*60); f++ {
-		s.Update(1.0 / 60)
-	}
-	// Let the world catch up with the car before the picture: the car
-	// stands still while the workers finish (bounded in wall time).
-	for deadline := time.Now().Add(20 * time.Second); !(s.Streamer().Ready() && s.Streamer().FarReady()) && time.Now().Before(deadline); {
-		s.Update(0)
-		time.Sleep(time.Millisecond)
 	}
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
@@ -497,6 +493,24 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	if g, err := s.MeasureGPU(8); err == nil {
 		w, h := *vf.width, *vf.height
 		fmt.Fprintf(stdout, "%s (frame %d at %dx%d)\n", g, g.Frame, w, h)
+	}
+	return nil
+}
+
+// driveFixed loads the world and drives the autopilot for after of
+// simulated time (fixed 60 Hz steps, no frames drawn), then lets the world
+// catch up with the car: it stands still while the workers finish (bounded
+// in wall time).
+func driveFixed(s *game.Session, after time.Duration) error {
+	if err := s.Load(); err != nil {
+		return err
+	}
+	for f := 0; f < int(after.Seconds()*60); f++ {
+		s.Update(1.0 / 60)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !(s.Streamer().Ready() && s.Streamer().FarReady()) && time.Now().Before(deadline); {
+		s.Update(0)
+		time.Sleep(time.Millisecond)
 	}
 	return nil
 }

@@ -18,10 +18,11 @@ const haveDisplay = false
 
 var errNoDisplay = errors.New("this binary was built without cgo (no display or sound); build with CGO_ENABLED=1")
 
-func runPlay([]string, io.Writer, io.Writer) error   { return errNoDisplay }
-func runClient([]string, io.Writer, io.Writer) error { return errNoDisplay }
-func runJoin([]string, io.Writer, io.Writer) error   { return errNoDisplay }
-func runShot([]string, io.Writer, io.Writer) error   { return errNoDisplay }
+func runPlay([]string, io.Writer, io.Writer) error     { return errNoDisplay }
+func runClient([]string, io.Writer, io.Writer) error   { return errNoDisplay }
+func runJoin([]string, io.Writer, io.Writer) error     { return errNoDisplay }
+func runShot([]string, io.Writer, io.Writer) error     { return errNoDisplay }
+func runGPUBench([]string, io.Writer, io.Writer) error { return errNoDisplay }
 
 // replayWindow: replay -check plays without a window; replay FILE needs one.
 func replayWindow(windowOptions, game.Options) error { return errNoDisplay }

@@ -39,6 +39,7 @@ type Stats struct {
 	HUDDropped                              int // HUD quads over the HUD buffer's capacity
 	TargetW                                 int // off-screen target size
 	TargetH                                 int
+	Direct                                  bool // drawn straight into the window's framebuffer (Passes.Direct)
 	Scale                                   float64
 	FrameWork                               time.Duration // CPU time of the last Draw+Present (excluding any frame-cap wait)
 	Uploads                                 int           // slot uploads since Open
@@ -66,6 +67,31 @@ type GPUTimes struct {
 	HUD     time.Duration // blit + HUD
 	Total   time.Duration // the sum: every GPU command of the frame but the swap
 	Frame   uint64        // which Draw these are from (1 = the first)
+
+	// Parts of the passes above, for gpubench: each is counted in its pass.
+	Clear    time.Duration // the target's clear (in Depth)
+	DepthFar time.Duration // the far tier's pre-pass (in Depth)
+	MainFar  time.Duration // the far tier's main pass (in Main)
+	Rest     time.Duration // trees and traffic, main pass (in Main)
+	Sky      time.Duration // sky and debug overlays (in Main)
+}
+
+// FloorTimes is the GPU time of one floor frame (render's DrawFloor): what
+// any frame of that size costs at least on this GPU.
+type FloorTimes struct {
+	Clear    time.Duration // colour and depth clear of the off-screen target
+	Triangle time.Duration // one full-screen triangle, constant colour, depth written
+	Blit     time.Duration // the target to the window
+	Total    time.Duration // the sum
+}
+
+// TimedFrame is one frame of a GPU time log (render's StartGPULog): a
+// Draw's passes, or a floor frame's.
+type TimedFrame struct {
+	Frame     uint64 // the Draw or DrawFloor it is from (they count together)
+	Floor     bool   // a floor frame: Floor holds its times, GPU is empty
+	GPU       GPUTimes
+	FloorTime FloorTimes
 }
 
 // String is the HUD / summary form: total, then each pass, in ms.

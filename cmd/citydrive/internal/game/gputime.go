@@ -111,3 +111,7 @@ func (s *Session) MeasureGPU(frames int) (scene.GPUTimes, error) {
 	}
 	return t.AwaitGPUTimes(), nil
 }
+
+// FrameDesc is the frame description Update last built (citydrive
+// gpubench draws it itself, many times over).
+func (s *Session) FrameDesc() *scene.Frame { return &s.frame }

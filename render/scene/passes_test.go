@@ -1,0 +1,42 @@
+package scene
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParsePassesRoundTrips(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Passes
+		name string
+	}{
+		{"", Passes{}, "base"},
+		{"base", Passes{}, "base"},
+		{"prepass=off", Passes{DepthPrepass: Off}, "prepass=off"},
+		{"prepass=on", Passes{DepthPrepass: On}, "prepass=on"},
+		{"prepass=auto", Passes{}, "base"},
+		{"farprepass=off, farsort", Passes{NoFarPrepass: true, FarSort: true}, "farprepass=off,farsort"},
+		{"farprepass=on", Passes{}, "base"},
+		{"direct,lean,vfog", Passes{Direct: true, Lean: true, VertexFog: true}, "direct,lean,vfog"},
+		{"vfog,direct=off", Passes{VertexFog: true}, "vfog"},
+		{"shadow1,lean", Passes{ShadowOneTap: true, Lean: true}, "lean,shadow1"},
+	} {
+		p, err := ParsePasses(c.in)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, p, c.in)
+		assert.Equal(t, c.name, p.String(), c.in)
+		back, err := ParsePasses(p.String())
+		require.NoError(t, err)
+		assert.Equal(t, p, back, "String reads back")
+	}
+}
+
+func TestParsePassesRefusesBadWords(t *testing.T) {
+	for _, in := range []string{"prepass", "prepass=maybe", "direct=yes", "fast", "lean,lean", "base,direct"} {
+		_, err := ParsePasses(in)
+		assert.Error(t, err, in)
+	}
+}
