@@ -10,8 +10,10 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
@@ -316,4 +318,92 @@ func TestWebTransportOffAndItsAddress(t *testing.T) {
 	require.True(t, isUDP)
 	assert.NotEqual(t, w.Addr().(*net.UDPAddr).Port, ua.Port)
 	assert.Equal(t, fmt.Sprintf("/citydrive/%d", wire.ProtocolVersion), w.WebTransportPath())
+}
+
+// wtQUIC dials a bare QUIC connection to the WebTransport port, as a
+// browser's first step.
+func wtQUIC(t *testing.T, s *testServer) *quic.Conn {
+	t.Helper()
+	offer, _, err := s.WebCertificates()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	conf := &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true}
+	conn, err := quic.DialAddr(ctx, s.WebTransportAddr().String(), wtTLS(offer.Hashes()), conf)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.CloseWithError(0, "") })
+	return conn
+}
+
+func closedCode(t *testing.T, conn *quic.Conn) quic.ApplicationErrorCode {
+	t.Helper()
+	select {
+	case <-conn.Context().Done():
+	case <-time.After(testTimeout):
+		t.Fatal("the connection stayed open")
+	}
+	var ae *quic.ApplicationError
+	require.ErrorAs(t, context.Cause(conn.Context()), &ae)
+	return ae.ErrorCode
+}
+
+func TestWebTransportSharesTheHandshakePool(t *testing.T) {
+	s := startWTServer(t, func(c *ServerConfig) { c.MaxHandshakesPerAddr = 1 })
+	wtQUIC(t, s) // no session yet: it holds this address's one slot
+	// Wait until the server has taken it in (its slot is held then).
+	require.Eventually(t, func() bool { return s.pool.held("127.0.0.1") == 1 }, testTimeout, time.Millisecond)
+	second := wtQUIC(t, s)
+	assert.Equal(t, CodeBusy, closedCode(t, second), "a second browser connection from the address is busy")
+	_, err := Dial(context.Background(), s.clientConfig())
+	require.ErrorIs(t, err, ErrBusy, "and so is a native one: one pool")
+}
+
+func TestWebTransportOneSessionPerConnection(t *testing.T) {
+	s := startWTServer(t, nil)
+	conn := wtQUIC(t, s)
+	tr := &webtransport.Transport{}
+	defer tr.Close()
+	cc, err := tr.NewClientConn(conn)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	url := s.wtURL(s.WebTransportPath())
+	_, first, err := cc.Dial(ctx, url, nil)
+	require.NoError(t, err)
+	defer first.CloseWithError(0, "")
+	rsp, _, err := cc.Dial(ctx, url, nil)
+	require.Error(t, err)
+	require.NotNil(t, rsp)
+	assert.Equal(t, 429, rsp.StatusCode)
+}
+
+func TestWebTransportCarriesAFullCarDatagram(t *testing.T) {
+	s := startWTServer(t, nil)
+	c, _ := wtJoin(t, s, 1)
+	cars := make([]wire.CarSnapshot, wire.MaxCarsPerDatagram)
+	d, err := wire.AppendCarDatagram(nil, cars)
+	require.NoError(t, err)
+	// The server relays up to this size; the path is symmetric, so the
+	// client's side shows it fits behind the session prefix.
+	require.NoError(t, c.sess.SendDatagram(d), "%d bytes", len(d))
+	// (The server then cuts the client off: a client sends its own car only.)
+	assert.Equal(t, webtransport.SessionErrorCode(CodeProtocol), sessionClosedWith(t, c.sess).ErrorCode)
+}
+
+func TestKickEndsAWebTransportSession(t *testing.T) {
+	s := startWTServer(t, nil)
+	c, _ := wtJoin(t, s, 55)
+	wtNextOf[*wire.ChunkDefaults](t, c) // in the tick, so Kick finds it
+	require.Equal(t, 1, s.Kick(55, "kicked by the operator"))
+	se := sessionClosedWith(t, c.sess)
+	assert.Equal(t, webtransport.SessionErrorCode(CodeKicked), se.ErrorCode)
+	assert.Equal(t, "kicked by the operator", se.Message)
+}
+
+func TestClipReasonKeepsRunesWhole(t *testing.T) {
+	long := strings.Repeat("é", maxCloseReason) // 2 bytes each
+	got := clipReason(long)
+	assert.LessOrEqual(t, len(got), maxCloseReason)
+	assert.True(t, utf8.ValidString(got))
+	assert.Equal(t, "short", clipReason("short"))
 }
