@@ -25,11 +25,12 @@ import (
 // the session the way the page does, from /play/config and the join code
 // in the fragment, and runs the first half of the handshake.
 const testGamePage = `<!doctype html><meta charset="utf-8"><title>test</title><script>
-window.joinTest = async (handshake) => {
+window.joinTest = async (handshake, forge) => {
   const code = decodeURIComponent(location.hash.slice(1));
   const cfg = await (await fetch("config")).json();
   if (!code.endsWith("/" + cfg.fingerprint)) throw new Error("join code and server disagree: " + code);
   const hashes = cfg.hashes.map(h => ({algorithm: "sha-256", value: new Uint8Array(h.match(/../g).map(b => parseInt(b, 16)))}));
+  if (forge) hashes.forEach(h => { h.value[0] ^= 1; });
   const wt = new WebTransport(cfg.webtransport, {serverCertificateHashes: hashes});
   await wt.ready;
   const s = await wt.createBidirectionalStream();
@@ -136,7 +137,13 @@ func TestBrowserOpensAWebTransportSession(t *testing.T) {
 	js, _ := json.Marshal(toInts(hs))
 	ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
 	defer cancel()
-	got, err := eval[[]int](ctx, fmt.Sprintf("window.joinTest(%s)", js))
+	// With hashes that are not the server's, Chromium refuses the session:
+	// the hashes are what it trusts.
+	_, err = eval[[]int](ctx, fmt.Sprintf("window.joinTest(%s, true)", js))
+	require.Error(t, err)
+	t.Logf("forged hashes: %v", err)
+	assert.Contains(t, err.Error(), "WebTransport")
+	got, err := eval[[]int](ctx, fmt.Sprintf("window.joinTest(%s, false)", js))
 	require.NoError(t, err)
 	b := make([]byte, len(got))
 	for i, v := range got {
