@@ -207,6 +207,9 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		link := web.PlayURL(code.host, code.String())
 		log.Info("browser players open the link", "url", link, "webtransport", h.Server().WebTransportAddr().String())
 		fmt.Fprintf(stdout, "play in a browser: %s\n", link)
+		if insecureForBrowsers(*webPublic, code.host) {
+			log.Warn("browsers allow WebTransport only on localhost or HTTPS: players on other machines need -web-public (or the web endpoint behind a TLS proxy) for the link to work", "url", link)
+		}
 	}
 	log.Info("citydrive server ready; give players the join code",
 		"addr", h.Addr().String(), "fingerprint", h.Fingerprint(), "seed", *seed, "join", code.String())
@@ -249,6 +252,17 @@ func webTransportAddr(flagAddr, gameAddr string, web bool) (string, error) {
 		p++
 	}
 	return net.JoinHostPort(host, strconv.Itoa(p)), nil
+}
+
+// insecureForBrowsers reports whether a link to play at host over plain
+// HTTP (tls false) lacks WebTransport in browsers: they offer it only to
+// secure contexts, HTTPS or a loopback host.
+func insecureForBrowsers(tls bool, host string) bool {
+	if tls || host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // openAccess is the server's join rules: a cluster's shared ones, or the

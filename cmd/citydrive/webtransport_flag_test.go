@@ -29,3 +29,12 @@ func TestWebTransportAddrDefaultsBesideTheGamePort(t *testing.T) {
 	_, err = webTransportAddr("", ":65535", true)
 	require.ErrorContains(t, err, "give -webtransport-addr")
 }
+
+func TestInsecureForBrowsersIsPlainHTTPOffLoopback(t *testing.T) {
+	assert.False(t, insecureForBrowsers(false, "127.0.0.1"))
+	assert.False(t, insecureForBrowsers(false, "::1"))
+	assert.False(t, insecureForBrowsers(false, "localhost"))
+	assert.True(t, insecureForBrowsers(false, "192.0.2.2"))
+	assert.True(t, insecureForBrowsers(false, "game.example.org"))
+	assert.False(t, insecureForBrowsers(true, "192.0.2.2"))
+}
