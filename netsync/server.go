@@ -233,6 +233,9 @@ func (s *Server) close() error {
 	} else {
 		s.shutdownPeers()
 	}
+	if s.wt != nil {
+		s.wt.drain() // pages hear the shutdown before the socket closes
+	}
 	err := s.ln.Close()
 	// Closing the endpoint ends every remaining connection, which unblocks
 	// the per-connection readers.

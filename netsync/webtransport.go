@@ -45,6 +45,10 @@ type wtListener struct {
 	srv     *webtransport.Server
 	certs   *webcert.Rotator
 	pending sync.Map // *quic.Conn → *wtPending, until its session opens
+
+	liveMu   sync.Mutex
+	draining bool
+	live     sync.WaitGroup // serveWebTransport calls running
 }
 
 // wtPendingKey carries a connection's *wtPending in its requests' context.
@@ -127,6 +131,27 @@ func (w *wtListener) connect(rw http.ResponseWriter, r *http.Request) {
 	p.got <- wtSession{sess: sess, protocol: proto}
 }
 
+// enter counts a connection in, unless the server is shutting down.
+func (w *wtListener) enter() bool {
+	w.liveMu.Lock()
+	defer w.liveMu.Unlock()
+	if w.draining {
+		return false
+	}
+	w.live.Add(1)
+	return true
+}
+
+// drain waits for every connection to have told its page why it ends (at
+// most refuseLinger after the server's peers were failed), and takes no
+// more.
+func (w *wtListener) drain() {
+	w.liveMu.Lock()
+	w.draining = true
+	w.liveMu.Unlock()
+	w.live.Wait()
+}
+
 func (w *wtListener) close() error {
 	err := w.srv.Close()
 	err = errors.Join(err, w.ln.Close())
@@ -140,6 +165,11 @@ func (w *wtListener) close() error {
 // Hello arrive within HelloTimeout of the connection's arrival.
 func (s *Server) serveWebTransport(conn *quic.Conn, key string, helloIn func()) {
 	accepted := time.Now()
+	if !s.wt.enter() {
+		_ = conn.CloseWithError(quic.ApplicationErrorCode(CodeShutdown), "server shutting down")
+		return
+	}
+	defer s.wt.live.Done()
 	p := &wtPending{got: make(chan wtSession, 1)}
 	s.wt.pending.Store(conn, p)
 	defer s.wt.pending.Delete(conn)
@@ -181,13 +211,13 @@ func (s *Server) serveWebTransport(conn *quic.Conn, key string, helloIn func()) 
 	c.mu.Unlock()
 	_ = ws.sess.CloseWithError(webtransport.SessionErrorCode(code), clipReason(reason))
 	// Let the close capsule reach the page (it closes the connection on
-	// reading it) before CONNECTION_CLOSE discards unsent stream data.
+	// reading it) before CONNECTION_CLOSE discards unsent stream data;
+	// at a shutdown too, which waits for this (wtListener.drain).
 	linger := time.NewTimer(refuseLinger)
 	defer linger.Stop()
 	select {
 	case <-conn.Context().Done():
 	case <-linger.C:
-	case <-s.ctx.Done():
 	}
 }
 

@@ -407,3 +407,24 @@ func TestClipReasonKeepsRunesWhole(t *testing.T) {
 	assert.True(t, utf8.ValidString(got))
 	assert.Equal(t, "short", clipReason("short"))
 }
+
+func TestAPageClosingItsSessionFreesItsSeat(t *testing.T) {
+	s := startWTServer(t, nil)
+	c, welcome := wtJoin(t, s, 5)
+	wtNextOf[*wire.ChunkDefaults](t, c)
+	require.Equal(t, 1, s.Players())
+	require.NoError(t, c.sess.CloseWithError(0, "tab closed"))
+	e := waitEvent(t, s, EventLeft, func(e Event) bool { return e.Player == welcome.Player })
+	assert.Equal(t, CodeOK, e.Code)
+	assert.Zero(t, s.Players())
+}
+
+func TestServerShutdownClosesWebTransportSessionsWithItsCode(t *testing.T) {
+	s := startWTServer(t, nil)
+	c, _ := wtJoin(t, s, 5)
+	wtNextOf[*wire.ChunkDefaults](t, c)
+	require.NoError(t, s.Close())
+	se := sessionClosedWith(t, c.sess)
+	assert.Equal(t, webtransport.SessionErrorCode(CodeShutdown), se.ErrorCode)
+	assert.Equal(t, "server shutting down", se.Message)
+}
