@@ -3,6 +3,7 @@ package netsync
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -41,7 +42,7 @@ func (s *Server) worldNow() uint64 {
 type clockAnswerer struct {
 	s      *Server
 	ctx    context.Context // the peer's
-	ctrl   *quic.Stream
+	ctrl   io.Writer       // the control stream
 	enc    *wire.Encoder
 	buf    []byte
 	budget clocked

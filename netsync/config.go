@@ -18,11 +18,14 @@ import (
 
 // ServerConfig configures a Server. Start from DefaultServerConfig.
 type ServerConfig struct {
-	Addr      string // UDP listen address; "127.0.0.1:0" picks a loopback port
-	DataDir   string // where the server identity (certificate) is kept; required
-	Seed      uint64 // world seed
-	Generator uint32 // terrain generator version
-	World     World  // the voxel world; required
+	Addr string // UDP listen address; "127.0.0.1:0" picks a loopback port
+	// WebTransportAddr, if set, is a second UDP listen address, for
+	// browsers' WebTransport sessions (webtransport.go); "": none.
+	WebTransportAddr string
+	DataDir          string // where the server identity (certificate) is kept; required
+	Seed             uint64 // world seed
+	Generator        uint32 // terrain generator version
+	World            World  // the voxel world; required
 	// Cars, if set, exchanges cars with other servers of the same world
 	// (a cluster); nil: players see this server's cars only.
 	Cars CarExchange

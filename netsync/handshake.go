@@ -18,7 +18,8 @@ import (
 // the frame is not discarded by an immediate CONNECTION_CLOSE.
 const refuseLinger = time.Second
 
-// acceptLoop hands every new connection to a handshake goroutine. Until
+// acceptLoop hands every new connection of ln to serve (the native
+// handshake, or WebTransport's HTTP/3 first) in a goroutine of its own. Until
 // its Hello is in, a connection holds a slot of the handshake pool
 // (MaxHandshakes in all, MaxHandshakesPerAddr per address, fair shares
 // when full: handpool.go); both are given back together the moment the
@@ -26,9 +27,9 @@ const refuseLinger = time.Second
 // a crowd of bots on one host) contend only for their Hello's round trip,
 // and a connection that stalls after its Hello holds a player seat
 // (bounded per address by MaxPlayersPerAddr), never a handshake slot.
-func (s *Server) acceptLoop() {
+func (s *Server) acceptLoop(ln *quic.Listener, serve func(conn *quic.Conn, key string, helloIn func())) {
 	for {
-		conn, err := s.ln.Accept(s.ctx)
+		conn, err := ln.Accept(s.ctx)
 		if err != nil {
 			return
 		}
@@ -54,7 +55,7 @@ func (s *Server) acceptLoop() {
 		go func() {
 			defer s.wg.Done()
 			defer helloIn()
-			s.handshake(conn, key, helloIn)
+			serve(conn, key, helloIn)
 		}()
 	}
 }
@@ -93,8 +94,9 @@ func (s *Server) unreservePlayer(key string) {
 }
 
 // handshake runs the control-stream handshake; on success the new peer is
-// handed to the tick loop. helloIn is called once a complete Hello is read.
-func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
+// handed to the tick loop. The Hello must be complete by helloBy;
+// helloIn is called once it is.
+func (s *Server) handshake(conn peerConn, key string, helloBy time.Time, helloIn func()) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HandshakeTimeout)
 	defer cancel()
 	remote := conn.RemoteAddr()
@@ -103,7 +105,7 @@ func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 		_ = conn.CloseWithError(code, reason)
 		s.observe(Event{Kind: EventLeft, Remote: remote, Code: code, Reason: reason})
 	}
-	helloCtx, helloCancel := context.WithTimeout(ctx, s.cfg.HelloTimeout)
+	helloCtx, helloCancel := context.WithDeadline(ctx, helloBy)
 	defer helloCancel()
 	ctrl, err := conn.AcceptStream(helloCtx)
 	if err != nil {
@@ -118,7 +120,7 @@ func (s *Server) handshake(conn *quic.Conn, key string, helloIn func()) {
 	_ = ctrl.SetReadDeadline(deadline)
 	own := wire.ProtocolVersion
 	rule := admittance{protocol: own, seed: s.cfg.Seed, generator: s.cfg.Generator, maxPlayers: s.cfg.MaxPlayers}
-	alpn := conn.ConnectionState().TLS.NegotiatedProtocol
+	alpn := conn.Protocol()
 	var hello *wire.Hello
 	var join *wire.Join
 	err = readFrames(ctrl, wire.ControlCap, 0, wire.DefaultLimits, func(m wire.Message) error {

@@ -105,10 +105,14 @@ func (s *carSlot) take(dst []wire.CarSnapshot) ([]wire.CarSnapshot, bool) {
 	return append(dst[:0], s.cars...), true
 }
 
+// datagramSender is a connection that sends datagrams (*quic.Conn,
+// peerConn).
+type datagramSender interface{ SendDatagram([]byte) error }
+
 // run sends what the slot holds as datagrams. SendDatagram may block while
 // quic-go's queue is full; meanwhile newer snapshots replace older ones in
 // the slot, so only the latest is ever sent.
-func (s *carSlot) run(ctx context.Context, conn *quic.Conn, dropped *atomic.Uint64) {
+func (s *carSlot) run(ctx context.Context, conn datagramSender, dropped *atomic.Uint64) {
 	var cars []wire.CarSnapshot
 	var buf []byte
 	for {

@@ -28,6 +28,7 @@ type Server struct {
 	endpoint    *transport.Endpoint
 	ln          *quic.Listener
 	fingerprint string
+	wt          *wtListener // nil without WebTransportAddr
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -97,9 +98,17 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("netsync: listen on %s: %w", cfg.Addr, err)
 	}
+	var wt *wtListener
+	if cfg.WebTransportAddr != "" {
+		if wt, err = listenWebTransport(cfg.WebTransportAddr, cert, resetKey); err != nil {
+			_ = ln.Close()
+			_ = ep.Close()
+			return nil, fmt.Errorf("netsync: WebTransport on %s: %w", cfg.WebTransportAddr, err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		cfg: cfg, log: log, endpoint: ep, ln: ln, fingerprint: fp,
+		cfg: cfg, log: log, endpoint: ep, ln: ln, fingerprint: fp, wt: wt,
 		ctx: ctx, cancel: cancel,
 		joins:    make(chan *serverPeer, 16),
 		requests: make(chan func(), requestQueue),
@@ -127,12 +136,18 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		if err := s.metrics.register(cfg.Registerer); err != nil {
 			_ = ln.Close()
 			_ = ep.Close()
+			if wt != nil {
+				_ = wt.close()
+			}
 			cancel()
 			return nil, fmt.Errorf("netsync: registering metrics: %w", err)
 		}
 	}
 	log.Info("server listening", "addr", ln.Addr().String(), "alpn", transport.ALPN(wire.ProtocolVersion),
 		"fingerprint", fp, "tick_hz", cfg.TickHz, "max_radius", cfg.MaxRadius)
+	if wt != nil {
+		log.Info("WebTransport listening", "addr", wt.ln.Addr().String(), "path", s.WebTransportPath())
+	}
 	return s, nil
 }
 
@@ -157,8 +172,17 @@ func (s *Server) Run(ctx context.Context) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.acceptLoop()
+		s.acceptLoop(s.ln, func(conn *quic.Conn, key string, helloIn func()) {
+			s.handshake(nativeConn{conn}, key, time.Now().Add(s.cfg.HelloTimeout), helloIn)
+		})
 	}()
+	if s.wt != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.acceptLoop(s.wt.ln, s.serveWebTransport)
+		}()
+	}
 	t := time.NewTicker(time.Second / time.Duration(s.cfg.TickHz))
 	defer t.Stop()
 	// The tick keeps its own OS thread, so the thread's CPU clock measures
@@ -213,10 +237,16 @@ func (s *Server) close() error {
 	} else {
 		s.shutdownPeers()
 	}
+	if s.wt != nil {
+		s.wt.drain() // pages hear the shutdown before the socket closes
+	}
 	err := s.ln.Close()
 	// Closing the endpoint ends every remaining connection, which unblocks
 	// the per-connection readers.
 	err = errors.Join(err, s.endpoint.Close())
+	if s.wt != nil {
+		err = errors.Join(err, s.wt.close())
+	}
 	s.wg.Wait()
 	return err
 }

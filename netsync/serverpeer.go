@@ -25,9 +25,9 @@ type serverPeer struct {
 	playerKey uint64
 	name      string
 	joinedAt  time.Time
-	conn      *quic.Conn
-	ctrl      *quic.Stream
-	chunk     *quic.Stream
+	conn      peerConn
+	ctrl      peerStream
+	chunk     peerStream
 	log       *slog.Logger
 
 	ctx    context.Context
@@ -79,7 +79,7 @@ type serverPeer struct {
 	placeAt      uint32 // the claim to place the car from once vouched for
 }
 
-func (s *Server) newPeer(id uint32, key string, conn *quic.Conn, ctrl, chunk *quic.Stream) *serverPeer {
+func (s *Server) newPeer(id uint32, key string, conn peerConn, ctrl, chunk peerStream) *serverPeer {
 	// The peer's context ends only through fail, which also closes the
 	// connection with a code and reason (shutdownPeers fails every peer).
 	ctx, cancel := context.WithCancel(context.Background())

@@ -64,6 +64,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	clusterURLs := fs.String("cluster", "", "share the world with other servers through NATS: `nats://host:port[,…]` (edits in JetStream, not -data; empty: a single server)")
 	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
 	webAddr := fs.String("web", "", "serve the live web map, the admin API and the health probes at http://`host:port`/ (e.g. 127.0.0.1:8080; empty: off)")
+	wtAddr := fs.String("webtransport-addr", "", "UDP `address` for browser players (WebTransport over HTTP/3); default with -web: the -addr host, port+1 (\"off\": none)")
 	webPublic := fs.Bool("web-public", false, "with -web: take admin requests from other machines too, with the map served over TLS (the server's identity certificate)")
 	// The environment is read after parsing: a default would print the secret in -h.
 	adminToken := fs.String("admin-token", "", "the admin `token` (default $CITYDRIVE_ADMIN_TOKEN, else the one generated into -data/admin-token on first start)")
@@ -130,6 +131,10 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	} else if *webPublic {
 		return fmt.Errorf("-web-public needs -web")
 	}
+	wt, err := webTransportAddr(*wtAddr, *addr, *webAddr != "")
+	if err != nil {
+		return err
+	}
 	if *adminToken == "" {
 		*adminToken = os.Getenv("CITYDRIVE_ADMIN_TOKEN")
 	}
@@ -175,7 +180,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	var access *webmap.Access
 	h, err := host.Start(ctx, host.Options{
-		Addr: *addr, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
+		Addr: *addr, WebTransportAddr: wt, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
 		Cluster: urls, Replicas: *replicas, OpenGate: func(shared *cluster.Rules) (netsync.Gate, error) {
 			a, err := openAccess(*data, shared, log)
 			if err != nil {
@@ -189,9 +194,9 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return alreadyRunning(err, *data)
 	}
 	access.KickBanned(h.Server(), log) // in a cluster: a ban made on another server
+	var web *webmap.Server
 	if *webAddr != "" {
-		web, err := startWeb(h, access, *data, *webAddr, *webPublic, *adminToken, *seed, stop, stdout, log)
-		if err != nil {
+		if web, err = startWeb(h, access, *data, *webAddr, *webPublic, *adminToken, *seed, stop, stdout, log); err != nil {
 			_ = h.Close()
 			return err
 		}
@@ -202,6 +207,14 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		// Players are sent to the owner of their region at the address
 		// the join code names (-public-host).
 		n.SetAdvertise(net.JoinHostPort(code.host, strconv.Itoa(code.port)))
+	}
+	if web != nil && h.Server().WebTransportAddr() != nil {
+		link := web.PlayURL(code.host, code.String())
+		log.Info("browser players open the link", "url", link, "webtransport", h.Server().WebTransportAddr().String())
+		fmt.Fprintf(stdout, "play in a browser: %s\n", link)
+		if insecureForBrowsers(*webPublic, code.host) {
+			log.Warn("browsers allow WebTransport only on localhost or HTTPS: players on other machines need -web-public (or the web endpoint behind a TLS proxy) for the link to work", "url", link)
+		}
 	}
 	log.Info("citydrive server ready; give players the join code",
 		"addr", h.Addr().String(), "fingerprint", h.Fingerprint(), "seed", *seed, "join", code.String())
@@ -218,6 +231,44 @@ const serverAbout = `A dedicated server until SIGINT or SIGTERM: it owns the wor
 (kept in -data) and the cars. At start it prints a join code; players run
   citydrive join CODE
 (or citydrive client -addr HOST:PORT -server-fingerprint FP -seed SEED).`
+
+// webTransportAddr is -webtransport-addr: "off", an address, or by
+// default with the web endpoint the game's host with the next port (a
+// random one when the game's is).
+func webTransportAddr(flagAddr, gameAddr string, web bool) (string, error) {
+	switch {
+	case flagAddr == "off", flagAddr == "" && !web:
+		return "", nil
+	case flagAddr != "":
+		if _, _, err := net.SplitHostPort(flagAddr); err != nil {
+			return "", fmt.Errorf("-webtransport-addr %q: want host:port or :port: %v", flagAddr, err)
+		}
+		return flagAddr, nil
+	}
+	host, port, err := net.SplitHostPort(gameAddr)
+	if err != nil {
+		return "", fmt.Errorf("-addr %q: %v", gameAddr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p >= 65535 {
+		return "", fmt.Errorf("-addr %q: the port must be 0..65534 for the default -webtransport-addr (the next port); give -webtransport-addr", gameAddr)
+	}
+	if p > 0 {
+		p++
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p)), nil
+}
+
+// insecureForBrowsers reports whether a link to play at host over plain
+// HTTP (tls false) lacks WebTransport in browsers: they offer it only to
+// secure contexts, HTTPS or a loopback host.
+func insecureForBrowsers(tls bool, host string) bool {
+	if tls || host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
 
 // openAccess is the server's join rules: a cluster's shared ones, or the
 // data directory's access.json on a single server. In a cluster a
@@ -318,7 +369,7 @@ func startWeb(h *host.Host, access *webmap.Access, data, addr string, public boo
 		}
 	}
 	opt := webmap.Options{Addr: addr, Public: public, Seed: seed, Source: h.Server(), Access: access, Token: token,
-		Ready: h.Ready, Shutdown: shutdown, Logger: log}
+		Ready: h.Ready, Shutdown: shutdown, Logger: log, Game: h.Server(), GameFiles: gameFiles()}
 	if w := h.World(); w != nil {
 		opt.Edited = w.EditedChunks
 	}

@@ -131,3 +131,23 @@ func ClientQUIC() *quic.Config {
 		MaxIncomingUniStreams: -1,
 	}
 }
+
+// WebTransport's share of a connection beyond the citydrive streams: the
+// extended CONNECT request that opens the session (bidirectional) and
+// HTTP/3's control and QPACK streams (unidirectional, RFC 9114 §6.2).
+const (
+	webTransportBidi = 1
+	webTransportUni  = 3
+)
+
+// WebTransportQUIC is ServerQUIC for browsers' WebTransport connections
+// (HTTP/3): the same windows and timeouts, with room for HTTP/3's own
+// streams and the stream resets WebTransport needs. A browser's session
+// still gets exactly the native client's two streams.
+func WebTransportQUIC() *quic.Config {
+	c := ServerQUIC()
+	c.MaxIncomingStreams += webTransportBidi
+	c.MaxIncomingUniStreams = webTransportUni
+	c.EnableStreamResetPartialDelivery = true
+	return c
+}

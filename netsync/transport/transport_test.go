@@ -153,3 +153,16 @@ func TestResetKeyFollowsTheIdentity(t *testing.T) {
 	assert.NotEqual(t, *ka, *kOther, "another identity, another key")
 	assert.NotEqual(t, quic.StatelessResetKey{}, *ka)
 }
+
+func TestWebTransportQUICIsTheNativeLimitsPlusHTTP3s(t *testing.T) {
+	native, web := ServerQUIC(), WebTransportQUIC()
+	assert.Equal(t, int64(2), native.MaxIncomingStreams, "the native client's two streams")
+	assert.Equal(t, int64(-1), native.MaxIncomingUniStreams)
+	assert.False(t, native.EnableStreamResetPartialDelivery)
+	assert.Equal(t, native.MaxIncomingStreams+1, web.MaxIncomingStreams, "plus the CONNECT")
+	assert.Equal(t, int64(3), web.MaxIncomingUniStreams, "HTTP/3's control and QPACK streams")
+	assert.True(t, web.EnableStreamResetPartialDelivery && web.EnableDatagrams)
+	assert.Equal(t, native.MaxStreamReceiveWindow, web.MaxStreamReceiveWindow)
+	assert.Equal(t, native.MaxConnectionReceiveWindow, web.MaxConnectionReceiveWindow)
+	assert.Equal(t, native.MaxIdleTimeout, web.MaxIdleTimeout)
+}

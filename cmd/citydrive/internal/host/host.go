@@ -29,9 +29,12 @@ import (
 
 // Options configure Start.
 type Options struct {
-	Addr    string // UDP listen address ("": a free loopback port, for solo play)
-	DataDir string // required: server identity here, edits under worlds/<seed>/
-	Seed    uint64
+	Addr string // UDP listen address ("": a free loopback port, for solo play)
+	// WebTransportAddr, if set, takes browsers' WebTransport sessions on
+	// this UDP address too (netsync.ServerConfig.WebTransportAddr).
+	WebTransportAddr string
+	DataDir          string // required: server identity here, edits under worlds/<seed>/
+	Seed             uint64
 	// Tuning is the server's budgets and limits; the zero value means
 	// netsync.DefaultServerConfig's.
 	Tuning netsync.Tuning
@@ -108,6 +111,7 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	if opt.Addr != "" {
 		cfg.Addr = opt.Addr
 	}
+	cfg.WebTransportAddr = opt.WebTransportAddr
 	if opt.Tuning != (netsync.Tuning{}) {
 		cfg.Tuning = opt.Tuning
 	}

@@ -67,6 +67,10 @@ type Options struct {
 	// Assets overrides the embedded static files (tests serve a freshly
 	// built map.wasm).
 	Assets fs.FS
+	// Game, if set, is told to game pages at /play/config; GameFiles is the
+	// page itself, served at /play/ (nil: not in this build).
+	Game      Game
+	GameFiles fs.FS
 	// Interval is how often cars are streamed (defaults to 500 ms).
 	Interval time.Duration
 	Logger   *slog.Logger
@@ -195,6 +199,9 @@ func Start(opt Options) (*Server, error) {
 		// The page loads but draws no map: say so where the operator looks.
 		opt.Logger.Warn("the web map's WebAssembly module is not in this build, so the page draws no map: run go generate ./cmd/citydrive/internal/webmap, then go build")
 	}
+	if opt.GameFiles != nil && !gameFilesOK(opt.GameFiles) {
+		opt.Logger.Warn("the browser game's files have no index.html; /play/ will show none")
+	}
 	ln, err := net.Listen("tcp", opt.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("web map on %s: %w", opt.Addr, err)
@@ -235,6 +242,22 @@ func (s *Server) URL() string {
 	return scheme + "://" + s.ln.Addr().String() + "/"
 }
 
+// PlayURL is the link that opens the game straight into the world of
+// code (a join code): the page reads it from the fragment, which the
+// browser never sends to the server. host is the host players reach the
+// web endpoint at.
+func (s *Server) PlayURL(host, code string) string {
+	scheme := "http"
+	if s.opt.Public {
+		scheme = "https"
+	}
+	port := "0"
+	if _, p, err := net.SplitHostPort(s.ln.Addr().String()); err == nil {
+		port = p
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + PlayPath + "#" + code
+}
+
 // Close stops serving, ends every stream and the countdown, and waits.
 func (s *Server) Close() error {
 	s.cancel() // ends the streams and the countdown first: Shutdown waits for open requests
@@ -255,6 +278,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /", http.FileServerFS(s.opt.Assets))
 	mux.HandleFunc("GET /map.wasm", s.wasm)
+	mux.Handle("GET /play/", s.play())
+	mux.Handle("GET /play", http.RedirectHandler(PlayPath, http.StatusMovedPermanently)) // the fragment stays
+	mux.HandleFunc("GET /play/config", s.playConfig)
 	mux.HandleFunc("GET /healthz", Healthz)
 	mux.HandleFunc("GET /readyz", Readyz(s.ready))
 	mux.HandleFunc("GET /api/config", s.config)
