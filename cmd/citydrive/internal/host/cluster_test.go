@@ -35,8 +35,15 @@ func TestClusterHostUsesNATSNotTheDataDirectory(t *testing.T) {
 	defer c.Close()
 	assert.Greater(t, c.Player(), uint32(1)<<20, "the player id carries the server's slot")
 	m := next(t, c) // tick-rate notices passed over
+	var owners *wire.Owners
+	for o, isOwners := m.(*wire.Owners); isOwners; o, isOwners = m.(*wire.Owners) {
+		owners, m = o, next(t, c) // the lease directory's word on the regions around
+	}
 	_, ok := m.(*wire.ChunkDefaults)
 	assert.True(t, ok, "the area arrives once the region's watch is in: %T", m)
+	for owners == nil { // the host hands the server the lease directory: the player is told the owners around it
+		owners, _ = next(t, c).(*wire.Owners)
+	}
 
 	resp, err := http.Get("http://" + h.MetricsAddr().String() + "/metrics")
 	require.NoError(t, err)
