@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -83,25 +82,11 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	}
 	// Visible: an unmapped window's framebuffer may not be drawn at all.
 	ropt.Hidden = false
-	if err := ready(); err != nil {
-		return err
-	}
-	win, err := openWindow(ropt, cfg)
-	if err != nil {
-		return withDisplayHint(err)
-	}
-	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Display: win, Start: vf.start.p,
-		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, FixedStep: true, Out: stdout,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	s, win, err := startFixedDrive(vf, ropt, weather, cfg, w, stdout, *after)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := driveFixed(s, *after); err != nil {
-		return err
-	}
 	s.SetHUD(*hud)
 	m := gpuMeasure{s: s, r: win, passes: passes, rounds: *rounds}
 	c, err := m.run(*frames, *warmup, names)

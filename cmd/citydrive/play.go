@@ -445,25 +445,11 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputFile("o", *out); err != nil {
 		return err
 	}
-	if err := ready(); err != nil {
-		return err
-	}
-	win, err := openWindow(ropt, cfg)
-	if err != nil {
-		return withDisplayHint(err)
-	}
-	s, err := game.New(game.Options{
-		Streaming: cfg, World: w, Display: win, Start: vf.start.p,
-		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, FixedStep: true, Out: stdout,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	s, _, err := startFixedDrive(vf, ropt, weather, cfg, w, stdout, *after)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := driveFixed(s, *after); err != nil {
-		return err
-	}
 	s.SetTopView(*view == "top")
 	s.SetHUD(*hud)
 	s.SetMinimapHeadingUp(*headingUp)
@@ -495,6 +481,33 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s (frame %d at %dx%d)\n", g, g.Frame, w, h)
 	}
 	return nil
+}
+
+// startFixedDrive opens the window and an autopilot session on it
+// (fixed steps, no log) and drives it for after (driveFixed): how shot
+// and gpubench begin. The caller closes the session.
+func startFixedDrive(vf *viewFlags, ropt render.Options, weather render.Weather, cfg buildworkers.Config, w world.World,
+	stdout io.Writer, after time.Duration) (*game.Session, *render.Renderer, error) {
+	if err := ready(); err != nil {
+		return nil, nil, err
+	}
+	win, err := openWindow(ropt, cfg)
+	if err != nil {
+		return nil, nil, withDisplayHint(err)
+	}
+	s, err := game.New(game.Options{
+		Streaming: cfg, World: w, Display: win, Start: vf.start.p,
+		Autopilot: true, Weather: weather, TimeOfDay: *vf.timeOfDay, Traffic: *vf.traffic, FixedStep: true, Out: stdout,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := driveFixed(s, after); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, win, nil
 }
 
 // driveFixed loads the world and drives the autopilot for after of
