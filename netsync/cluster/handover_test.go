@@ -229,7 +229,22 @@ func TestHandoverAcrossABorder20Times(t *testing.T) {
 		}
 	}
 	stored.until("the stored edits", holdsAll(stored))
-	wait("the driver and the observer to hold them", func() {}, func() bool { return holdsAll(drv)() && holdsAll(obs)() })
+	end := time.After(deadline)
+	for !holdsAll(drv)() || !holdsAll(obs)() {
+		poll()
+		select {
+		case <-time.After(2 * time.Millisecond):
+		case <-end:
+			held := func(p *player) (bs []voxel.Block) {
+				for i := range crossings {
+					b, _ := p.block(edit, uint16(i))
+					bs = append(bs, b)
+				}
+				return bs
+			}
+			t.Fatalf("the driver and the observer hold the crossings' edits within %v: driver %v, observer %v (all %v)", deadline, held(drv), held(obs), voxel.Sand)
+		}
+	}
 }
 
 // A server vouches for its own players only, with their key; a slot no

@@ -470,8 +470,16 @@ func (w *World) settle(r request, rev uint64, err error) {
 		return
 	}
 	wt := w.watched[RegionOf(r.e.Pos)]
-	if wt == nil || !wt.ready || wt.chunks[r.e.Pos].rev >= rev {
+	if wt == nil || !wt.ready {
 		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e})
+		return
+	}
+	if wt.chunks[r.e.Pos].rev >= rev {
+		// The watch is past it: its value went out with whatever came
+		// after (a forwarded edit's answer can be slower than the watch).
+		// Broadcast now, it would undo those newer blocks for everyone
+		// here; it is only answered.
+		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: voxel.ErrAlreadyApplied})
 		return
 	}
 	w.parked[r.e.Pos] = append(w.parked[r.e.Pos], parkedCommit{tag: r.tag, e: r.e, rev: rev, at: time.Now()})

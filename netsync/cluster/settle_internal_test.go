@@ -1,0 +1,85 @@
+package cluster
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+type bucketOnly struct{ jetstream.KeyValue }
+
+func (bucketOnly) Bucket() string { return "test" }
+
+// entry is one watched chunk value.
+type entry struct {
+	jetstream.KeyValueEntry
+	key string
+	val []byte
+	rev uint64
+}
+
+func (e entry) Key() string                     { return e.key }
+func (e entry) Value() []byte                   { return e.val }
+func (e entry) Revision() uint64                { return e.rev }
+func (e entry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }
+func (e entry) Created() time.Time              { return time.Time{} }
+func (e entry) Delta() uint64                   { return 0 }
+func (e entry) Bucket() string                  { return "test" }
+
+// A forwarded edit's answer can come after the watch has shown its
+// revision and a newer one of the same block. What the server's players
+// are shown must end at the stored block: the late answer is an ack, not
+// a broadcast of the older block (it made a handover's driver and its
+// observer keep stone where sand was stored).
+func TestALateAnswerDoesNotUndoWhatTheWatchShowedSince(t *testing.T) {
+	w := newWorld(nil, bucketOnly{}, newDirectory(1, time.Second, time.Now), 1, slog.New(slog.DiscardHandler), WorldOptions{})
+	pos := voxel.ChunkPos{X: 0, Y: 1, Z: 0}
+	w.watched[RegionOf(pos)] = &watch{r: RegionOf(pos), ready: true, chunks: map[voxel.ChunkPos]known{}}
+	stone := voxel.BlockEdit{Pos: pos, Index: 7, Block: voxel.Stone}
+	sand := voxel.BlockEdit{Pos: pos, Index: 7, Block: voxel.Sand}
+
+	value := chunkValue{pos: pos}
+	put := func(e voxel.BlockEdit, seq uint32, rev uint64) {
+		value, _ = value.with(e, 42, seq)
+		b, err := value.encode(wire.NewEncoder())
+		require.NoError(t, err)
+		w.onEntry(entry{key: chunkKey(pos), val: b, rev: rev})
+	}
+	put(stone, 1, 9) // the owner stored the forwarded stone ...
+	put(sand, 2, 10) // ... and the player's next edit, sand, and the watch showed both
+	w.settle(request{tag: 5, e: stone}, 9, nil)
+
+	shown := voxel.Overlay(nil)
+	answered := false
+	w.CommittedEdits(func(tag uint64, e voxel.BlockEdit, err error) {
+		if tag == 5 {
+			answered = true
+			assert.ErrorIs(t, err, voxel.ErrAlreadyApplied, "answered, not broadcast again")
+		}
+		if err == nil {
+			shown = shown.With(e.Index, e.Block)
+		}
+	})
+	assert.True(t, answered)
+	b, _ := shown.Get(7)
+	assert.Equal(t, voxel.Sand, b, "the players are shown what is stored")
+
+	// An answer ahead of the watch waits for it (parked), and the watch
+	// hands it back in revision order.
+	w.settle(request{tag: 6, e: stone}, 11, nil)
+	w.CommittedEdits(func(uint64, voxel.BlockEdit, error) { t.Fatal("answered before the watch showed it") })
+	put(stone, 3, 11)
+	var tags []uint64
+	w.CommittedEdits(func(tag uint64, _ voxel.BlockEdit, err error) {
+		assert.NoError(t, err)
+		tags = append(tags, tag)
+	})
+	assert.Equal(t, []uint64{6}, tags)
+}
