@@ -71,6 +71,12 @@ func TestALateAnswerDoesNotUndoWhatTheWatchShowedSince(t *testing.T) {
 	b, _ := shown.Get(7)
 	assert.Equal(t, voxel.Sand, b, "the players are shown what is stored")
 
+	// One the watch showed with nothing over it is answered as usual.
+	w.settle(request{tag: 7, e: sand}, 10, nil)
+	var errs []error
+	w.CommittedEdits(func(_ uint64, _ voxel.BlockEdit, err error) { errs = append(errs, err) })
+	assert.Equal(t, []error{nil}, errs)
+
 	// An answer ahead of the watch waits for it (parked), and the watch
 	// hands it back in revision order.
 	w.settle(request{tag: 6, e: stone}, 11, nil)

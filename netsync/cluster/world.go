@@ -474,12 +474,16 @@ func (w *World) settle(r request, rev uint64, err error) {
 		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e})
 		return
 	}
-	if wt.chunks[r.e.Pos].rev >= rev {
-		// The watch is past it: its value went out with whatever came
-		// after (a forwarded edit's answer can be slower than the watch).
-		// Broadcast now, it would undo those newer blocks for everyone
-		// here; it is only answered.
-		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: voxel.ErrAlreadyApplied})
+	if k := wt.chunks[r.e.Pos]; k.rev >= rev {
+		// The watch is past it (a forwarded edit's answer can be slower
+		// than the watch). If the block was overwritten since, the watch
+		// has shown that: broadcast now, the edit would undo it for
+		// everyone here, so it is only answered.
+		var err error
+		if b, _ := k.v.overlay.Get(r.e.Index); b != r.e.Block {
+			err = voxel.ErrAlreadyApplied
+		}
+		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: err})
 		return
 	}
 	w.parked[r.e.Pos] = append(w.parked[r.e.Pos], parkedCommit{tag: r.tag, e: r.e, rev: rev, at: time.Now()})
