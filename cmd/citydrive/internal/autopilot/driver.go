@@ -23,7 +23,7 @@ const (
 	pathPoints    = 260  // 130 m of smoothed path: enough to stop from 30 m/s
 	curveBase     = 2.0  // metres over which the path's curvature is measured
 	lockMargin    = 1.2  // plan turns as if 20% tighter than the path
-	lateralAccel  = 7.0  // m/s² the driver accepts in a curve (0.7 g: the line is never tighter than the car holds)
+	lateralAccel  = 7.5  // m/s² the driver accepts in a curve (0.76 g: the line is never tighter than the car holds)
 	planBrake     = 7.0  // m/s² the driver plans to brake with
 	minCurveSpeed = 3.0  // m/s: the slowest it takes a tight turn
 	offRoute      = 6.0  // metres from the lane before it re-routes
