@@ -17,7 +17,7 @@ const (
 	maxLineCurve = 1 / 5.5 // 1/m: the tightest bend of the line
 	relaxHalf    = 5.0     // metres either side a relaxing pass averages over
 	relaxGrow    = 6.0     // metres around a too-tight point that are relaxed with it
-	relaxPasses  = 100     // at most (67 the most seen over 60 worlds); a hairpin stays as it is
+	relaxPasses  = 400     // at most (seed 257318 needed over 100; a hairpin stays as it is)
 )
 
 // lineCurvature is the signed curvature of line at k (+: left), over
