@@ -17,6 +17,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"citydrive/netsync"
 )
 
 // Options configure Join.
@@ -37,6 +39,10 @@ type Options struct {
 	// once the server listens). Until it is set the server owns nothing:
 	// nobody could be sent to it.
 	Advertise string
+	// CarRule is the rule other servers' cars pass before this server's
+	// players are shown them: the one its own players' cars pass
+	// (netsync.Tuning.CarRule). Zero: not checked.
+	CarRule netsync.CarRule
 
 	pause *Pause // tests: stops the heartbeat and the owner's writes
 }
@@ -135,7 +141,7 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	n := &Node{js: jsConn, cars: carConn, kv: kv, rules: rules, first: slot << PlayerBits}
 	n.dir = newDirectory(slot, opt.Lease.TTL, time.Now)
 	n.world = newWorld(js, kv, n.dir, slot, log, opt.World)
-	n.carsX = newCars(carConn, prefix, log)
+	n.carsX = newCars(carConn, prefix, opt.CarRule, log)
 	n.world.follow = n.carsX.follow
 	n.lease = newLeaser(kv, n.dir, n.world, slot, opt.Advertise, opt.Lease, log, n.carsX.regionCounts)
 	n.world.lease = n.lease
@@ -218,7 +224,8 @@ func (n *Node) SetAdvertise(addr string) { n.lease.setAddr(addr) }
 func (n *Node) Register(r prometheus.Registerer) error {
 	w := n.world
 	return errors.Join(r.Register(w.commitSeconds), r.Register(w.casRetries), r.Register(w.watchedGauge),
-		r.Register(w.fenced), r.Register(w.forwarded), r.Register(w.consumerStarts), r.Register(n.lease.ownedGauge))
+		r.Register(w.fenced), r.Register(w.forwarded), r.Register(w.consumerStarts), r.Register(n.lease.ownedGauge),
+		r.Register(n.carsX.rejected))
 }
 
 // Close stops the world and the car exchange, hands this server's regions
