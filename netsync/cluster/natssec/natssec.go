@@ -81,8 +81,8 @@ func WriteTLS(dir string, hosts []string) (TLS, error) {
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: "citydrive NATS node"},
 		NotBefore:    now.Add(-time.Hour), NotAfter: now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
@@ -129,8 +129,8 @@ func loadOrMakeCA(dir string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: "citydrive NATS CA"},
 		NotBefore:    now.Add(-time.Hour), NotAfter: now.Add(caValidity),
-		KeyUsage:     x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
-		IsCA:         true, BasicConstraintsValid: true, MaxPathLenZero: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		IsCA:     true, BasicConstraintsValid: true, MaxPathLenZero: true,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
