@@ -41,9 +41,7 @@ node=$(pgrep -f "nats-server -n n2 ")
 kill -9 "$node"
 echo "drill: SIGKILL NATS node n2 (pid $node)"
 sleep 8
-"$DIR/bin/nats-server" -n n2 -a 127.0.0.1 -p 4223 -m 8223 -js -sd "$DIR/nats2" \
-	--cluster_name citydrive --cluster nats://127.0.0.1:6223 \
-	--routes nats://127.0.0.1:6222,nats://127.0.0.1:6223,nats://127.0.0.1:6224 >"$DIR/nats2-again.log" 2>&1 &
+"$DIR/bin/nats-server" -n n2 -c "$DIR/nats2.conf" >"$DIR/nats2-again.log" 2>&1 & # cmd/cluster.sh's config
 again=$!
 echo "drill: NATS node n2 started again (pid $again)"
 wait $bots || true

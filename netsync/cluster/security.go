@@ -161,3 +161,10 @@ func ServerPermissions(seed uint64) natssec.Permissions {
 	}
 	return p
 }
+
+// CheckSecurity reports whether opt's credentials and CA files can be
+// used (what Join would say of them), before anything connects.
+func CheckSecurity(opt Options) error {
+	_, err := securityOptions(opt)
+	return err
+}
