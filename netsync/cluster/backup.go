@@ -56,7 +56,7 @@ func toolConn(ctx context.Context, opt Options, name string) (*nats.Conn, jetstr
 	}
 	nc, err := nats.Connect(url, append([]nats.Option{nats.Name(name), nats.Timeout(timeout)}, sec...)...)
 	if err != nil {
-		if rerr, ok := refused(err, url, opt); ok {
+		if rerr := refusal(err, url, opt); rerr != nil {
 			return nil, nil, rerr
 		}
 		return nil, nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)

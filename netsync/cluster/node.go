@@ -114,6 +114,11 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 				}
 			}),
 			nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "conn", name, "url", c.ConnectedUrl()) }),
+			// A permissions violation (a NATS user allowed less than
+			// ServerPermissions) would otherwise pass unseen.
+			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+				log.Warn("NATS refused an operation", "conn", name, "err", err)
+			}),
 		}, sec...)
 		return dial(ctx, url, opt, append(o, extra...)...)
 	}

@@ -87,9 +87,10 @@ func caOption(path string) (nats.Option, error) {
 	return nats.Secure(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}), nil
 }
 
-// refused says why NATS at url would not have this connection (ok
-// false for an error worth retrying: a node not up yet).
-func refused(err error, url string, opt Options) (error, bool) {
+// refusal says why NATS at url would not have this connection, given
+// the connection's error; nil for an error worth retrying (a node not up
+// yet).
+func refusal(err error, url string, opt Options) error {
 	switch {
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired),
 		errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired):
@@ -97,7 +98,7 @@ func refused(err error, url string, opt Options) (error, bool) {
 		if opt.Creds != "" {
 			who = "the user of " + opt.Creds + " is not one NATS knows"
 		}
-		return fmt.Errorf("cluster: %w: %s (%v, at %s)", ErrNotAuthorized, who, err, url), true
+		return fmt.Errorf("cluster: %w: %s (%v, at %s)", ErrNotAuthorized, who, err, url)
 	case errors.Is(err, nats.ErrTLS), errors.Is(err, nats.ErrSecureConnRequired), errors.Is(err, nats.ErrSecureConnWanted):
 		why := "check the CA given"
 		switch {
@@ -110,9 +111,9 @@ func refused(err error, url string, opt Options) (error, bool) {
 		if opt.CA != "" && errors.As(err, &unknown) {
 			why = "the node's certificate is not signed by the CA in " + opt.CA
 		}
-		return fmt.Errorf("cluster: %w: %s (%v, at %s)", ErrTLS, why, err, url), true
+		return fmt.Errorf("cluster: %w: %s (%v, at %s)", ErrTLS, why, err, url)
 	}
-	return err, false
+	return nil
 }
 
 // dial connects to url, retrying until ctx ends while no node answers
@@ -124,7 +125,7 @@ func dial(ctx context.Context, url string, opt Options, o ...nats.Option) (*nats
 		if err == nil {
 			return nc, nil
 		}
-		if rerr, ok := refused(err, url, opt); ok {
+		if rerr := refusal(err, url, opt); rerr != nil {
 			return nil, rerr
 		}
 		select {

@@ -110,15 +110,26 @@ func TestNATSRefusesAnonymousAndOtherSubjects(t *testing.T) {
 	defer conn.Close()
 	require.NoError(t, conn.Publish("citydrive.77.cars.0.0", []byte{}), "its own subjects")
 	require.NoError(t, conn.Flush())
-	for _, subj := range []string{"elsewhere", "citydrive.78.cars.0.0", "$KV.citydrive-78.x"} {
-		require.NoError(t, conn.Publish(subj, nil))
+	refused := func(what, subj string) {
+		t.Helper()
 		select {
 		case err := <-violations:
-			assert.True(t, errors.Is(err, nats.ErrPermissionViolation), "%s: %v", subj, err)
+			assert.True(t, errors.Is(err, nats.ErrPermissionViolation), "%s %s: %v", what, subj, err)
+			assert.Contains(t, err.Error(), `"`+subj+`"`, what)
 		case <-time.After(deadline):
-			t.Fatalf("publishing on %s was not refused", subj)
+			t.Fatalf("%s %s was not refused", what, subj)
 		}
 	}
+	for _, subj := range []string{"elsewhere", "citydrive.78.cars.0.0", "$KV.citydrive-78.x", "$JS.API.STREAM.CREATE.other"} {
+		require.NoError(t, conn.Publish(subj, nil))
+		refused("publishing on", subj)
+	}
+	for _, subj := range []string{"citydrive.78.>", ">"} {
+		_, err := conn.SubscribeSync(subj)
+		require.NoError(t, err)
+		refused("subscribing to", subj)
+	}
+	assert.Empty(t, violations, "its own subjects were allowed")
 }
 
 // The node's car rule judges other servers' cars before its players are
