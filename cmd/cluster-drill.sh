@@ -50,7 +50,9 @@ back=$(sed -n 's/.*(unix ms \([0-9]*\)).*/\1/p' "$DIR/bots.out")
 if [ -n "$back" ]; then
 	echo "drill: last bot back on a server $((back - killed)) ms after the kill"
 fi
-seq() { curl -s "http://127.0.0.1:$1/jsz?streams=true" | tr ',' '\n' | sed -n 's/.*"last_seq": *\([0-9]*\).*/\1/p' | head -n 1; }
+# the edit bucket's stream (the access rules' has its own, listed in any order)
+seq() { curl -s "http://127.0.0.1:$1/jsz?streams=true" | tr ',' '\n' |
+	awk '/"name": *"KV_citydrive-3"/ { f = 1 } f && /"last_seq"/ { sub(/.*"last_seq": */, ""); print $0 + 0; exit }'; }
 echo "drill: bucket stream last sequence: n1 $(seq 8222), n2 (restarted) $(seq 8223), n3 $(seq 8224)"
 kill "$again" 2>/dev/null || true
 wait "$again" 2>/dev/null || true
