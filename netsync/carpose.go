@@ -56,13 +56,13 @@ func (s *Server) reset(p *serverPeer, m *wire.Reset, now time.Time) {
 		return
 	}
 	x, z := float64(m.X)/100, float64(m.Z)/100
-	if s.cars.maxSpeed > 0 {
+	if s.cars.MaxSpeed > 0 {
 		hx, hz, ok := p.track.where()
 		if d := math.Hypot(x-hx, z-hz); ok && d > s.cfg.ResetReach {
 			s.send(p, s.heldPose(p, m.Seq, fmt.Sprintf("reset refused: that place is %.0f m from your car; a reset moves it at most %g m", d, s.cfg.ResetReach)))
 			return
 		}
-		p.track.place(x, z, s.cars.slack, now)
+		p.track.place(x, z, s.cars.Slack, now)
 	}
 	p.heldSince = time.Time{}
 	s.send(p, &wire.Pose{Seq: m.Seq, X: m.X, Y: m.Y, Z: m.Z, Heading: m.Heading})

@@ -132,7 +132,7 @@ func (s *Server) placeFrom(p *serverPeer, from uint32, now time.Time) bool {
 		}
 		c.Player = p.carID()
 		x, y, z := c.Position()
-		p.track.adopt(x, y, z, s.cars.slack, now)
+		p.track.adopt(x, y, z, s.cars.Slack, now)
 		p.lastCar, p.hasCar = c, true
 		p.heldSince = time.Time{}
 		p.handedOver = true

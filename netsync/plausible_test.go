@@ -9,7 +9,7 @@ import (
 )
 
 func TestCarRule(t *testing.T) {
-	rule := carRule{maxSpeed: 58, slack: 16}
+	rule := CarRule{MaxSpeed: 58, Slack: 16}
 	t0 := time.Unix(1000, 0)
 	type snap struct {
 		x    float64
@@ -18,7 +18,7 @@ func TestCarRule(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		rule  carRule
+		rule  CarRule
 		spawn bool // placed at x = 0 with a 100 m radius at t0
 		snaps []snap
 	}{
@@ -44,17 +44,17 @@ func TestCarRule(t *testing.T) {
 			{560, 4 * time.Second, false},
 			{570, 6 * time.Second, false},
 		}},
-		{"off: any finite position", carRule{}, false, []snap{{0, 0, true}, {1e6, time.Millisecond, true}}},
-		{"never NaN", carRule{}, false, []snap{{math.NaN(), 0, false}, {math.Inf(1), 0, false}}},
+		{"off: any finite position", CarRule{}, false, []snap{{0, 0, true}, {1e6, time.Millisecond, true}}},
+		{"never NaN", CarRule{}, false, []snap{{math.NaN(), 0, false}, {math.Inf(1), 0, false}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var tr carTrack
+			var tr CarTrack
 			if tc.spawn {
 				tr.place(0, 0, 100, t0)
 			}
 			for i, s := range tc.snaps {
-				assert.Equal(t, s.want, tc.rule.judge(&tr, s.x, 0, 0, t0.Add(s.at)), "snapshot %d", i)
+				assert.Equal(t, s.want, tc.rule.Judge(&tr, s.x, 0, 0, t0.Add(s.at)), "snapshot %d", i)
 			}
 		})
 	}
@@ -63,16 +63,16 @@ func TestCarRule(t *testing.T) {
 // A placement (a granted reset) moves the car: the next snapshot must be
 // near it, horizontally, whatever its height; the old place no longer is.
 func TestCarPlacementMovesTheCar(t *testing.T) {
-	rule := carRule{maxSpeed: 58, slack: 16}
+	rule := CarRule{MaxSpeed: 58, Slack: 16}
 	t0 := time.Unix(1000, 0)
-	var tr carTrack
-	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
+	var tr CarTrack
+	assert.True(t, rule.Judge(&tr, 0, 0, 0, t0))
 	tr.place(100, 40, 16, t0)
 	x, z, ok := tr.where()
 	assert.Equal(t, [2]float64{100, 40}, [2]float64{x, z})
 	assert.True(t, ok)
-	assert.False(t, rule.judge(&tr, 0, 0, 0, t0), "a datagram from before the reset")
-	assert.True(t, rule.judge(&tr, 110, 25, 40, t0), "at the new place, on its ground")
+	assert.False(t, rule.Judge(&tr, 0, 0, 0, t0), "a datagram from before the reset")
+	assert.True(t, rule.Judge(&tr, 110, 25, 40, t0), "at the new place, on its ground")
 	assert.False(t, tr.placed)
-	assert.True(t, rule.judge(&tr, 110+58, 25, 40, t0.Add(time.Second)), "and drives on from there")
+	assert.True(t, rule.Judge(&tr, 110+58, 25, 40, t0.Add(time.Second)), "and drives on from there")
 }

@@ -202,37 +202,37 @@ func TestDefaultServerConfigIsTheDocumentedOne(t *testing.T) {
 // A car's move is measured in all three axes from where it was, and a
 // move of exactly top speed × time + slack is allowed.
 func TestCarRuleEdges(t *testing.T) {
-	rule := carRule{maxSpeed: 50, slack: 10}
+	rule := CarRule{MaxSpeed: 50, Slack: 10}
 	t0 := time.Unix(1000, 0)
 	from := [3]float64{100, 20, -300}
 	for _, move := range [][3]float64{{60, 0, 0}, {0, -60, 0}, {0, 0, 60}, {36, 0, -48}} {
 		for _, scale := range []float64{1, 1.001} {
-			var tr carTrack
-			assert.True(t, rule.judge(&tr, from[0], from[1], from[2], t0))
-			ok := rule.judge(&tr, from[0]+move[0]*scale, from[1]+move[1]*scale, from[2]+move[2]*scale, t0.Add(time.Second))
+			var tr CarTrack
+			assert.True(t, rule.Judge(&tr, from[0], from[1], from[2], t0))
+			ok := rule.Judge(&tr, from[0]+move[0]*scale, from[1]+move[1]*scale, from[2]+move[2]*scale, t0.Add(time.Second))
 			assert.Equal(t, scale == 1, ok, "move %v × %v in 1 s (limit 60 m)", move, scale)
 		}
 	}
 	// Time before the last accepted snapshot counts as none: only the slack is allowed.
-	var tr carTrack
-	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
-	assert.True(t, rule.judge(&tr, 10, 0, 0, t0.Add(-time.Second)))
-	assert.False(t, rule.judge(&tr, 20.5, 0, 0, t0.Add(-time.Second)))
+	var tr CarTrack
+	assert.True(t, rule.Judge(&tr, 0, 0, 0, t0))
+	assert.True(t, rule.Judge(&tr, 10, 0, 0, t0.Add(-time.Second)))
+	assert.False(t, rule.Judge(&tr, 20.5, 0, 0, t0.Add(-time.Second)))
 }
 
 // The slack is a credit: spent by a move past top speed, earned back by a
 // slower one, never above the slack; exactly the credit is allowed.
 func TestCarSlackCreditEdges(t *testing.T) {
-	rule := carRule{maxSpeed: 50, slack: 10}
+	rule := CarRule{MaxSpeed: 50, Slack: 10}
 	t0 := time.Unix(1000, 0)
-	var tr carTrack
-	assert.True(t, rule.judge(&tr, 0, 0, 0, t0))
-	assert.True(t, rule.judge(&tr, 60, 0, 0, t0.Add(time.Second)), "top speed for a second plus the slack")
+	var tr CarTrack
+	assert.True(t, rule.Judge(&tr, 0, 0, 0, t0))
+	assert.True(t, rule.Judge(&tr, 60, 0, 0, t0.Add(time.Second)), "top speed for a second plus the slack")
 	assert.Zero(t, tr.credit)
-	assert.False(t, rule.judge(&tr, 60.001, 0, 0, t0.Add(time.Second)), "no credit left")
-	assert.True(t, rule.judge(&tr, 60+49, 0, 0, t0.Add(2*time.Second)), "a metre under top speed")
+	assert.False(t, rule.Judge(&tr, 60.001, 0, 0, t0.Add(time.Second)), "no credit left")
+	assert.True(t, rule.Judge(&tr, 60+49, 0, 0, t0.Add(2*time.Second)), "a metre under top speed")
 	assert.Equal(t, 1.0, tr.credit, "earns a metre back")
-	assert.True(t, rule.judge(&tr, 60+49+1, 0, 0, t0.Add(2*time.Second)), "exactly the credit")
-	assert.True(t, rule.judge(&tr, 110, 0, 0, t0.Add(time.Hour)), "parked an hour")
+	assert.True(t, rule.Judge(&tr, 60+49+1, 0, 0, t0.Add(2*time.Second)), "exactly the credit")
+	assert.True(t, rule.Judge(&tr, 110, 0, 0, t0.Add(time.Hour)), "parked an hour")
 	assert.Equal(t, 10.0, tr.credit, "never above the slack")
 }

@@ -51,7 +51,7 @@ type Server struct {
 	union       *union
 	pace        pacing
 	admit       admission
-	cars        carRule
+	cars        CarRule
 	dil         dilation
 	hz          int          // current tick rate (tick goroutine)
 	curHz       atomic.Int32 // the same, for handshakes and metrics
@@ -121,7 +121,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		pace: pacing{edited: cfg.DeliveriesPerTick, defaults: cfg.DefaultsPerTick, skips: maxSkips,
 			budget: cfg.DeliveryBudget, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
-		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack},
+		cars:  cfg.CarRule(),
 		dil:   newDilation(cfg.TickBudget, cfg.TickHz, cfg.TickFloorHz),
 		hz:    cfg.TickHz,
 		world: newSlowClock(cfg.WorldClock),
@@ -350,7 +350,7 @@ func (s *Server) setRate(hz int) {
 
 func (s *Server) addPeer(p *serverPeer, now time.Time) {
 	p.joined, p.active = now, now
-	if s.cars.maxSpeed > 0 && s.cfg.SpawnRadius > 0 {
+	if s.cars.MaxSpeed > 0 && s.cfg.SpawnRadius > 0 {
 		p.track.place(s.cfg.SpawnX, s.cfg.SpawnZ, s.cfg.SpawnRadius, now)
 	}
 	s.send(p, &wire.Pose{X: centimetres(s.cfg.SpawnX), Z: centimetres(s.cfg.SpawnZ)}) // the spawn: Seq 0, first on the stream
@@ -606,7 +606,7 @@ func (s *Server) intakeCars(now time.Time) bool {
 		}
 		p.active = now
 		x, y, z := c.Position()
-		if !s.cars.judge(&p.track, x, y, z, now) {
+		if !s.cars.Judge(&p.track, x, y, z, now) {
 			s.metrics.carsRejected.Inc()
 			s.held(p, now)
 			continue

@@ -59,7 +59,7 @@ type serverPeer struct {
 	// car is accepted (cluster only: editAt)
 	reachWaiting []waitingEdit
 	hasCar       bool
-	track        carTrack
+	track        CarTrack
 	active       time.Time // its last car or edit arrived (IdleLimit)
 	resets       tokens
 	heldSince    time.Time // its snapshots have been refused since (zero: not held)

@@ -38,7 +38,7 @@ func benchTick(b *testing.B, n int) {
 		enc: wire.NewEncoder(), union: newUnion(),
 		pace:  pacing{edited: cfg.DeliveriesPerTick, defaults: cfg.DefaultsPerTick, skips: maxSkips, now: time.Now},
 		admit: admission{reach: cfg.Reach, rate: cfg.EditsPerSecond},
-		cars:  carRule{maxSpeed: cfg.MaxCarSpeed, slack: cfg.CarSlack},
+		cars:  cfg.CarRule(),
 		hz:    hz, live: map[uint32]*serverPeer{},
 	}
 	s.metrics = newMetrics(s)

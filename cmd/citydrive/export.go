@@ -42,6 +42,7 @@ type backupFlags struct {
 	seed    *uint64
 	cluster *string
 	timeout *time.Duration
+	auth    natsAuthFlags
 	urls    []string
 }
 
@@ -53,6 +54,7 @@ func addBackupFlags(fs *cmdFlags) *backupFlags {
 		seed:    fs.Uint64("seed", defaultSeed, "world seed: which world of the data directory, or of the cluster"),
 		cluster: fs.String("cluster", "", "the world's edits are in the cluster's JetStream bucket, not -data: `nats://host:port[,…]`, as the servers' -cluster"),
 		timeout: fs.Duration("timeout", 10*time.Minute, "give up after this long"),
+		auth:    addNATSAuthFlags(fs),
 	}
 }
 
@@ -63,6 +65,9 @@ func (b *backupFlags) check() error {
 		return err
 	}
 	b.urls = urls
+	if err := b.auth.check(urls); err != nil {
+		return err
+	}
 	switch {
 	case len(urls) > 0 && b.fs.isSet("data"):
 		return usageError{errors.New("give -data or -cluster, not both: a cluster's edits are not in a data directory")}
@@ -144,9 +149,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 // export writes the backup to w and says where it came from.
 func (b *backupFlags) export(ctx context.Context, w io.Writer) (from string, err error) {
 	if len(b.urls) > 0 {
-		chunks, rev, err := cluster.Export(ctx, cluster.Options{URLs: b.urls, Seed: *b.seed})
+		chunks, rev, err := cluster.Export(ctx, b.auth.options(cluster.Options{URLs: b.urls, Seed: *b.seed}))
 		if err != nil {
-			return "", err
+			return "", clusterHint(err)
 		}
 		_, err = backup.Encode(w, *b.seed, gen.Version, func(yield func(backup.Chunk) error) error {
 			for _, c := range chunks {
@@ -268,7 +273,8 @@ func checkBackupWorld(name string, h backup.Header, seed uint64) error {
 // restore writes r into the world and says where.
 func (b *backupFlags) restore(ctx context.Context, r *backup.Reader, replicas int) (string, error) {
 	if len(b.urls) > 0 {
-		_, err := cluster.Import(ctx, cluster.Options{URLs: b.urls, Seed: *b.seed, Replicas: replicas}, r)
+		_, err := cluster.Import(ctx, b.auth.options(cluster.Options{URLs: b.urls, Seed: *b.seed, Replicas: replicas}), r)
+		err = clusterHint(err)
 		if errors.Is(err, cluster.ErrNotEmpty) {
 			return "", fmt.Errorf("%w: import restores only into an empty world: delete the bucket (servers stopped), or restore as another -seed", err)
 		}

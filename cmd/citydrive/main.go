@@ -26,6 +26,7 @@ func commands() []command {
 		{"join", "join a server with the join code it prints", runJoin},
 		{"client", "join a server by address and fingerprint", runClient},
 		{"server", "run a dedicated multiplayer server", runServer},
+		{"cluster-keys", "write the keys, certificates and NATS configs of a secured cluster", runClusterKeys},
 		{"export", "back up a world's edits to a file, also while its server runs", runExport},
 		{"import", "restore a backup made by export into an empty world", runImport},
 		{"shot", "drive with the autopilot, then write one frame as PNG", runShot},

@@ -63,6 +63,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`host:port`/metrics (e.g. :9100; empty: off)")
 	clusterURLs := fs.String("cluster", "", "share the world with other servers through NATS: `nats://host:port[,…]` (edits in JetStream, not -data; empty: a single server)")
 	replicas := fs.Int("replicas", 3, "with -cluster: replicas of the edit bucket (1 for a single NATS node)")
+	natsAuth := addNATSAuthFlags(fs)
 	webAddr := fs.String("web", "", "serve the live web map, the admin API and the health probes at http://`host:port`/ (e.g. 127.0.0.1:8080; empty: off)")
 	wtAddr := fs.String("webtransport-addr", "", "UDP `address` for browser players (WebTransport over HTTP/3); default with -web: the -addr host, port+1 (\"off\": none)")
 	webPublic := fs.Bool("web-public", false, "with -web: take admin requests from other machines too, with the map served over TLS (the server's identity certificate)")
@@ -111,6 +112,9 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	}
 	urls, err := parseNATS(*clusterURLs)
 	if err != nil {
+		return err
+	}
+	if err := natsAuth.check(urls); err != nil {
 		return err
 	}
 	if *replicas < 1 || *replicas > 5 {
@@ -181,7 +185,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	var access *webmap.Access
 	h, err := host.Start(ctx, host.Options{
 		Addr: *addr, WebTransportAddr: wt, DataDir: *data, Seed: *seed, Tuning: tuning, MetricsAddr: *metricsAddr, Logger: log,
-		Cluster: urls, Replicas: *replicas, OpenGate: func(shared *cluster.Rules) (netsync.Gate, error) {
+		Cluster: urls, Replicas: *replicas, ClusterCreds: *natsAuth.creds, ClusterCA: *natsAuth.ca, OpenGate: func(shared *cluster.Rules) (netsync.Gate, error) {
 			a, err := openAccess(*data, shared, log)
 			if err != nil {
 				return nil, err
@@ -191,7 +195,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		},
 	})
 	if err != nil {
-		return alreadyRunning(err, *data)
+		return clusterHint(alreadyRunning(err, *data))
 	}
 	access.KickBanned(h.Server(), log) // in a cluster: a ban made on another server
 	var web *webmap.Server

@@ -50,8 +50,15 @@ func toolConn(ctx context.Context, opt Options, name string) (*nats.Conn, jetstr
 	if d, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, max(time.Until(d), time.Millisecond))
 	}
-	nc, err := nats.Connect(url, nats.Name(name), nats.Timeout(timeout))
+	sec, err := securityOptions(opt)
 	if err != nil {
+		return nil, nil, err
+	}
+	nc, err := nats.Connect(url, append([]nats.Option{nats.Name(name), nats.Timeout(timeout)}, sec...)...)
+	if err != nil {
+		if rerr := refusal(err, url, opt); rerr != nil {
+			return nil, nil, rerr
+		}
 		return nil, nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
 	}
 	js, err := jetstream.New(nc)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
@@ -18,12 +19,24 @@ import (
 // core NATS subject of their region (latest wins, nothing stored), and it
 // subscribes to the regions its players' areas touch. Its connection has
 // no echo, so its own cars never come back.
+//
+// Another server's cars pass this server's car rule before its players
+// are shown them (the rule its own players' cars pass, netsync.CarRule,
+// timed on arrival here): a snapshot that jumps further than the car
+// could drive is dropped and the car held at its last accepted position.
+// A car not accepted within the relay's TTL (a second) is forgotten, and
+// its next snapshot starts it afresh, as a car driving into a watched
+// region does: a jump, a granted Reset on its own server included, shows
+// after that second at the soonest.
 type Cars struct {
 	nc     *nats.Conn
 	prefix string
 	log    *slog.Logger
 	ttl    time.Duration
 	now    func() time.Time
+	rule   netsync.CarRule
+	// rejected counts remote snapshots the rule dropped
+	rejected prometheus.Counter
 
 	// tick → publisher: the latest batch only
 	pubMu   sync.Mutex
@@ -52,8 +65,30 @@ type regionOp struct {
 }
 
 type remoteCar struct {
-	c  wire.CarSnapshot
-	at time.Time
+	c     wire.CarSnapshot
+	at    time.Time // when c was accepted
+	track netsync.CarTrack
+}
+
+// admitCar judges another server's snapshot s arriving at now against
+// the car's entry in cars (the latest accepted snapshot of each player,
+// forgotten ttl after it was accepted) and keeps it if it is newer and
+// the rule accepts it. It reports false for a snapshot the rule dropped.
+func admitCar(cars map[uint32]remoteCar, rule netsync.CarRule, ttl time.Duration, s wire.CarSnapshot, now time.Time) bool {
+	old, ok := cars[s.Player]
+	if ok && now.Sub(old.at) > ttl {
+		ok, old = false, remoteCar{} // not accepted within the TTL: afresh
+	}
+	if ok && !wire.SeqNewer(s.Seq, old.c.Seq) {
+		return true
+	}
+	x, y, z := s.Position()
+	if !rule.Judge(&old.track, x, y, z, now) {
+		return false // held where it was last accepted (Judge left the track as it was)
+	}
+	old.c, old.at = s, now
+	cars[s.Player] = old
+	return true
 }
 
 // carTTL is how long a remote car is relayed after its last snapshot
@@ -62,8 +97,10 @@ const carTTL = time.Second
 
 var _ netsync.CarExchange = (*Cars)(nil)
 
-func newCars(nc *nats.Conn, prefix string, log *slog.Logger) *Cars {
-	c := &Cars{nc: nc, prefix: prefix, log: log, ttl: carTTL, now: time.Now,
+func newCars(nc *nats.Conn, prefix string, rule netsync.CarRule, log *slog.Logger) *Cars {
+	c := &Cars{nc: nc, prefix: prefix, log: log, ttl: carTTL, now: time.Now, rule: rule,
+		rejected: prometheus.NewCounter(prometheus.CounterOpts{Name: "citydrive_cluster_remote_cars_rejected_total",
+			Help: "Other servers' car snapshots dropped by this server's car rule (an implausible jump) instead of relayed"}),
 		pubWake: make(chan struct{}, 1), subsWk: make(chan struct{}, 1),
 		remote: map[uint32]remoteCar{}, stop: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -229,15 +266,18 @@ func (c *Cars) received(m *nats.Msg) {
 		return
 	}
 	now := c.now()
+	dropped := 0
 	c.mu.Lock()
 	for _, s := range cars {
-		old, ok := c.remote[s.Player]
-		if ok && !wire.SeqNewer(s.Seq, old.c.Seq) {
-			continue
+		if !admitCar(c.remote, c.rule, c.ttl, s, now) {
+			dropped++
 		}
-		c.remote[s.Player] = remoteCar{c: s, at: now}
 	}
 	c.mu.Unlock()
+	if dropped > 0 {
+		c.rejected.Add(float64(dropped))
+		c.log.Debug("dropping other servers' cars that moved faster than the car rule", "subject", m.Subject, "cars", dropped)
+	}
 }
 
 func (c *Cars) close() {

@@ -59,9 +59,15 @@ func startServer(t *testing.T, nc *natstest.Cluster, via int) *server {
 // configuration.
 func startServerWith(t *testing.T, nc *natstest.Cluster, via int, mod func(*netsync.ServerConfig)) *server {
 	t.Helper()
+	return startServerOpt(t, cluster.Options{URLs: nc.URLs(via), Seed: seed, Replicas: 3, Logger: quietLog()}, mod)
+}
+
+// startServerOpt is startServerWith joining with opt.
+func startServerOpt(t *testing.T, opt cluster.Options, mod func(*netsync.ServerConfig)) *server {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	node, err := cluster.Join(ctx, cluster.Options{URLs: nc.URLs(via), Seed: seed, Replicas: 3, Logger: quietLog()})
+	node, err := cluster.Join(ctx, opt)
 	require.NoError(t, err)
 	cfg := netsync.DefaultServerConfig()
 	cfg.DataDir, cfg.Seed, cfg.Generator, cfg.Logger = t.TempDir(), seed, generator, quietLog()

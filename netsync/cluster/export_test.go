@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"strconv"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -27,3 +29,19 @@ func counter(c prometheus.Counter) float64 {
 
 // WatchStarts is how many times n's one watch was made.
 func WatchStarts(n *Node) float64 { return counter(n.world.consumerStarts) }
+
+// ConnTLS reports whether both of n's NATS connections are TLS.
+func ConnTLS(n *Node) bool {
+	_, errJS := n.js.TLSConnectionState()
+	_, errCars := n.cars.TLSConnectionState()
+	return errJS == nil && errCars == nil
+}
+
+// RemoteCarsRejected is how many other servers' car snapshots n's car
+// rule dropped.
+func RemoteCarsRejected(n *Node) float64 { return counter(n.carsX.rejected) }
+
+// CarSubject is where seed's cluster publishes the cars of region r.
+func CarSubject(seed uint64, r Region) string {
+	return carSubject("citydrive."+strconv.FormatUint(seed, 10), r)
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"citydrive/netsync"
 	"citydrive/netsync/wire"
 )
 
@@ -24,6 +25,7 @@ type Fleet struct {
 	prefix      string
 	ttl         time.Duration
 	now         func() time.Time
+	rule        netsync.CarRule // the node's: the map shows what players are shown
 
 	mu      sync.Mutex
 	cars    map[uint32]remoteCar
@@ -80,7 +82,7 @@ const fleetTTL = 3 * time.Second
 // WatchFleet subscribes to every server's cars. Close it when the map
 // stops (the node's Close ends it too).
 func (n *Node) WatchFleet() (*Fleet, error) {
-	f := &Fleet{prefix: n.carsX.prefix, ttl: fleetTTL, now: time.Now, cars: map[uint32]remoteCar{}, rosters: map[uint32]roster{}}
+	f := &Fleet{prefix: n.carsX.prefix, ttl: fleetTTL, now: time.Now, rule: n.carsX.rule, cars: map[uint32]remoteCar{}, rosters: map[uint32]roster{}}
 	subj := f.prefix + ".cars.>"
 	sub, err := n.cars.Subscribe(subj, f.received)
 	if err != nil {
@@ -148,17 +150,13 @@ func (f *Fleet) received(m *nats.Msg) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range cars {
-		old, ok := f.cars[s.Player]
-		if ok && !wire.SeqNewer(s.Seq, old.c.Seq) {
-			continue
-		}
-		if !ok && len(f.cars) >= maxFleet {
+		if _, ok := f.cars[s.Player]; !ok && len(f.cars) >= maxFleet {
 			f.prune(now)
 			if len(f.cars) >= maxFleet {
 				continue
 			}
 		}
-		f.cars[s.Player] = remoteCar{c: s, at: now}
+		admitCar(f.cars, f.rule, f.ttl, s, now)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"citydrive/netsync"
 )
 
 // Options configure Join.
@@ -32,11 +34,26 @@ type Options struct {
 	World    WorldOptions
 	Lease    LeaseOptions
 	Name     string // connection name shown by NATS monitoring
+	// Creds is the file of this server's NATS user: an nkey seed file
+	// (a line "SU…", as citydrive cluster-keys writes) or a credentials
+	// file (.creds: a user JWT and its seed). Empty: no user (a NATS
+	// without authentication). A NATS refusing it fails Join with
+	// ErrNotAuthorized.
+	Creds string
+	// CA is a PEM file of the certificate authority the NATS nodes'
+	// certificates are checked against; set, every connection is TLS.
+	// Empty: TLS only if NATS asks for it, checked against the system's
+	// roots. A failed check fails Join with ErrTLS.
+	CA string
 	// Advertise is the QUIC address players dial for this server, as the
 	// ownership directory hands it out (SetAdvertise changes it later,
 	// once the server listens). Until it is set the server owns nothing:
 	// nobody could be sent to it.
 	Advertise string
+	// CarRule is the rule other servers' cars pass before this server's
+	// players are shown them: the one its own players' cars pass
+	// (netsync.Tuning.CarRule). Zero: not checked.
+	CarRule netsync.CarRule
 
 	pause *Pause // tests: stops the heartbeat and the owner's writes
 }
@@ -80,19 +97,30 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 		log = slog.Default()
 	}
 	url := strings.Join(opt.URLs, ",")
+	sec, err := securityOptions(opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.CA == "" {
+		log.Warn("NATS connections without a CA: plain text unless NATS asks for TLS (give the CA to require it)")
+	}
 	connect := func(name string, extra ...nats.Option) (*nats.Conn, error) {
-		// RetryOnFailedConnect: NATS nodes starting alongside this server
-		// may not listen yet; the join's ctx bounds the wait (bucket loop).
+		// dial retries NATS nodes starting alongside this server, which
+		// may not listen yet; the join's ctx bounds the wait.
 		o := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
-			nats.RetryOnFailedConnect(true),
 			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 				if err != nil {
 					log.Warn("NATS connection lost; reconnecting", "conn", name, "err", err)
 				}
 			}),
 			nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "conn", name, "url", c.ConnectedUrl()) }),
-		}, extra...)
-		return nats.Connect(url, o...)
+			// A permissions violation (a NATS user allowed less than
+			// ServerPermissions) would otherwise pass unseen.
+			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+				log.Warn("NATS refused an operation", "conn", name, "err", err)
+			}),
+		}, sec...)
+		return dial(ctx, url, opt, append(o, extra...)...)
 	}
 	name := opt.Name
 	if name == "" {
@@ -100,12 +128,12 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	}
 	jsConn, err := connect(name + "-edits")
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
+		return nil, err
 	}
 	carConn, err := connect(name+"-cars", nats.NoEcho())
 	if err != nil {
 		jsConn.Close()
-		return nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
+		return nil, err
 	}
 	fail := func(err error) (*Node, error) {
 		carConn.Close()
@@ -135,7 +163,7 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	n := &Node{js: jsConn, cars: carConn, kv: kv, rules: rules, first: slot << PlayerBits}
 	n.dir = newDirectory(slot, opt.Lease.TTL, time.Now)
 	n.world = newWorld(js, kv, n.dir, slot, log, opt.World)
-	n.carsX = newCars(carConn, prefix, log)
+	n.carsX = newCars(carConn, prefix, opt.CarRule, log)
 	n.world.follow = n.carsX.follow
 	n.lease = newLeaser(kv, n.dir, n.world, slot, opt.Advertise, opt.Lease, log, n.carsX.regionCounts)
 	n.world.lease = n.lease
@@ -218,7 +246,8 @@ func (n *Node) SetAdvertise(addr string) { n.lease.setAddr(addr) }
 func (n *Node) Register(r prometheus.Registerer) error {
 	w := n.world
 	return errors.Join(r.Register(w.commitSeconds), r.Register(w.casRetries), r.Register(w.watchedGauge),
-		r.Register(w.fenced), r.Register(w.forwarded), r.Register(w.consumerStarts), r.Register(n.lease.ownedGauge))
+		r.Register(w.fenced), r.Register(w.forwarded), r.Register(w.consumerStarts), r.Register(n.lease.ownedGauge),
+		r.Register(n.carsX.rejected))
 }
 
 // Close stops the world and the car exchange, hands this server's regions

@@ -1,6 +1,8 @@
 // Package natstest runs real NATS servers in-process for tests: a cluster
 // of nodes with JetStream on, routed to each other on loopback, each with
-// its own store directory, which a test can stop and restart.
+// its own store directory, which a test can stop and restart. StartSecure
+// runs them as cmd/cluster.sh does: TLS for clients and routes, nkey
+// users only, from the configuration natssec writes.
 package natstest
 
 import (
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"citydrive/netsync/cluster/natssec"
 )
 
 // nodeReady is how long a node may take to start: under the race detector,
@@ -24,6 +28,7 @@ type Cluster struct {
 	t     testing.TB
 	opts  []*server.Options
 	nodes []*server.Server
+	tls   natssec.TLS // StartSecure's
 }
 
 // Start runs an n-node cluster and stops it when the test ends. Ports are
@@ -65,6 +70,61 @@ func Start(t testing.TB, n int) *Cluster {
 	})
 	return c
 }
+
+// StartSecure runs an n-node cluster as cmd/cluster.sh configures one
+// (natssec.Node.Config): clients and routes on TLS with a fresh CA
+// (CAFile), and only users may connect, each with its permissions, in one
+// account with JetStream.
+func StartSecure(t testing.TB, n int, users ...natssec.User) *Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := natssec.WriteTLS(filepath.Join(dir, "tls"), []string{"127.0.0.1", "localhost"})
+	if err != nil {
+		t.Fatalf("natstest: %v", err)
+	}
+	client := freePorts(t, n)
+	route := freePorts(t, n)
+	var routes []string
+	for _, p := range route {
+		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+	}
+	c := &Cluster{t: t, tls: files}
+	for i := range n {
+		node := natssec.Node{
+			Name: fmt.Sprintf("n%d", i+1), Host: "127.0.0.1", Port: client[i],
+			StoreDir:  filepath.Join(dir, fmt.Sprintf("n%d", i+1)),
+			MaxMemory: 64 << 20, MaxStore: 256 << 20,
+			TLS: &files, Account: "CITYDRIVE", Users: users,
+		}
+		if n > 1 {
+			node.Cluster, node.ClusterPort, node.Routes = "citydrive", route[i], routes
+		}
+		conf := filepath.Join(dir, node.Name+".conf")
+		if err := node.WriteConfig(conf); err != nil {
+			t.Fatalf("natstest: %v", err)
+		}
+		o, err := server.ProcessConfigFile(conf)
+		if err != nil {
+			t.Fatalf("natstest: node %d's configuration: %v", i, err)
+		}
+		o.NoLog, o.NoSigs = true, true
+		c.opts = append(c.opts, o)
+		c.nodes = append(c.nodes, nil)
+	}
+	for i := range n {
+		c.Restart(i)
+	}
+	t.Cleanup(func() {
+		for i := range c.nodes {
+			c.Stop(i)
+		}
+	})
+	return c
+}
+
+// CAFile is the CA certificate StartSecure's nodes are signed by ("" for
+// Start's).
+func (c *Cluster) CAFile() string { return c.tls.CA }
 
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()

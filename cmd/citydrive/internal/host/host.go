@@ -56,6 +56,9 @@ type Options struct {
 	Cluster []string
 	// Replicas of the cluster's edit bucket (0: 3).
 	Replicas int
+	// ClusterCreds and ClusterCA sign this server in to a secured NATS
+	// (cluster.Options.Creds, CA).
+	ClusterCreds, ClusterCA string
 	// Gate, if set, decides who may join (the operator's bans, allow-list
 	// and join password: webmap.Access).
 	Gate netsync.Gate
@@ -120,7 +123,9 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 	var regErr error
 	if len(opt.Cluster) > 0 {
 		jctx, cancel := context.WithTimeout(ctx, joinTimeout)
-		node, err := cluster.Join(jctx, cluster.Options{URLs: opt.Cluster, Seed: opt.Seed, Replicas: opt.Replicas, Logger: log})
+		node, err := cluster.Join(jctx, cluster.Options{URLs: opt.Cluster, Seed: opt.Seed, Replicas: opt.Replicas, Logger: log,
+			Creds: opt.ClusterCreds, CA: opt.ClusterCA,
+			CarRule: cfg.CarRule()}) // other servers' cars pass this server's rule
 		cancel()
 		if err != nil {
 			return nil, err
