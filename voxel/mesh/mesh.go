@@ -405,9 +405,23 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 
 // mergeMixed merges the planes of direction f of a chunk of several kinds:
 // a run also ends where the kind changes and a span grows along V only
-// over rows of its kind. Kinds are compared only over the faces of a run
-// or span, never over whole rows: eight blocks per 64-bit word where the
-// row is contiguous (±Y, ±Z), one block per face along Z (±X).
+// over rows of its kind.
+//
+// A row of one or two runs of faces (smooth terrain) takes the plain
+// greedy scan: the lowest face starts a run that ends at the first other
+// kind (the next block first, then eight blocks per word where the row is
+// contiguous), then grows along V. A row of more runs (noise) is scanned
+// by masks first: mu (bit u: faces u and u+1 are of one kind) and mv (bit
+// u: face u of this row and of the next live row are of one kind). A face
+// in neither, nor right of an mu bit, is a 1×1 quad: those are emitted in
+// a loop without data-dependent branches, up to the next face that merges
+// (the quads keep the plain scan's order). That face starts a run which is
+// exactly its chain of mu bits, and whose first step along V is mv over
+// its span; only further steps compare kinds again. In multi-kind noise
+// most faces merge with nothing, and several unpredictable branches per
+// face become a few mask operations per row; a row with few runs would pay
+// for the masks without that gain. Both scans emit the same quads in the
+// same order.
 func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) []Quad {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
@@ -430,31 +444,74 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
 			rb := pb + v*bv // block index of the row's u = 0
+			starts := r &^ (r << 1)
+			masked := starts&(starts-1)&(starts&(starts-1)-1) != 0 // three runs or more
+			var mu, mv, single uint32
+			if masked {
+				// the next row's faces, if it is live (a dead row holds stale bits)
+				next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
+				if contiguous {
+					mu = r & (r >> 1) & sameAlongRow(blocks, rb)
+					mv = r & next & sameRows(blocks, rb, rb+bv)
+				} else {
+					mu = samePairs(blocks, rb, bu, bu, r&(r>>1))
+					mv = samePairs(blocks, rb, bu, bv, r&next)
+				}
+				single = r &^ (mu | mu<<1 | mv)
+			}
 			for r != 0 {
-				u := bits.TrailingZeros32(r)
-				w := bits.TrailingZeros32(^(r >> (u & last)))
-				at := rb + u*bu
-				t := blocks[at&(voxel.ChunkVolume-1)]
-				if w > 1 { // the run ends at the first other kind
-					switch {
-					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t: // the common case in noise
-						w = 1
-					case w == 2:
-					case contiguous:
-						w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
-					default:
-						w = min(w, bits.TrailingZeros32(otherStrided(blocks, rb, bu, runSpan(u, w), t)>>(u&last)))
+				var u, w int
+				var t voxel.Block
+				v2 := v + 1 // the first row the run may grow into
+				if masked {
+					merging := r &^ single
+					ones := r & (merging&-merging - 1) // the 1×1 quads before the next merging face
+					for m := ones; m != 0; m &= m - 1 {
+						u := bits.TrailingZeros32(m)
+						t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+						out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(t)<<shiftBlock)
+						k++
+					}
+					if merging == 0 {
+						break
+					}
+					r &^= ones
+					u = bits.TrailingZeros32(r)
+					w = 1 + bits.TrailingZeros32(^(mu >> (u & last)))
+					t = blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+					span := runSpan(u, w)
+					if mv&span != span { // one row high
+						r &^= span
+						out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(t)<<shiftBlock)
+						k++
+						continue
+					}
+					rows[v2&last] &^= span // the next row continues the whole run
+					v2++
+				} else {
+					u = bits.TrailingZeros32(r)
+					w = bits.TrailingZeros32(^(r >> (u & last)))
+					t = blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+					if w > 1 { // the run ends at the first other kind
+						at := rb + u*bu
+						switch {
+						case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t:
+							w = 1
+						case w == 2:
+						case contiguous:
+							w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
+						default:
+							w = min(w, bits.TrailingZeros32(otherStrided(blocks, rb, bu, runSpan(u, w), t)>>(u&last)))
+						}
 					}
 				}
 				span := runSpan(u, w)
-				v2 := v + 1
 				for ; v2 < end && rows[v2&last]&span == span; v2++ {
-					at2 := at + (v2-v)*bv
-					if blocks[at2&(voxel.ChunkVolume-1)] != t {
+					rb2 := rb + (v2-v)*bv
+					if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
 						break
 					}
 					if w > 1 {
-						rb2 := rb + (v2-v)*bv
 						var other uint32
 						if contiguous {
 							other = otherContiguous(blocks, rb2, span, u, t)
@@ -475,6 +532,41 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 		dst = planeOut(dst, out[:k])
 	}
 	return dst
+}
+
+// sameAlongRow has bit u set where blocks at+u and at+u+1 of a contiguous
+// row are of one kind (bit 31 compares with a zero byte: callers mask it).
+func sameAlongRow(blocks *[voxel.ChunkVolume]voxel.Block, at int) uint32 {
+	row := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
+	w0, w1, w2, w3 := le64(row[0:8]), le64(row[8:16]), le64(row[16:24]), le64(row[24:32])
+	diff := nonZeroBytes(w0^(w0>>8|w1<<56)) | nonZeroBytes(w1^(w1>>8|w2<<56))<<8 |
+		nonZeroBytes(w2^(w2>>8|w3<<56))<<16 | nonZeroBytes(w3^w3>>8)<<24
+	return ^uint32(diff)
+}
+
+// sameRows has bit u set where blocks at+u and at2+u of two contiguous
+// rows are of one kind.
+func sameRows(blocks *[voxel.ChunkVolume]voxel.Block, at, at2 int) uint32 {
+	a := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
+	b := (*[size]voxel.Block)(blocks[at2&(voxel.ChunkVolume-size):])
+	var diff uint64
+	for k := range size / 8 {
+		o := k * 8
+		diff |= nonZeroBytes(le64(a[o:o+8])^le64(b[o:o+8])) << o
+	}
+	return ^uint32(diff)
+}
+
+// samePairs keeps the bits u of pairs where blocks at+u·stride and
+// at+u·stride+step are of one kind (a strided row: one compare per pair).
+func samePairs(blocks *[voxel.ChunkVolume]voxel.Block, at, stride, step int, pairs uint32) uint32 {
+	var m uint32
+	for p := pairs; p != 0; p &= p - 1 {
+		u := bits.TrailingZeros32(p)
+		i := at + u*stride
+		m |= nonZero(uint32(blocks[i&(voxel.ChunkVolume-1)]^blocks[(i+step)&(voxel.ChunkVolume-1)])) << u
+	}
+	return pairs &^ m
 }
 
 // runSpan is the mask of w bits from bit u (w = 32 included).
