@@ -202,7 +202,7 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Full() {
 		s.fullFaces(nb)
 	} else {
-		s.faces(c, nb, nonEmptyLayers(c))
+		s.faces(c, nb)
 	}
 	ub, uniform := c.Uniform()
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
@@ -231,24 +231,30 @@ func buried(nb *Neighbours) bool {
 	return true
 }
 
-// nonEmptyLayers has bit y set where layer y holds a solid block.
-func nonEmptyLayers(c *voxel.Chunk) uint32 {
+// layerMasks has bit y set in solid where layer y holds a solid block and
+// in full where all its blocks are solid.
+func layerMasks(c *voxel.Chunk) (solid, full uint32) {
 	rx := c.RowsX()
-	var m uint32
 	for y := range size {
 		row := (*[size]uint32)(rx[y*size:])
-		var any uint32
+		any, all := uint32(0), fullRow
 		for _, r := range row {
 			any |= r
+			all &= r
 		}
-		m |= nonZero(any) << y
+		solid |= nonZero(any) << y
+		full |= nonZero(^all) << y
 	}
-	return m
+	return solid, ^full
 }
 
-// faces computes every face row of the given (non-empty) layers in one pass
-// and which planes hold faces.
-func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
+// faces computes every face row of the chunk's non-empty layers in one
+// pass and which planes hold faces. Inside a full layer there are no ±X or
+// ±Z faces, only its edge rows against the neighbours can show, and a full
+// layer between two full layers has no ±Y faces either: in solid ground
+// most layers are full, and these skip most of their rows.
+func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
+	layers, full := layerMasks(c)
 	rx, rz := c.RowsX(), c.RowsZ()
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
@@ -266,49 +272,67 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 		if y > 0 {
 			dn = (*[size]uint32)(rx[(y-1)*size:])
 		}
-		py, ny := &s.rows[voxel.PosY][y], &s.rows[voxel.NegY][y]
-		var liveP, liveN uint32
-		for z := range size {
-			r := cur[z]
-			a, b := r&^up[z], r&^dn[z]
-			py[z], ny[z] = a, b
-			liveP |= nonZero(a) << z
-			liveN |= nonZero(b) << z
-		}
-		live[voxel.PosY][y], live[voxel.NegY][y] = liveP, liveN
-
-		// ±Z: row z against rows z±1 of the same layer.
-		prev := nzN[y*size+last]
-		for z := range size {
-			r := cur[z]
-			next := pzN[y*size]
-			if z < last {
-				next = cur[z+1]
+		if full>>y&1 != 0 {
+			if y == 0 || y == last || full>>(y-1)&7 != 7 { // a face may show above or below
+				s.facesY(y, cur, up, dn)
 			}
-			a, b := r&^next, r&^prev
-			prev = r
-			s.rows[voxel.PosZ][z][y], s.rows[voxel.NegZ][z][y] = a, b
-			live[voxel.PosZ][z] |= nonZero(a) << y
-			live[voxel.NegZ][z] |= nonZero(b) << y
+			// the edge rows against the neighbours (the other rows stay dead)
+			a, b := ^pzN[y*size], ^nzN[y*size+last]
+			s.rows[voxel.PosZ][last][y], s.rows[voxel.NegZ][0][y] = a, b
+			live[voxel.PosZ][last] |= nonZero(a) << y
+			live[voxel.NegZ][0] |= nonZero(b) << y
+			a, b = ^pxN[y*size], ^nxN[y*size+last]
+			s.rows[voxel.PosX][last][y], s.rows[voxel.NegX][0][y] = a, b
+			live[voxel.PosX][last] |= nonZero(a) << y
+			live[voxel.NegX][0] |= nonZero(b) << y
+			continue
 		}
+		s.facesY(y, cur, up, dn)
 
-		// ±X: rowZ's row x against rows x±1.
-		curZ := (*[size]uint32)(rz[y*size:])
-		prev = nxN[y*size+last]
-		for x := range size {
-			r := curZ[x]
-			next := pxN[y*size]
-			if x < last {
-				next = curZ[x+1]
-			}
-			a, b := r&^next, r&^prev
-			prev = r
-			s.rows[voxel.PosX][x][y], s.rows[voxel.NegX][x][y] = a, b
-			live[voxel.PosX][x] |= nonZero(a) << y
-			live[voxel.NegX][x] |= nonZero(b) << y
-		}
+		// ±Z: row z against rows z±1 of the same layer; ±X: rowZ's row x
+		// against rows x±1.
+		s.facesAcross(&s.rows[voxel.PosZ], &s.rows[voxel.NegZ], &live[voxel.PosZ], &live[voxel.NegZ], y, cur, pzN[y*size], nzN[y*size+last])
+		s.facesAcross(&s.rows[voxel.PosX], &s.rows[voxel.NegX], &live[voxel.PosX], &live[voxel.NegX], y, (*[size]uint32)(rz[y*size:]), pxN[y*size], nxN[y*size+last])
 	}
 	s.findPlanes()
+}
+
+// facesY computes the ±Y face rows of layer y (rows cur, the layers above
+// and below up and dn).
+func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
+	py, ny := &s.rows[voxel.PosY][y&last], &s.rows[voxel.NegY][y&last]
+	var liveP, liveN uint32
+	for z := range size {
+		r := cur[z]
+		a, b := r&^up[z], r&^dn[z]
+		py[z], ny[z] = a, b
+		liveP |= nonZero(a) << z
+		liveN |= nonZero(b) << z
+	}
+	s.live[voxel.PosY][y&last], s.live[voxel.NegY][y&last] = liveP, liveN
+}
+
+// facesAcross computes, for layer y, the face rows of the directions
+// along which its rows cur follow each other (±Z for rowX, ±X for rowZ):
+// row i against rows i±1, the neighbours' touching rows hi (after row 31)
+// and lo (before row 0). pos and neg are the directions' planes, indexed
+// [i][y], and their live masks.
+func (s *scratch) facesAcross(pos, neg *[size][size]uint32, livePos, liveNeg *[size]uint32, y int, cur *[size]uint32, hi, lo uint32) {
+	y &= last
+	prev := lo
+	for i := range last {
+		r := cur[i]
+		a, b := r&^cur[i+1], r&^prev
+		prev = r
+		pos[i][y], neg[i][y] = a, b
+		livePos[i] |= nonZero(a) << y
+		liveNeg[i] |= nonZero(b) << y
+	}
+	r := cur[last]
+	a, b := r&^hi, r&^prev
+	pos[last][y], neg[last][y] = a, b
+	livePos[last] |= nonZero(a) << y
+	liveNeg[last] |= nonZero(b) << y
 }
 
 // findPlanes sets each direction's plane mask from its live rows.
