@@ -149,8 +149,8 @@ var dirs = [voxel.NumFaces]dir{
 	voxel.NegZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
 }
 
-// scratch is one Build's working set, pooled (24 KiB of face masks, 8 KiB
-// of one plane's quads).
+// scratch is one Build's working set, pooled (24 KiB of face masks, 16 KiB
+// of gathered quads).
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
 	// Only rows of non-empty layers are written; readers consult live, so
@@ -158,7 +158,7 @@ type scratch struct {
 	rows   [voxel.NumFaces][size][size]uint32
 	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
 	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
-	quads  [maxPlaneQuads]Quad          // the current plane's quads
+	quads  [quadBuf]Quad                // quads not yet appended to the output
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -180,12 +180,13 @@ func rowsZ(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
 	return c.RowsZ()
 }
 
-// nonZero is 1 if r has any bit set, else 0, without a branch.
-func nonZero(r uint32) uint32 { return (r | -r) >> last }
+// nonZero is 1 if r has any bit set, else 0, without a branch (the 64-bit
+// negation of a 32-bit value sets the top bit unless the value is 0).
+func nonZero(r uint32) uint32 { return uint32(-uint64(r) >> 63) }
 
 // Build appends c's greedy mesh to dst and returns it. It allocates only
 // when dst must grow (pass the previous result's Quads[:0] to reuse) and
-// when its pooled 32 KiB scratch must be made (first use, or after a GC
+// when its pooled 40 KiB scratch must be made (first use, or after a GC
 // emptied the pool).
 func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Empty() {
@@ -205,16 +206,18 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 		s.faces(c, nb)
 	}
 	ub, uniform := c.Uniform()
+	k := 0 // quads gathered in s.quads
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
 		if s.planes[f] == 0 {
 			continue
 		}
 		if uniform {
-			dst = s.mergeUniform(dst, f, ub)
+			dst, k = s.mergeUniform(dst, k, f, ub)
 		} else {
-			dst = s.mergeMixed(dst, c.Blocks(), f)
+			dst, k = s.mergeMixed(dst, k, c.Blocks(), f)
 		}
 	}
+	dst = append(dst, s.quads[:k]...)
 	scratchPool.Put(s)
 	return dst
 }
@@ -377,10 +380,21 @@ func edgePlane(f int) int { return last * (1 - f&1) }
 // maxPlaneQuads bounds one plane's quads: at most one per face.
 const maxPlaneQuads = size * size
 
-// planeOut appends a plane's quads, gathered in s.quads, to dst: the
-// output grows at most once per plane and the merge loops write to a fixed
-// array without bounds checks or growth tests.
-func planeOut(dst []Quad, quads []Quad) []Quad { return append(dst, quads...) }
+// quadBuf is the size of the scratch's quad array: room for a whole plane
+// after up to one plane's worth already gathered.
+const quadBuf = 2 * maxPlaneQuads
+
+// flush appends the k quads gathered in s.quads to dst when another plane
+// might not fit after them, and returns the new dst and k. The merge loops
+// write to a fixed array without bounds checks or growth tests, and the
+// output grows (and is copied into) about once per 1024 quads, not once
+// per plane: smooth terrain has many planes of a few quads each.
+func (s *scratch) flush(dst []Quad, k int) ([]Quad, int) {
+	if k > quadBuf-maxPlaneQuads {
+		return append(dst, s.quads[:k]...), 0
+	}
+	return dst, k
+}
 
 // vEnd is one past the last row of the run of live rows above v: a quad
 // grows no further (dead rows hold no faces, or stale bits of an earlier
@@ -391,7 +405,7 @@ func vEnd(live uint32, v int) int {
 
 // mergeUniform merges the planes of direction f of a single-kind chunk:
 // runs are runs of set bits.
-func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
+func (s *scratch) mergeUniform(dst []Quad, k int, f voxel.Face, t voxel.Block) ([]Quad, int) {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
 	out := &s.quads
@@ -400,7 +414,7 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 		rows := &s.rows[f][p]
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount) | uint64(t)<<shiftBlock
 		live := s.live[f][p]
-		k := 0
+		dst, k = s.flush(dst, k)
 		for vs := live; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
@@ -418,13 +432,12 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 					rows[v2&last] &^= span
 				}
 				r &^= span
-				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH)
+				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH)
 				k++
 			}
 		}
-		dst = planeOut(dst, out[:k])
 	}
-	return dst
+	return dst, k
 }
 
 // mergeMixed merges the planes of direction f of a chunk of several kinds:
@@ -446,7 +459,7 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 // face become a few mask operations per row; a row with few runs would pay
 // for the masks without that gain. Both scans emit the same quads in the
 // same order.
-func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) []Quad {
+func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) ([]Quad, int) {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
 	bu, bv := d.bu, d.bv
@@ -458,7 +471,7 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
 		pb := p * d.bl
 		live := s.live[f][p]
-		k := 0
+		dst, k = s.flush(dst, k)
 		for vs := live; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
@@ -493,7 +506,7 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 					for m := ones; m != 0; m &= m - 1 {
 						u := bits.TrailingZeros32(m)
 						t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
-						out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(t)<<shiftBlock)
+						out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(t)<<shiftBlock)
 						k++
 					}
 					if merging == 0 {
@@ -506,7 +519,7 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 					span := runSpan(u, w)
 					if mv&span != span { // one row high
 						r &^= span
-						out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(t)<<shiftBlock)
+						out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(t)<<shiftBlock)
 						k++
 						continue
 					}
@@ -549,13 +562,12 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 					rows[v2&last] &^= span
 				}
 				r &^= span
-				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
+				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
 				k++
 			}
 		}
-		dst = planeOut(dst, out[:k])
 	}
-	return dst
+	return dst, k
 }
 
 // sameAlongRow has bit u set where blocks at+u and at+u+1 of a contiguous
