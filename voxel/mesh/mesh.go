@@ -301,18 +301,30 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
 }
 
 // facesY computes the ±Y face rows of layer y (rows cur, the layers above
-// and below up and dn).
+// and below up and dn). Ground stands on ground: −Y faces (overhangs) are
+// rare in terrain, so the first pass only tests for them, and a second
+// writes them where there are any.
 func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
-	py, ny := &s.rows[voxel.PosY][y&last], &s.rows[voxel.NegY][y&last]
-	var liveP, liveN uint32
+	y &= last
+	py := &s.rows[voxel.PosY][y]
+	var liveP, anyN uint32
 	for z := range size {
 		r := cur[z]
-		a, b := r&^up[z], r&^dn[z]
-		py[z], ny[z] = a, b
+		a := r &^ up[z]
+		py[z] = a
 		liveP |= nonZero(a) << z
-		liveN |= nonZero(b) << z
+		anyN |= r &^ dn[z]
 	}
-	s.live[voxel.PosY][y&last], s.live[voxel.NegY][y&last] = liveP, liveN
+	var liveN uint32
+	if anyN != 0 {
+		ny := &s.rows[voxel.NegY][y]
+		for z := range size {
+			b := cur[z] &^ dn[z]
+			ny[z] = b
+			liveN |= nonZero(b) << z
+		}
+	}
+	s.live[voxel.PosY][y], s.live[voxel.NegY][y] = liveP, liveN
 }
 
 // facesAcross computes, for layer y, the face rows of the directions
