@@ -294,8 +294,7 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
 
 		// ±Z: row z against rows z±1 of the same layer; ±X: rowZ's row x
 		// against rows x±1.
-		s.facesAcross(&s.rows[voxel.PosZ], &s.rows[voxel.NegZ], &live[voxel.PosZ], &live[voxel.NegZ], y, cur, pzN[y*size], nzN[y*size+last])
-		s.facesAcross(&s.rows[voxel.PosX], &s.rows[voxel.NegX], &live[voxel.PosX], &live[voxel.NegX], y, (*[size]uint32)(rz[y*size:]), pxN[y*size], nxN[y*size+last])
+		s.facesAcross(y, cur, (*[size]uint32)(rz[y*size:]), pzN[y*size], nzN[y*size+last], pxN[y*size], nxN[y*size+last])
 	}
 	s.findPlanes()
 }
@@ -328,26 +327,36 @@ func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
 }
 
 // facesAcross computes, for layer y, the face rows of the directions
-// along which its rows cur follow each other (±Z for rowX, ±X for rowZ):
-// row i against rows i±1, the neighbours' touching rows hi (after row 31)
-// and lo (before row 0). pos and neg are the directions' planes, indexed
-// [i][y], and their live masks.
-func (s *scratch) facesAcross(pos, neg *[size][size]uint32, livePos, liveNeg *[size]uint32, y int, cur *[size]uint32, hi, lo uint32) {
+// along which its rows follow each other: ±Z from rowX (cur), ±X from
+// rowZ (curZ), row i against rows i±1 and the neighbours' touching rows
+// (hiZ, hiX after row 31, loZ, loX before row 0). Both in one loop: the
+// loop's own instructions are a good part of so short a body.
+func (s *scratch) facesAcross(y int, cur, curZ *[size]uint32, hiZ, loZ, hiX, loX uint32) {
 	y &= last
-	prev := lo
+	pz, nz := &s.rows[voxel.PosZ], &s.rows[voxel.NegZ]
+	px, nx := &s.rows[voxel.PosX], &s.rows[voxel.NegX]
+	lpz, lnz := &s.live[voxel.PosZ], &s.live[voxel.NegZ]
+	lpx, lnx := &s.live[voxel.PosX], &s.live[voxel.NegX]
+	prevZ, prevX := loZ, loX
 	for i := range last {
-		r := cur[i]
-		a, b := r&^cur[i+1], r&^prev
-		prev = r
-		pos[i][y], neg[i][y] = a, b
-		livePos[i] |= nonZero(a) << y
-		liveNeg[i] |= nonZero(b) << y
+		r, q := cur[i], curZ[i]
+		a, b := r&^cur[i+1], r&^prevZ
+		c, d := q&^curZ[i+1], q&^prevX
+		prevZ, prevX = r, q
+		pz[i][y], nz[i][y], px[i][y], nx[i][y] = a, b, c, d
+		lpz[i] |= nonZero(a) << y
+		lnz[i] |= nonZero(b) << y
+		lpx[i] |= nonZero(c) << y
+		lnx[i] |= nonZero(d) << y
 	}
-	r := cur[last]
-	a, b := r&^hi, r&^prev
-	pos[last][y], neg[last][y] = a, b
-	livePos[last] |= nonZero(a) << y
-	liveNeg[last] |= nonZero(b) << y
+	r, q := cur[last], curZ[last]
+	a, b := r&^hiZ, r&^prevZ
+	c, d := q&^hiX, q&^prevX
+	pz[last][y], nz[last][y], px[last][y], nx[last][y] = a, b, c, d
+	lpz[last] |= nonZero(a) << y
+	lnz[last] |= nonZero(b) << y
+	lpx[last] |= nonZero(c) << y
+	lnx[last] |= nonZero(d) << y
 }
 
 // findPlanes sets each direction's plane mask from its live rows.
