@@ -444,6 +444,18 @@ func (s *scratch) mergeUniform(dst []Quad, k int, f voxel.Face, t voxel.Block) (
 			}
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
+			// A row whose faces have none beside them along U nor above
+			// them in the next live row is all 1×1 quads, emitted without
+			// the run and V tests (the checkerboard; in noise some face
+			// merges in nearly every row, and the plain scan is cheaper).
+			next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
+			if r&(r>>1|r<<1|next) == 0 {
+				for ; r != 0; r &= r - 1 {
+					out[k&(quadBuf-1)] = Quad(row | uint64(bits.TrailingZeros32(r))<<su)
+					k++
+				}
+				continue
+			}
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
 				w := bits.TrailingZeros32(^(r >> (u & last)))
