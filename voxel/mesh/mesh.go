@@ -498,9 +498,11 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 	bu, bv := d.bu, d.bv
 	contiguous := bu == 1
 	out := &s.quads
+	m := maskScan{blocks: blocks, out: out, bu: bu, bv: bv, su: su}
 	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
 		p := bits.TrailingZeros32(planes)
 		rows := &s.rows[f][p]
+		m.rows = rows
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
 		pb := p * d.bl
 		live := s.live[f][p]
@@ -513,69 +515,31 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 			}
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
-			rb := pb + v*bv // block index of the row's u = 0
-			starts := r &^ (r << 1)
-			masked := starts&(starts-1)&(starts&(starts-1)-1) != 0 // three runs or more
-			var mu, mv, single uint32
-			if masked {
+			rb := pb + v*bv                                                            // block index of the row's u = 0
+			if starts := r &^ (r << 1); starts&(starts-1)&(starts&(starts-1)-1) != 0 { // three runs or more
 				// the next row's faces, if it is live (a dead row holds stale bits)
 				next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
-				if contiguous {
-					mu = r & (r >> 1) & sameAlongRow(blocks, rb)
-					mv = r & next & sameRows(blocks, rb, rb+bv)
-				} else {
-					mu = samePairs(blocks, rb, bu, bu, r&(r>>1))
-					mv = samePairs(blocks, rb, bu, bv, r&next)
-				}
-				single = r &^ (mu | mu<<1 | mv)
+				k = m.row(k, r, next, v, end, row, rb)
+				continue
 			}
 			for r != 0 {
-				var u, w int
-				var t voxel.Block
-				v2 := v + 1 // the first row the run may grow into
-				if masked {
-					merging := r &^ single
-					ones := r & (merging&-merging - 1) // the 1×1 quads before the next merging face
-					for m := ones; m != 0; m &= m - 1 {
-						u := bits.TrailingZeros32(m)
-						t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
-						out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(t)<<shiftBlock)
-						k++
-					}
-					if merging == 0 {
-						break
-					}
-					r &^= ones
-					u = bits.TrailingZeros32(r)
-					w = 1 + bits.TrailingZeros32(^(mu >> (u & last)))
-					t = blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
-					span := runSpan(u, w)
-					if mv&span != span { // one row high
-						r &^= span
-						out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(t)<<shiftBlock)
-						k++
-						continue
-					}
-					rows[v2&last] &^= span // the next row continues the whole run
-					v2++
-				} else {
-					u = bits.TrailingZeros32(r)
-					w = bits.TrailingZeros32(^(r >> (u & last)))
-					t = blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
-					if w > 1 { // the run ends at the first other kind
-						at := rb + u*bu
-						switch {
-						case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t:
-							w = 1
-						case w == 2:
-						case contiguous:
-							w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
-						default:
-							w = min(w, bits.TrailingZeros32(otherStrided(blocks, rb, bu, runSpan(u, w), t)>>(u&last)))
-						}
+				u := bits.TrailingZeros32(r)
+				w := bits.TrailingZeros32(^(r >> (u & last)))
+				t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+				if w > 1 { // the run ends at the first other kind
+					at := rb + u*bu
+					switch {
+					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t:
+						w = 1
+					case w == 2:
+					case contiguous:
+						w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
+					default:
+						w = min(w, bits.TrailingZeros32(otherStrided(blocks, rb, bu, runSpan(u, w), t)>>(u&last)))
 					}
 				}
 				span := runSpan(u, w)
+				v2 := v + 1
 				for ; v2 < end && rows[v2&last]&span == span; v2++ {
 					rb2 := rb + (v2-v)*bv
 					if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
@@ -601,6 +565,78 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 		}
 	}
 	return dst, k
+}
+
+// maskScan is the scan by masks of one plane's rows (see mergeMixed). It
+// is a function of its own, called once per row of many runs, so that
+// the plain scan's loop keeps its variables in registers.
+type maskScan struct {
+	blocks *[voxel.ChunkVolume]voxel.Block
+	rows   *[size]uint32
+	out    *[quadBuf]Quad
+	bu, bv int  // block index strides of U and V
+	su     uint // quad field shift of U
+}
+
+// row scans row v (faces r, the next live row's faces next, live rows up
+// to end, quad bits row, block index rb of u = 0) into quads from k on and
+// returns the next k.
+func (m *maskScan) row(k int, r, next uint32, v, end int, row uint64, rb int) int {
+	blocks, rows, out, bu, bv, su := m.blocks, m.rows, m.out, m.bu, m.bv, m.su
+	contiguous := bu == 1
+	var mu, mv uint32
+	if contiguous {
+		mu = r & (r >> 1) & sameAlongRow(blocks, rb)
+		mv = r & next & sameRows(blocks, rb, rb+bv)
+	} else {
+		mu = samePairs(blocks, rb, bu, bu, r&(r>>1))
+		mv = samePairs(blocks, rb, bu, bv, r&next)
+	}
+	single := r &^ (mu | mu<<1 | mv)
+	for {
+		merging := r &^ single
+		ones := r & (merging&-merging - 1) // the 1×1 quads before the next merging face
+		for s := ones; s != 0; s &= s - 1 {
+			u := bits.TrailingZeros32(s)
+			t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+			out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(t)<<shiftBlock)
+			k++
+		}
+		if merging == 0 {
+			return k
+		}
+		r &^= ones
+		u := bits.TrailingZeros32(r)
+		w := 1 + bits.TrailingZeros32(^(mu >> (u & last)))
+		t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+		span := runSpan(u, w)
+		v2 := v + 1
+		if mv&span == span { // the next row continues the whole run
+			rows[v2&last] &^= span
+			// further rows as in the plain scan
+			for v2++; v2 < end && rows[v2&last]&span == span; v2++ {
+				rb2 := rb + (v2-v)*bv
+				if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
+					break
+				}
+				if w > 1 {
+					var other uint32
+					if contiguous {
+						other = otherContiguous(blocks, rb2, span, u, t)
+					} else {
+						other = otherStrided(blocks, rb2, bu, span, t)
+					}
+					if other&span != 0 {
+						break
+					}
+				}
+				rows[v2&last] &^= span
+			}
+		}
+		r &^= span
+		out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
+		k++
+	}
 }
 
 // sameAlongRow has bit u set where blocks at+u and at+u+1 of a contiguous
