@@ -7,9 +7,11 @@
 // AND-NOT against the next row along the normal (the layer above/below for
 // ±Y, the next z row for ±Z, the next x row of rowZ for ±X, or the
 // neighbour chunk's boundary row; an absent neighbour is air). No bit
-// transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. The pass
-// also records, per plane, which rows hold faces, so the merges visit only
-// planes with faces and, within them, only those rows.
+// transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. Inside a
+// full layer only the edge rows against the neighbours are computed (and
+// no ±Y rows between full layers). The pass also records, per plane, which
+// rows hold faces, so the merges visit only planes with faces and, within
+// them, only those rows.
 //
 // Each plane is then merged greedily, in a fixed order (face, plane, row V,
 // U): the lowest set bit starts a run widened along U while bits are set
@@ -17,9 +19,11 @@
 // the same span of the same kind. Kinds are compared only over a run's
 // faces (the next block first, then eight blocks per 64-bit word where the
 // row is contiguous in memory); single-kind chunks skip kinds altogether.
-// Quads are packed inline into a fixed per-plane array, appended to the
-// output once per plane. Faces are merged by (block, signed face), so
-// opposite coplanar faces never merge.
+// Rows of many short runs (noise) are scanned by masks instead, which find
+// the faces that merge with nothing and emit them without per-face
+// branches (mergeMixed). Quads are packed inline into a fixed scratch
+// array and appended to the output about once per 1024. Faces are merged
+// by (block, signed face), so opposite coplanar faces never merge.
 package mesh
 
 import (
@@ -153,8 +157,9 @@ var dirs = [voxel.NumFaces]dir{
 // of gathered quads).
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
-	// Only rows of non-empty layers are written; readers consult live, so
-	// the 24 KiB are not cleared between builds.
+	// Only rows that may hold faces are written (those of non-empty
+	// layers; of a full layer only its edge rows); readers consult live,
+	// so the 24 KiB are not cleared between builds.
 	rows   [voxel.NumFaces][size][size]uint32
 	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
 	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
