@@ -6,21 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"citydrive/roadgraph/world"
 	"citydrive/voxel"
 	"citydrive/voxel/gen"
+	"citydrive/voxel/mesh/internal/volumes"
 )
 
-const benchSeed = 42
-
-// terrainChunk finds a generated chunk holding the ground surface with a
+// terrainChunk is the generated chunk holding the ground surface with a
 // road (the common case while driving).
 func terrainChunk() *voxel.Chunk {
-	g := gen.New(benchSeed)
-	w := world.New(benchSeed)
-	x, z := -700.0, 450.0 // a land surface chunk crossed by a road
-	p, _ := voxel.ChunkOf(int64(x), int64(w.Height(x, z))-1, int64(z))
-	return g.Chunk(p)
+	return gen.New(volumes.Seed).Chunk(volumes.TerrainPlace())
 }
 
 func benchChunks() []struct {

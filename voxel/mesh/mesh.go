@@ -7,9 +7,11 @@
 // AND-NOT against the next row along the normal (the layer above/below for
 // ±Y, the next z row for ±Z, the next x row of rowZ for ±X, or the
 // neighbour chunk's boundary row; an absent neighbour is air). No bit
-// transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. The pass
-// also records, per plane, which rows hold faces, so the merges visit only
-// planes with faces and, within them, only those rows.
+// transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. Inside a
+// full layer only the edge rows against the neighbours are computed (and
+// no ±Y rows between full layers). The pass also records, per plane, which
+// rows hold faces, so the merges visit only planes with faces and, within
+// them, only those rows.
 //
 // Each plane is then merged greedily, in a fixed order (face, plane, row V,
 // U): the lowest set bit starts a run widened along U while bits are set
@@ -17,9 +19,11 @@
 // the same span of the same kind. Kinds are compared only over a run's
 // faces (the next block first, then eight blocks per 64-bit word where the
 // row is contiguous in memory); single-kind chunks skip kinds altogether.
-// Quads are packed inline into a fixed per-plane array, appended to the
-// output once per plane. Faces are merged by (block, signed face), so
-// opposite coplanar faces never merge.
+// Rows of many short runs (noise) are scanned by masks instead, which find
+// the faces that merge with nothing and emit them without per-face
+// branches (mergeMixed). Quads are packed inline into a fixed scratch
+// array and appended to the output about once per 1024. Faces are merged
+// by (block, signed face), so opposite coplanar faces never merge.
 package mesh
 
 import (
@@ -149,16 +153,17 @@ var dirs = [voxel.NumFaces]dir{
 	voxel.NegZ: {sl: shiftZ, su: shiftX, sv: shiftY, bl: size, bu: 1, bv: voxel.ChunkArea},
 }
 
-// scratch is one Build's working set, pooled (24 KiB of face masks, 8 KiB
-// of one plane's quads).
+// scratch is one Build's working set, pooled (24 KiB of face masks, 16 KiB
+// of gathered quads).
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
-	// Only rows of non-empty layers are written; readers consult live, so
-	// the 24 KiB are not cleared between builds.
+	// Only rows that may hold faces are written (those of non-empty
+	// layers; of a full layer only its edge rows); readers consult live,
+	// so the 24 KiB are not cleared between builds.
 	rows   [voxel.NumFaces][size][size]uint32
 	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
 	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
-	quads  [maxPlaneQuads]Quad          // the current plane's quads
+	quads  [quadBuf]Quad                // quads not yet appended to the output
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -180,12 +185,13 @@ func rowsZ(c *voxel.Chunk) *[voxel.ChunkArea]uint32 {
 	return c.RowsZ()
 }
 
-// nonZero is 1 if r has any bit set, else 0, without a branch.
-func nonZero(r uint32) uint32 { return (r | -r) >> last }
+// nonZero is 1 if r has any bit set, else 0, without a branch (the 64-bit
+// negation of a 32-bit value sets the top bit unless the value is 0).
+func nonZero(r uint32) uint32 { return uint32(-uint64(r) >> 63) }
 
 // Build appends c's greedy mesh to dst and returns it. It allocates only
 // when dst must grow (pass the previous result's Quads[:0] to reuse) and
-// when its pooled 32 KiB scratch must be made (first use, or after a GC
+// when its pooled 40 KiB scratch must be made (first use, or after a GC
 // emptied the pool).
 func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Empty() {
@@ -202,19 +208,21 @@ func Build(dst []Quad, c *voxel.Chunk, nb *Neighbours) []Quad {
 	if c.Full() {
 		s.fullFaces(nb)
 	} else {
-		s.faces(c, nb, nonEmptyLayers(c))
+		s.faces(c, nb)
 	}
 	ub, uniform := c.Uniform()
+	k := 0 // quads gathered in s.quads
 	for f := voxel.Face(0); f < voxel.NumFaces; f++ {
 		if s.planes[f] == 0 {
 			continue
 		}
 		if uniform {
-			dst = s.mergeUniform(dst, f, ub)
+			dst, k = s.mergeUniform(dst, k, f, ub)
 		} else {
-			dst = s.mergeMixed(dst, c.Blocks(), f)
+			dst, k = s.mergeMixed(dst, k, c.Blocks(), f)
 		}
 	}
+	dst = append(dst, s.quads[:k]...)
 	scratchPool.Put(s)
 	return dst
 }
@@ -231,24 +239,30 @@ func buried(nb *Neighbours) bool {
 	return true
 }
 
-// nonEmptyLayers has bit y set where layer y holds a solid block.
-func nonEmptyLayers(c *voxel.Chunk) uint32 {
+// layerMasks has bit y set in solid where layer y holds a solid block and
+// in full where all its blocks are solid.
+func layerMasks(c *voxel.Chunk) (solid, full uint32) {
 	rx := c.RowsX()
-	var m uint32
 	for y := range size {
 		row := (*[size]uint32)(rx[y*size:])
-		var any uint32
+		any, all := uint32(0), fullRow
 		for _, r := range row {
 			any |= r
+			all &= r
 		}
-		m |= nonZero(any) << y
+		solid |= nonZero(any) << y
+		full |= nonZero(^all) << y
 	}
-	return m
+	return solid, ^full
 }
 
-// faces computes every face row of the given (non-empty) layers in one pass
-// and which planes hold faces.
-func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
+// faces computes every face row of the chunk's non-empty layers in one
+// pass and which planes hold faces. Inside a full layer there are no ±X or
+// ±Z faces, only its edge rows against the neighbours can show, and a full
+// layer between two full layers has no ±Y faces either: in solid ground
+// most layers are full, and these skip most of their rows.
+func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
+	layers, full := layerMasks(c)
 	rx, rz := c.RowsX(), c.RowsZ()
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
@@ -266,49 +280,88 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours, layers uint32) {
 		if y > 0 {
 			dn = (*[size]uint32)(rx[(y-1)*size:])
 		}
-		py, ny := &s.rows[voxel.PosY][y], &s.rows[voxel.NegY][y]
-		var liveP, liveN uint32
-		for z := range size {
-			r := cur[z]
-			a, b := r&^up[z], r&^dn[z]
-			py[z], ny[z] = a, b
-			liveP |= nonZero(a) << z
-			liveN |= nonZero(b) << z
-		}
-		live[voxel.PosY][y], live[voxel.NegY][y] = liveP, liveN
-
-		// ±Z: row z against rows z±1 of the same layer.
-		prev := nzN[y*size+last]
-		for z := range size {
-			r := cur[z]
-			next := pzN[y*size]
-			if z < last {
-				next = cur[z+1]
+		if full>>y&1 != 0 {
+			if y == 0 || y == last || full>>(y-1)&7 != 7 { // a face may show above or below
+				s.facesY(y, cur, up, dn)
 			}
-			a, b := r&^next, r&^prev
-			prev = r
-			s.rows[voxel.PosZ][z][y], s.rows[voxel.NegZ][z][y] = a, b
-			live[voxel.PosZ][z] |= nonZero(a) << y
-			live[voxel.NegZ][z] |= nonZero(b) << y
+			// the edge rows against the neighbours (the other rows stay dead)
+			a, b := ^pzN[y*size], ^nzN[y*size+last]
+			s.rows[voxel.PosZ][last][y], s.rows[voxel.NegZ][0][y] = a, b
+			live[voxel.PosZ][last] |= nonZero(a) << y
+			live[voxel.NegZ][0] |= nonZero(b) << y
+			a, b = ^pxN[y*size], ^nxN[y*size+last]
+			s.rows[voxel.PosX][last][y], s.rows[voxel.NegX][0][y] = a, b
+			live[voxel.PosX][last] |= nonZero(a) << y
+			live[voxel.NegX][0] |= nonZero(b) << y
+			continue
 		}
+		s.facesY(y, cur, up, dn)
 
-		// ±X: rowZ's row x against rows x±1.
-		curZ := (*[size]uint32)(rz[y*size:])
-		prev = nxN[y*size+last]
-		for x := range size {
-			r := curZ[x]
-			next := pxN[y*size]
-			if x < last {
-				next = curZ[x+1]
-			}
-			a, b := r&^next, r&^prev
-			prev = r
-			s.rows[voxel.PosX][x][y], s.rows[voxel.NegX][x][y] = a, b
-			live[voxel.PosX][x] |= nonZero(a) << y
-			live[voxel.NegX][x] |= nonZero(b) << y
-		}
+		// ±Z: row z against rows z±1 of the same layer; ±X: rowZ's row x
+		// against rows x±1.
+		s.facesAcross(y, cur, (*[size]uint32)(rz[y*size:]), pzN[y*size], nzN[y*size+last], pxN[y*size], nxN[y*size+last])
 	}
 	s.findPlanes()
+}
+
+// facesY computes the ±Y face rows of layer y (rows cur, the layers above
+// and below up and dn). Ground stands on ground: −Y faces (overhangs) are
+// rare in terrain, so the first pass only tests for them, and a second
+// writes them where there are any.
+func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
+	y &= last
+	py := &s.rows[voxel.PosY][y]
+	var liveP, anyN uint32
+	for z := range size {
+		r := cur[z]
+		a := r &^ up[z]
+		py[z] = a
+		liveP |= nonZero(a) << z
+		anyN |= r &^ dn[z]
+	}
+	var liveN uint32
+	if anyN != 0 {
+		ny := &s.rows[voxel.NegY][y]
+		for z := range size {
+			b := cur[z] &^ dn[z]
+			ny[z] = b
+			liveN |= nonZero(b) << z
+		}
+	}
+	s.live[voxel.PosY][y], s.live[voxel.NegY][y] = liveP, liveN
+}
+
+// facesAcross computes, for layer y, the face rows of the directions
+// along which its rows follow each other: ±Z from rowX (cur), ±X from
+// rowZ (curZ), row i against rows i±1 and the neighbours' touching rows
+// (hiZ, hiX after row 31, loZ, loX before row 0). Both in one loop: the
+// loop's own instructions are a good part of so short a body.
+func (s *scratch) facesAcross(y int, cur, curZ *[size]uint32, hiZ, loZ, hiX, loX uint32) {
+	y &= last
+	pz, nz := &s.rows[voxel.PosZ], &s.rows[voxel.NegZ]
+	px, nx := &s.rows[voxel.PosX], &s.rows[voxel.NegX]
+	lpz, lnz := &s.live[voxel.PosZ], &s.live[voxel.NegZ]
+	lpx, lnx := &s.live[voxel.PosX], &s.live[voxel.NegX]
+	prevZ, prevX := loZ, loX
+	for i := range last {
+		r, q := cur[i], curZ[i]
+		a, b := r&^cur[i+1], r&^prevZ
+		c, d := q&^curZ[i+1], q&^prevX
+		prevZ, prevX = r, q
+		pz[i][y], nz[i][y], px[i][y], nx[i][y] = a, b, c, d
+		lpz[i] |= nonZero(a) << y
+		lnz[i] |= nonZero(b) << y
+		lpx[i] |= nonZero(c) << y
+		lnx[i] |= nonZero(d) << y
+	}
+	r, q := cur[last], curZ[last]
+	a, b := r&^hiZ, r&^prevZ
+	c, d := q&^hiX, q&^prevX
+	pz[last][y], nz[last][y], px[last][y], nx[last][y] = a, b, c, d
+	lpz[last] |= nonZero(a) << y
+	lnz[last] |= nonZero(b) << y
+	lpx[last] |= nonZero(c) << y
+	lnx[last] |= nonZero(d) << y
 }
 
 // findPlanes sets each direction's plane mask from its live rows.
@@ -353,10 +406,21 @@ func edgePlane(f int) int { return last * (1 - f&1) }
 // maxPlaneQuads bounds one plane's quads: at most one per face.
 const maxPlaneQuads = size * size
 
-// planeOut appends a plane's quads, gathered in s.quads, to dst: the
-// output grows at most once per plane and the merge loops write to a fixed
-// array without bounds checks or growth tests.
-func planeOut(dst []Quad, quads []Quad) []Quad { return append(dst, quads...) }
+// quadBuf is the size of the scratch's quad array: room for a whole plane
+// after up to one plane's worth already gathered.
+const quadBuf = 2 * maxPlaneQuads
+
+// flush appends the k quads gathered in s.quads to dst when another plane
+// might not fit after them, and returns the new dst and k. The merge loops
+// write to a fixed array without bounds checks or growth tests, and the
+// output grows (and is copied into) about once per 1024 quads, not once
+// per plane: smooth terrain has many planes of a few quads each.
+func (s *scratch) flush(dst []Quad, k int) ([]Quad, int) {
+	if k > quadBuf-maxPlaneQuads {
+		return append(dst, s.quads[:k]...), 0
+	}
+	return dst, k
+}
 
 // vEnd is one past the last row of the run of live rows above v: a quad
 // grows no further (dead rows hold no faces, or stale bits of an earlier
@@ -367,7 +431,7 @@ func vEnd(live uint32, v int) int {
 
 // mergeUniform merges the planes of direction f of a single-kind chunk:
 // runs are runs of set bits.
-func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
+func (s *scratch) mergeUniform(dst []Quad, k int, f voxel.Face, t voxel.Block) ([]Quad, int) {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
 	out := &s.quads
@@ -376,7 +440,7 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 		rows := &s.rows[f][p]
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount) | uint64(t)<<shiftBlock
 		live := s.live[f][p]
-		k := 0
+		dst, k = s.flush(dst, k)
 		for vs := live; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
@@ -385,6 +449,18 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 			}
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
+			// A row whose faces have none beside them along U nor above
+			// them in the next live row is all 1×1 quads, emitted without
+			// the run and V tests (the checkerboard; in noise some face
+			// merges in nearly every row, and the plain scan is cheaper).
+			next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
+			if r&(r>>1|r<<1|next) == 0 {
+				for ; r != 0; r &= r - 1 {
+					out[k&(quadBuf-1)] = Quad(row | uint64(bits.TrailingZeros32(r))<<su)
+					k++
+				}
+				continue
+			}
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
 				w := bits.TrailingZeros32(^(r >> (u & last)))
@@ -394,33 +470,48 @@ func (s *scratch) mergeUniform(dst []Quad, f voxel.Face, t voxel.Block) []Quad {
 					rows[v2&last] &^= span
 				}
 				r &^= span
-				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH)
+				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH)
 				k++
 			}
 		}
-		dst = planeOut(dst, out[:k])
 	}
-	return dst
+	return dst, k
 }
 
 // mergeMixed merges the planes of direction f of a chunk of several kinds:
 // a run also ends where the kind changes and a span grows along V only
-// over rows of its kind. Kinds are compared only over the faces of a run
-// or span, never over whole rows: eight blocks per 64-bit word where the
-// row is contiguous (±Y, ±Z), one block per face along Z (±X).
-func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) []Quad {
+// over rows of its kind.
+//
+// A row of one or two runs of faces (smooth terrain) takes the plain
+// greedy scan: the lowest face starts a run that ends at the first other
+// kind (the next block first, then eight blocks per word where the row is
+// contiguous), then grows along V. A row of more runs (noise) is scanned
+// by masks first: mu (bit u: faces u and u+1 are of one kind) and mv (bit
+// u: face u of this row and of the next live row are of one kind). A face
+// in neither, nor right of an mu bit, is a 1×1 quad: those are emitted in
+// a loop without data-dependent branches, up to the next face that merges
+// (the quads keep the plain scan's order). That face starts a run which is
+// exactly its chain of mu bits, and whose first step along V is mv over
+// its span; only further steps compare kinds again. In multi-kind noise
+// most faces merge with nothing, and several unpredictable branches per
+// face become a few mask operations per row; a row with few runs would pay
+// for the masks without that gain. Both scans emit the same quads in the
+// same order.
+func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel.Block, f voxel.Face) ([]Quad, int) {
 	d := &dirs[f]
 	su, sv := d.su&shiftCount, d.sv&shiftCount
 	bu, bv := d.bu, d.bv
 	contiguous := bu == 1
 	out := &s.quads
+	m := maskScan{blocks: blocks, out: out, bu: bu, bv: bv, su: su}
 	for planes := s.planes[f]; planes != 0; planes &= planes - 1 {
 		p := bits.TrailingZeros32(planes)
 		rows := &s.rows[f][p]
+		m.rows = rows
 		plane := uint64(f)<<shiftFace | uint64(p)<<(d.sl&shiftCount)
 		pb := p * d.bl
 		live := s.live[f][p]
-		k := 0
+		dst, k = s.flush(dst, k)
 		for vs := live; vs != 0; vs &= vs - 1 {
 			v := bits.TrailingZeros32(vs)
 			r := rows[v]
@@ -429,15 +520,21 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 			}
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
-			rb := pb + v*bv // block index of the row's u = 0
+			rb := pb + v*bv                                                            // block index of the row's u = 0
+			if starts := r &^ (r << 1); starts&(starts-1)&(starts&(starts-1)-1) != 0 { // three runs or more
+				// the next row's faces, if it is live (a dead row holds stale bits)
+				next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
+				k = m.row(k, r, next, v, end, row, rb)
+				continue
+			}
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
 				w := bits.TrailingZeros32(^(r >> (u & last)))
-				at := rb + u*bu
-				t := blocks[at&(voxel.ChunkVolume-1)]
+				t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
 				if w > 1 { // the run ends at the first other kind
+					at := rb + u*bu
 					switch {
-					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t: // the common case in noise
+					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t:
 						w = 1
 					case w == 2:
 					case contiguous:
@@ -449,12 +546,11 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 				span := runSpan(u, w)
 				v2 := v + 1
 				for ; v2 < end && rows[v2&last]&span == span; v2++ {
-					at2 := at + (v2-v)*bv
-					if blocks[at2&(voxel.ChunkVolume-1)] != t {
+					rb2 := rb + (v2-v)*bv
+					if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
 						break
 					}
 					if w > 1 {
-						rb2 := rb + (v2-v)*bv
 						var other uint32
 						if contiguous {
 							other = otherContiguous(blocks, rb2, span, u, t)
@@ -468,13 +564,119 @@ func (s *scratch) mergeMixed(dst []Quad, blocks *[voxel.ChunkVolume]voxel.Block,
 					rows[v2&last] &^= span
 				}
 				r &^= span
-				out[k&(maxPlaneQuads-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
+				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
 				k++
 			}
 		}
-		dst = planeOut(dst, out[:k])
 	}
-	return dst
+	return dst, k
+}
+
+// maskScan is the scan by masks of one plane's rows (see mergeMixed). It
+// is a function of its own, called once per row of many runs, so that
+// the plain scan's loop keeps its variables in registers.
+type maskScan struct {
+	blocks *[voxel.ChunkVolume]voxel.Block
+	rows   *[size]uint32
+	out    *[quadBuf]Quad
+	bu, bv int  // block index strides of U and V
+	su     uint // quad field shift of U
+}
+
+// row scans row v (faces r, the next live row's faces next, live rows up
+// to end, quad bits row, block index rb of u = 0) into quads from k on and
+// returns the next k.
+func (m *maskScan) row(k int, r, next uint32, v, end int, row uint64, rb int) int {
+	blocks, rows, out, bu, bv, su := m.blocks, m.rows, m.out, m.bu, m.bv, m.su
+	contiguous := bu == 1
+	var mu, mv uint32
+	if contiguous {
+		mu = r & (r >> 1) & sameAlongRow(blocks, rb)
+		mv = r & next & sameRows(blocks, rb, rb+bv)
+	} else {
+		mu = samePairs(blocks, rb, bu, bu, r&(r>>1))
+		mv = samePairs(blocks, rb, bu, bv, r&next)
+	}
+	single := r &^ (mu | mu<<1 | mv)
+	for {
+		merging := r &^ single
+		ones := r & (merging&-merging - 1) // the 1×1 quads before the next merging face
+		for s := ones; s != 0; s &= s - 1 {
+			u := bits.TrailingZeros32(s)
+			t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+			out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(t)<<shiftBlock)
+			k++
+		}
+		if merging == 0 {
+			return k
+		}
+		r &^= ones
+		u := bits.TrailingZeros32(r)
+		w := 1 + bits.TrailingZeros32(^(mu >> (u & last)))
+		t := blocks[(rb+u*bu)&(voxel.ChunkVolume-1)]
+		span := runSpan(u, w)
+		v2 := v + 1
+		if mv&span == span { // the next row continues the whole run
+			rows[v2&last] &^= span
+			// further rows as in the plain scan
+			for v2++; v2 < end && rows[v2&last]&span == span; v2++ {
+				rb2 := rb + (v2-v)*bv
+				if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
+					break
+				}
+				if w > 1 {
+					var other uint32
+					if contiguous {
+						other = otherContiguous(blocks, rb2, span, u, t)
+					} else {
+						other = otherStrided(blocks, rb2, bu, span, t)
+					}
+					if other&span != 0 {
+						break
+					}
+				}
+				rows[v2&last] &^= span
+			}
+		}
+		r &^= span
+		out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
+		k++
+	}
+}
+
+// sameAlongRow has bit u set where blocks at+u and at+u+1 of a contiguous
+// row are of one kind (bit 31 compares with a zero byte: callers mask it).
+func sameAlongRow(blocks *[voxel.ChunkVolume]voxel.Block, at int) uint32 {
+	row := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
+	w0, w1, w2, w3 := le64(row[0:8]), le64(row[8:16]), le64(row[16:24]), le64(row[24:32])
+	diff := nonZeroBytes(w0^(w0>>8|w1<<56)) | nonZeroBytes(w1^(w1>>8|w2<<56))<<8 |
+		nonZeroBytes(w2^(w2>>8|w3<<56))<<16 | nonZeroBytes(w3^w3>>8)<<24
+	return ^uint32(diff)
+}
+
+// sameRows has bit u set where blocks at+u and at2+u of two contiguous
+// rows are of one kind.
+func sameRows(blocks *[voxel.ChunkVolume]voxel.Block, at, at2 int) uint32 {
+	a := (*[size]voxel.Block)(blocks[at&(voxel.ChunkVolume-size):])
+	b := (*[size]voxel.Block)(blocks[at2&(voxel.ChunkVolume-size):])
+	var diff uint64
+	for k := range size / 8 {
+		o := k * 8
+		diff |= nonZeroBytes(le64(a[o:o+8])^le64(b[o:o+8])) << o
+	}
+	return ^uint32(diff)
+}
+
+// samePairs keeps the bits u of pairs where blocks at+u·stride and
+// at+u·stride+step are of one kind (a strided row: one compare per pair).
+func samePairs(blocks *[voxel.ChunkVolume]voxel.Block, at, stride, step int, pairs uint32) uint32 {
+	var m uint32
+	for p := pairs; p != 0; p &= p - 1 {
+		u := bits.TrailingZeros32(p)
+		i := at + u*stride
+		m |= nonZero(uint32(blocks[i&(voxel.ChunkVolume-1)]^blocks[(i+step)&(voxel.ChunkVolume-1)])) << u
+	}
+	return pairs &^ m
 }
 
 // runSpan is the mask of w bits from bit u (w = 32 included).

@@ -62,3 +62,49 @@ func TestBuildMatchesOracleVolumes(t *testing.T) {
 		require.Equal(t, oracleBuild(nil, c, nil), Build(nil, c, nil))
 	}
 }
+
+// layeredChunk stacks layers that are each empty, full of one kind, full
+// of mixed kinds or random, the shapes the face pass's full-layer shortcuts
+// see (solid ground under a surface, a layer between full ones).
+func layeredChunk(r *rand.Rand, kinds int) *voxel.Chunk {
+	c := new(voxel.Chunk)
+	for y := range size {
+		kind := r.IntN(4)
+		density := r.Float64()
+		one := voxel.Block(1 + r.IntN(kinds))
+		for z := range size {
+			for x := range size {
+				switch {
+				case kind == 1:
+					c.Set(x, y, z, one)
+				case kind == 2:
+					c.Set(x, y, z, voxel.Block(1+r.IntN(kinds)))
+				case kind == 3 && r.Float64() < density:
+					c.Set(x, y, z, voxel.Block(1+r.IntN(kinds)))
+				}
+			}
+		}
+	}
+	return c
+}
+
+func TestBuildMatchesOracleLayered(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 4))
+	full := new(voxel.Chunk)
+	full.Fill(voxel.Stone)
+	for range 60 {
+		kinds := 1 + r.IntN(4)
+		c := layeredChunk(r, kinds)
+		var nb Neighbours
+		for f := range nb {
+			switch r.IntN(3) {
+			case 0:
+				nb[f] = full
+			case 1:
+				nb[f] = layeredChunk(r, kinds)
+			}
+		}
+		require.Equal(t, oracleBuild(nil, c, &nb), Build(nil, c, &nb))
+		require.Equal(t, oracleBuild(nil, c, nil), Build(nil, c, nil))
+	}
+}

@@ -2,129 +2,46 @@ package mesh
 
 import (
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"syscall"
 	"testing"
 	"unsafe"
 
-	"citydrive/roadgraph/world"
 	"citydrive/voxel"
-	"citydrive/voxel/gen"
+	"citydrive/voxel/mesh/internal/volumes"
 )
 
-// fieldChunks is the edge of a benchmark field in chunks: 4³ chunks = 128³
-// blocks, of which the inner 2³ are meshed with real neighbours on all sides
-// (the side-by-side set-up the C++ comparison in issue 16 used).
-const fieldChunks = 4
-
-// field is a 4×4×4 block of chunks indexed [y][z][x].
-type field [fieldChunks][fieldChunks][fieldChunks]*voxel.Chunk
-
-// newField builds a field from a block function over [0, 128)³.
-func newField(at func(x, y, z int) voxel.Block) *field {
-	var f field
-	for cy := range fieldChunks {
-		for cz := range fieldChunks {
-			for cx := range fieldChunks {
-				c := new(voxel.Chunk)
-				for i := range voxel.ChunkVolume {
-					x, y, z := voxel.Coords(i)
-					if b := at(cx*size+x, cy*size+y, cz*size+z); b != voxel.Air {
-						c.SetIndex(i, b)
-					}
-				}
-				f[cy][cz][cx] = c
-			}
-		}
-	}
-	return &f
-}
+// field is a 128³ benchmark volume (4³ chunks) whose inner 2³ chunks are
+// meshed with real neighbours on all sides (the side-by-side set-up of the
+// C++ comparison, cmd/mesher-compare.sh); the volumes live in
+// internal/volumes so that harness meshes the same ones.
+type field struct{ *volumes.Field }
 
 // inner returns the inner 2³ chunks with their neighbours.
-func (f *field) inner() (cs []*voxel.Chunk, nbs []Neighbours) {
-	for cy := 1; cy < fieldChunks-1; cy++ {
-		for cz := 1; cz < fieldChunks-1; cz++ {
-			for cx := 1; cx < fieldChunks-1; cx++ {
-				cs = append(cs, f[cy][cz][cx])
-				nbs = append(nbs, Neighbours{
-					voxel.PosX: f[cy][cz][cx+1], voxel.NegX: f[cy][cz][cx-1],
-					voxel.PosY: f[cy+1][cz][cx], voxel.NegY: f[cy-1][cz][cx],
-					voxel.PosZ: f[cy][cz+1][cx], voxel.NegZ: f[cy][cz-1][cx],
-				})
-			}
-		}
+func (f field) inner() (cs []*voxel.Chunk, nbs []Neighbours) {
+	cs, raw := f.Inner()
+	for _, n := range raw {
+		nbs = append(nbs, Neighbours(n))
 	}
 	return cs, nbs
 }
 
-// terrainField is generated terrain around terrainChunk's place, the
-// surface chunk in the inner layer.
-func terrainField() *field {
-	g := gen.New(benchSeed)
-	w := world.New(benchSeed)
-	x, z := -700.0, 450.0
-	p, _ := voxel.ChunkOf(int64(x), int64(w.Height(x, z))-1, int64(z))
-	var f field
-	for cy := range fieldChunks {
-		for cz := range fieldChunks {
-			for cx := range fieldChunks {
-				f[cy][cz][cx] = g.Chunk(p.Add(int32(cx-1), int32(cy-1), int32(cz-1)))
-			}
-		}
-	}
-	return &f
-}
-
-// randomBlock is solid with probability 1/2, of one of kinds materials.
-func randomBlock(seed uint64, kinds int) func(x, y, z int) voxel.Block {
-	r := rand.New(rand.NewPCG(seed, 3))
-	return func(x, y, z int) voxel.Block {
-		v := r.Uint64()
-		if v&1 == 0 {
-			return voxel.Air
-		}
-		return voxel.Block(1 + (v>>1)%uint64(kinds))
-	}
-}
-
-// heightmapBlock is a smooth rolling surface: stone, then 3 of dirt, then
-// grass on top (three materials).
-func heightmapBlock(x, y, z int) voxel.Block {
-	h := 64 + int(math.Floor(20*math.Sin(float64(x)/13)*math.Cos(float64(z)/17)))
-	switch {
-	case y >= h:
-		return voxel.Air
-	case y == h-1:
-		return voxel.Grass
-	case y >= h-4:
-		return voxel.Dirt
-	}
-	return voxel.Stone
-}
-
 func volumeFields() []struct {
 	name string
-	f    *field
+	f    field
 } {
-	return []struct {
+	var vs []struct {
 		name string
-		f    *field
-	}{
-		{"terrain", terrainField()},
-		{"heightmap3", newField(heightmapBlock)},
-		{"noise1", newField(randomBlock(1, 1))},
-		{"noise8", newField(randomBlock(2, 8))},
-		{"checker", newField(func(x, y, z int) voxel.Block {
-			if (x+y+z)&1 == 0 {
-				return voxel.Stone
-			}
-			return voxel.Air
-		})},
-		{"empty", newField(func(x, y, z int) voxel.Block { return voxel.Air })},
-		{"full", newField(func(x, y, z int) voxel.Block { return voxel.Stone })},
+		f    field
 	}
+	for _, v := range volumes.All() {
+		vs = append(vs, struct {
+			name string
+			f    field
+		}{v.Name, field{v.F}})
+	}
+	return vs
 }
 
 // BenchmarkMeshVolume meshes the inner 2³ chunks of each 128³ volume with
