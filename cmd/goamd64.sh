@@ -1,5 +1,5 @@
 # Sourced by play.sh: builds for x86-64-v3 (AVX2, BMI1/2, FMA, LZCNT,
-# MOVBE) when this CPU has it: the voxel mesher runs 20-35% faster there
+# MOVBE) when this CPU has it: the voxel mesher runs 0-11% faster there
 # (docs/performance.md). Otherwise, or when GOAMD64 is already set, nothing
 # changes and Go builds for the v1 baseline. A v3 binary copied to an older
 # CPU stops at once with Go's own message: "This program can only be run on
