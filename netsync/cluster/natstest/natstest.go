@@ -60,10 +60,15 @@ func Start(t testing.TB, n int) *Cluster {
 		c.opts = append(c.opts, o)
 		c.nodes = append(c.nodes, nil)
 	}
-	for i := range n {
+	return c.run()
+}
+
+// run starts every node and stops them when the test ends.
+func (c *Cluster) run() *Cluster {
+	for i := range c.nodes {
 		c.Restart(i)
 	}
-	t.Cleanup(func() {
+	c.t.Cleanup(func() {
 		for i := range c.nodes {
 			c.Stop(i)
 		}
@@ -111,15 +116,7 @@ func StartSecure(t testing.TB, n int, users ...natssec.User) *Cluster {
 		c.opts = append(c.opts, o)
 		c.nodes = append(c.nodes, nil)
 	}
-	for i := range n {
-		c.Restart(i)
-	}
-	t.Cleanup(func() {
-		for i := range c.nodes {
-			c.Stop(i)
-		}
-	})
-	return c
+	return c.run()
 }
 
 // CAFile is the CA certificate StartSecure's nodes are signed by ("" for
