@@ -544,25 +544,7 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 					}
 				}
 				span := runSpan(u, w)
-				v2 := v + 1
-				for ; v2 < end && rows[v2&last]&span == span; v2++ {
-					rb2 := rb + (v2-v)*bv
-					if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
-						break
-					}
-					if w > 1 {
-						var other uint32
-						if contiguous {
-							other = otherContiguous(blocks, rb2, span, u, t)
-						} else {
-							other = otherStrided(blocks, rb2, bu, span, t)
-						}
-						if other&span != 0 {
-							break
-						}
-					}
-					rows[v2&last] &^= span
-				}
+				v2 := growRun(blocks, rows, v+1, v, end, rb, bu, bv, u, w, t)
 				r &^= span
 				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
 				k++
@@ -570,6 +552,33 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 		}
 	}
 	return dst, k
+}
+
+// growRun extends the run of w faces of kind t at u, starting in row v
+// (block index rb), down the live rows from v2 while each holds the whole
+// run in that kind alone, clearing them; it returns the first row not
+// taken.
+func growRun(blocks *[voxel.ChunkVolume]voxel.Block, rows *[size]uint32, v2, v, end, rb, bu, bv, u, w int, t voxel.Block) int {
+	span := runSpan(u, w)
+	for ; v2 < end && rows[v2&last]&span == span; v2++ {
+		rb2 := rb + (v2-v)*bv
+		if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
+			break
+		}
+		if w > 1 {
+			var other uint32
+			if bu == 1 {
+				other = otherContiguous(blocks, rb2, span, u, t)
+			} else {
+				other = otherStrided(blocks, rb2, bu, span, t)
+			}
+			if other&span != 0 {
+				break
+			}
+		}
+		rows[v2&last] &^= span
+	}
+	return v2
 }
 
 // maskScan is the scan by masks of one plane's rows (see mergeMixed). It
@@ -618,25 +627,7 @@ func (m *maskScan) row(k int, r, next uint32, v, end int, row uint64, rb int) in
 		v2 := v + 1
 		if mv&span == span { // the next row continues the whole run
 			rows[v2&last] &^= span
-			// further rows as in the plain scan
-			for v2++; v2 < end && rows[v2&last]&span == span; v2++ {
-				rb2 := rb + (v2-v)*bv
-				if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
-					break
-				}
-				if w > 1 {
-					var other uint32
-					if contiguous {
-						other = otherContiguous(blocks, rb2, span, u, t)
-					} else {
-						other = otherStrided(blocks, rb2, bu, span, t)
-					}
-					if other&span != 0 {
-						break
-					}
-				}
-				rows[v2&last] &^= span
-			}
+			v2 = growRun(blocks, rows, v2+1, v, end, rb, bu, bv, u, w, t)
 		}
 		r &^= span
 		out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
