@@ -29,6 +29,7 @@ package mesh
 import (
 	"math/bits"
 	"sync"
+	"unsafe"
 
 	"citydrive/voxel"
 )
@@ -242,16 +243,20 @@ func buried(nb *Neighbours) bool {
 // layerMasks has bit y set in solid where layer y holds a solid block and
 // in full where all its blocks are solid.
 func layerMasks(c *voxel.Chunk) (solid, full uint32) {
-	rx := c.RowsX()
+	// Two rows per 64-bit word, two accumulators per mask: one OR and
+	// one AND chain of 32 words would wait on their own latency.
+	rx := (*[voxel.ChunkArea / 2]uint64)(unsafe.Pointer(c.RowsX()))
 	for y := range size {
-		row := (*[size]uint32)(rx[y*size:])
-		any, all := uint32(0), fullRow
-		for _, r := range row {
-			any |= r
-			all &= r
+		row := (*[size / 2]uint64)(rx[y*size/2:])
+		var a0, a1 uint64
+		l0, l1 := ^uint64(0), ^uint64(0)
+		for i := 0; i < size/2; i += 2 {
+			a0, a1 = a0|row[i], a1|row[i+1]
+			l0, l1 = l0&row[i], l1&row[i+1]
 		}
-		solid |= nonZero(any) << y
-		full |= nonZero(^all) << y
+		any, all := a0|a1, l0&l1
+		solid |= nonZero(uint32(any)|uint32(any>>32)) << y
+		full |= nonZero(^(uint32(all) & uint32(all>>32))) << y
 	}
 	return solid, ^full
 }
@@ -520,10 +525,10 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 			}
 			end := vEnd(live, v)
 			row := plane | uint64(v)<<sv
-			rb := pb + v*bv                                                            // block index of the row's u = 0
+			rb := pb + v*bv // block index of the row's u = 0
+			// the next row's faces, if it is live (a dead row holds stale bits)
+			next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
 			if starts := r &^ (r << 1); starts&(starts-1)&(starts&(starts-1)-1) != 0 { // three runs or more
-				// the next row's faces, if it is live (a dead row holds stale bits)
-				next := rows[(v+1)&last] & -uint32(uint64(live)>>((v+1)&shiftCount)&1)
 				k = m.row(k, r, next, v, end, row, rb)
 				continue
 			}
@@ -544,7 +549,10 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 					}
 				}
 				span := runSpan(u, w)
-				v2 := growRun(blocks, rows, v+1, v, end, rb, bu, bv, u, w, t)
+				v2 := v + 1
+				if next&span == span { // the next live row holds the span: it may grow
+					v2 = growRun(blocks, rows, v2, v, end, rb, bu, bv, u, w, t)
+				}
 				r &^= span
 				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
 				k++
