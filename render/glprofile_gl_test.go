@@ -105,3 +105,23 @@ func TestSoftwareProfileCutsDetailNearer(t *testing.T) {
 		onMain(func() { c.r.Clear(6) })
 	}
 }
+
+// The software profile leaves out a far slot deep in the fog and keeps a
+// nearer one; the full profile draws both.
+func TestSoftwareProfileLeavesOutFarSlotsInFog(t *testing.T) {
+	full := glRenderer(t)
+	soft := softRenderer(t)
+	for _, c := range []struct {
+		r      *Renderer
+		fogged int
+	}{{full, 0}, {soft, 1}} {
+		f := passesScene(t, c.r)
+		// Fog from 507 m to 1406 m, at FarFogCutFog from about 1317 m: the
+		// back tower (1350 m away) is past it, the front one (650 m) not.
+		f.Camera.Far = 1450
+		_, st := draw(t, c.r, f)
+		assert.Equal(t, c.fogged, st.FarFogged, "software profile %v", c.r == soft)
+		assert.Equal(t, 1, st.Far.MultiDraws)
+		assert.Equal(t, 2-c.fogged, st.Far.Slots)
+	}
+}

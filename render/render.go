@@ -115,6 +115,9 @@ type Options struct {
 	// ShadowLOD cuts the shadow map's slots to their coarse prefix beyond
 	// DetailBeyond from the map's centre.
 	ShadowLOD bool
+	// FarFogCut leaves out far slots whose box lies wholly where the fog
+	// is at least scene.FarFogCutFog thick.
+	FarFogCut bool
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -248,6 +251,8 @@ type Renderer struct {
 	worldVariants map[worldKey]*program
 	variantErr    error // a variant program that did not build (drawn as the default)
 	farSorted     []Group
+	farCut        []Group // the far groups after FarFogCut
+	farCutBuf     [scene.MaxGroups][]SlotDraw
 	farSortBuf    [scene.MaxGroups][]SlotDraw
 	farKeys       []farKey
 
@@ -399,6 +404,7 @@ func (o *Options) applyGLProfile(s glprofile.Settings) {
 		o.DetailBeyond = s.DetailBeyond
 	}
 	o.ShadowLOD = o.ShadowLOD || s.ShadowLOD
+	o.FarFogCut = o.FarFogCut || s.FarFogCut
 	if s.ShadowSize > 0 && s.ShadowSize < o.Profile.ShadowSize {
 		o.Profile.ShadowSize = s.ShadowSize
 	}

@@ -106,6 +106,9 @@ type Settings struct {
 	// ShadowSize (texels) replaces the performance profile's shadow map
 	// size when smaller (0: the profile's).
 	ShadowSize int
+	// FarFogCut leaves out far-tier slots that lie wholly deep in the fog
+	// (render.Options.FarFogCut), every frame.
+	FarFogCut bool
 }
 
 // The software profile's figures.
@@ -135,6 +138,7 @@ func For(c Choice) Settings {
 		DetailBeyond: softwareDetailBeyond,
 		ShadowLOD:    true,
 		ShadowSize:   softwareShadowSize,
+		FarFogCut:    true,
 	}
 }
 
@@ -143,5 +147,5 @@ func (s Settings) String() string {
 	if s == (Settings{}) {
 		return "as built"
 	}
-	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v)", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD)
+	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut)
 }

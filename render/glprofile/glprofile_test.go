@@ -49,6 +49,7 @@ func TestForSoftwareCutsVerticesFullChangesNothing(t *testing.T) {
 	assert.Greater(t, s.DetailBeyond, 0.0)
 	assert.Less(t, s.DetailBeyond, slots.DetailBeyond, "details cut nearer than in the full profile")
 	assert.True(t, s.ShadowLOD)
+	assert.True(t, s.FarFogCut)
 	assert.Positive(t, s.ShadowSize)
 	assert.NotEqual(t, "as built", s.String())
 	assert.Equal(t, "as built", Settings{}.String())
