@@ -294,7 +294,11 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 		gl.BindVertexArray(r.vao)
 		var l scene.DrawList
 		for _, g := range fs.groups {
-			l.Build(g.Slots, r.slotCounts, g.Origin.Sub(centre), &sfr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot)
+			var lod *scene.LOD
+			if r.opt.ShadowLOD {
+				lod = r.lod() // distances from the map's centre
+			}
+			l.BuildLOD(g.Slots, r.slotCounts, lod, g.Origin.Sub(centre), &sfr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot)
 			r.depth.setVec3("uOffset", rel32(g.Origin, centre))
 			multiDraw(gl.TRIANGLES, &l, &st.Shadow)
 			l.Reset()

@@ -91,6 +91,9 @@ func (r *Renderer) prepareFar(fs *frameState, fr *frustum.Frustum, st *Stats) {
 		fs.farGroups = r.sortFar(fs.farGroups, fs)
 	}
 	cam := fs.f.Camera.Position
+	if r.opt.FarFogCut {
+		fs.farGroups = r.fogCutFar(fs.farGroups, fs, st)
+	}
 	for i, g := range fs.farGroups {
 		l := &r.farLists[i]
 		l.Reset()
@@ -120,6 +123,29 @@ func (r *Renderer) prepareFar(fs *frameState, fr *frustum.Frustum, st *Stats) {
 	}
 	fs.maskEye = mgl32.Vec3{float32(cam[0] - m.OriginX), 0, float32(cam[2] - m.OriginZ)}
 	fs.maskSize = float32(float64(m.N) * m.Cell)
+}
+
+// fogCutFar leaves out the far slots whose box is wholly farther from
+// the eye than the distance where the fog reaches scene.FarFogCutFog,
+// into buffers the renderer keeps (order kept).
+func (r *Renderer) fogCutFar(groups []Group, fs *frameState, st *Stats) []Group {
+	cut := scene.FogCutDistance(fs.fogStart, fs.fogEnd)
+	cam := fs.f.Camera.Position
+	r.farCut = r.farCut[:0]
+	for i, g := range groups {
+		off := rel32(g.Origin, cam)
+		buf := r.farCutBuf[i][:0]
+		for _, s := range g.Slots {
+			if boxDist2(s.Min.Add(off), s.Max.Add(off)) > cut*cut {
+				st.FarFogged++
+				continue
+			}
+			buf = append(buf, s)
+		}
+		r.farCutBuf[i] = buf
+		r.farCut = append(r.farCut, Group{Origin: g.Origin, Slots: buf})
+	}
+	return r.farCut
 }
 
 // setFarMask sets the mask uniforms of p: on for far draws, off otherwise.

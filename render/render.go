@@ -32,6 +32,7 @@ import (
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 
+	"citydrive/render/glprofile"
 	"citydrive/render/hud"
 	"citydrive/render/scale"
 	"citydrive/render/scene"
@@ -103,6 +104,20 @@ type Options struct {
 	NoShadows bool
 	// NoDetailLOD draws every slot whole, however far (slots/detail.go).
 	NoDetailLOD bool
+	// GLProfile chooses the full or the software profile (glprofile);
+	// Auto looks at the context's GL_RENDERER. The choice is made in Open
+	// (Renderer.GLProfile says which, and why) and fills in the fields
+	// below and Passes (when zero).
+	GLProfile glprofile.Mode
+	// DetailBeyond (m) is where near slots start to draw only their
+	// coarse prefix (0: slots.DetailBeyond).
+	DetailBeyond float64
+	// ShadowLOD cuts the shadow map's slots to their coarse prefix beyond
+	// DetailBeyond from the map's centre.
+	ShadowLOD bool
+	// FarFogCut leaves out far slots whose box lies wholly where the fog
+	// is at least scene.FarFogCutFog thick.
+	FarFogCut bool
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -182,6 +197,8 @@ type Renderer struct {
 	vbo, vao       uint32
 	slotCounts     []int     // what the sink last set; informational
 	slotLOD        scene.LOD // each slot's coarse prefix (slots/detail.go)
+	glChoice       glprofile.Choice
+	glSettings     glprofile.Settings
 	dynamicFirst   int32
 	dynWords       []uint32 // the dynamic region encoded (slots.EncodeWide), reused
 	farCounts      []int    // far tier (far.go)
@@ -234,6 +251,8 @@ type Renderer struct {
 	worldVariants map[worldKey]*program
 	variantErr    error // a variant program that did not build (drawn as the default)
 	farSorted     []Group
+	farCut        []Group // the far groups after FarFogCut
+	farCutBuf     [scene.MaxGroups][]SlotDraw
 	farSortBuf    [scene.MaxGroups][]SlotDraw
 	farKeys       []farKey
 
@@ -308,7 +327,13 @@ func Open(opt Options) (r *Renderer, err error) {
 	} else {
 		glfw.SwapInterval(0)
 	}
-	r = &Renderer{opt: opt, win: win, keys: map[glfw.Key]bool{}, passes: opt.Passes}
+	// The profile needs the context's renderer string, and comes before
+	// setup: it sizes the shadow map.
+	r = &Renderer{win: win, keys: map[glfw.Key]bool{}}
+	r.glChoice = glprofile.Choose(opt.GLProfile, gl.GoStr(gl.GetString(gl.RENDERER)))
+	r.glSettings = glprofile.For(r.glChoice)
+	opt.applyGLProfile(r.glSettings)
+	r.opt, r.passes = opt, opt.Passes
 	win.SetKeyCallback(r.onKey)
 	r.pad = findPad()
 	glfw.SetJoystickCallback(r.onJoystick)
@@ -366,6 +391,31 @@ func (r *Renderer) Close() {
 	r.win.Destroy()
 	r.win = nil
 	glfwRelease()
+}
+
+// applyGLProfile fills in what the GL profile's settings change: the
+// passes when none were asked for, the detail distance and the shadow map
+// when not set already.
+func (o *Options) applyGLProfile(s glprofile.Settings) {
+	if o.Passes == (Passes{}) {
+		o.Passes = s.Passes
+	}
+	if o.DetailBeyond == 0 {
+		o.DetailBeyond = s.DetailBeyond
+	}
+	o.ShadowLOD = o.ShadowLOD || s.ShadowLOD
+	o.FarFogCut = o.FarFogCut || s.FarFogCut
+	if s.ShadowSize > 0 && s.ShadowSize < o.Profile.ShadowSize {
+		o.Profile.ShadowSize = s.ShadowSize
+	}
+	if o.DetailBeyond == 0 {
+		o.DetailBeyond = slots.DetailBeyond
+	}
+}
+
+// GLProfile is the GL profile Open chose, why, and what it changed.
+func (r *Renderer) GLProfile() (glprofile.Choice, glprofile.Settings) {
+	return r.glChoice, r.glSettings
 }
 
 // lod is the slot detail level for the camera's draw lists (nil: none).

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"citydrive/render/glprofile"
 	"citydrive/slots"
 )
 
@@ -61,7 +62,7 @@ func glRenderer(t *testing.T) *Renderer {
 	}
 	onMain(func() {
 		if shared == nil && sharedErr == nil {
-			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}, Far: slots.Config{Slots: 8, VertsPerSlot: 600}}, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
+			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, GLProfile: glprofile.Full, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}, Far: slots.Config{Slots: 8, VertsPerSlot: 600}}, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
 		}
 	})
 	require.NoError(t, sharedErr)
@@ -472,7 +473,7 @@ func syntheticCity(t testing.TB) (*Renderer, *Frame) {
 	var big *Renderer
 	var err error
 	onMain(func() {
-		big, err = Open(Options{Title: "render bench", FixedScale: 1, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
+		big, err = Open(Options{Title: "render bench", FixedScale: 1, GLProfile: glprofile.Full, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { onMain(func() { big.Close() }) })

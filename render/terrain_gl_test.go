@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"citydrive/render/glprofile"
 	"citydrive/render/scene"
 	"citydrive/render/terrain"
 	"citydrive/roadgraph/world"
@@ -366,7 +367,7 @@ func TestTerrainFrameTime(t *testing.T) {
 	var big *Renderer
 	var err error
 	onMain(func() {
-		big, err = Open(Options{Title: "terrain bench", FixedScale: 1, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
+		big, err = Open(Options{Title: "terrain bench", FixedScale: 1, GLProfile: glprofile.Full, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
 	})
 	require.NoError(t, err)
 	defer onMain(func() { big.Close() })

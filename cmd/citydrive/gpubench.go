@@ -82,7 +82,7 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	}
 	// Visible: an unmapped window's framebuffer may not be drawn at all.
 	ropt.Hidden = false
-	s, win, err := startFixedDrive(vf, ropt, weather, cfg, w, stdout, *after)
+	s, win, err := startFixedDrive(vf, ropt, weather, cfg, w, stdout, stderr, *after)
 	if err != nil {
 		return err
 	}

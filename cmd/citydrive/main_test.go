@@ -40,6 +40,7 @@ func TestBadInputGivesClearErrorsNotPanics(t *testing.T) {
 		{[]string{"gpubench", "-frames", "0"}, "-frames must be in 1..100000"},
 		{[]string{"gpubench", "-passes", "direct"}, "gpubench draws each of -variants instead"},
 		{[]string{"shot", "-passes", "direct,fast"}, `-passes: pass variant "direct,fast": unknown word "fast"`},
+		{[]string{"play", "-gl-profile", "fast"}, `-gl-profile: unknown GL profile "fast" (want auto | full | software)`},
 		{[]string{"gpubench", "-rounds", "65"}, "-rounds must be in 1..64"},
 		{[]string{"gpubench", "-variants", "fast"}, `unknown word "fast"`},
 		{[]string{"gpubench", "-variants", "base;prepass=auto"}, "-variants: base given twice"},

@@ -25,6 +25,7 @@ import (
 	"citydrive/netsync"
 	"citydrive/netsync/wire"
 	"citydrive/render"
+	"citydrive/render/glprofile"
 	"citydrive/render/scale"
 	"citydrive/render/scene"
 	"citydrive/roadgraph/world"
@@ -46,6 +47,7 @@ type viewFlags struct {
 	renderScale   *float64
 	traffic       *bool
 	passes        *string
+	glProfile     *string
 	start         pointFlag
 }
 
@@ -59,7 +61,8 @@ func addViewFlags(fs *flag.FlagSet, window bool) *viewFlags {
 		timeOfDay: addTimeFlag(fs, 17.5, "time of day in hours, 0..24 (key F1 advances)"),
 		profile:   fs.String("profile", "full", "performance profile: full (60 fps), cool (30 fps, lighter shadows) or battery (45 fps cap)"),
 		traffic:   fs.Bool("traffic", true, "the city's traffic on the roads (-traffic=false: empty roads)"),
-		passes:    fs.String("passes", "base", "how frames are drawn, a `variant`: "+scene.PassWords+" (the same picture but for vfog's fog; citydrive gpubench measures them)"),
+		passes:    fs.String("passes", "base", "how frames are drawn, a `variant`: "+scene.PassWords+" (the same picture but for vfog's fog; citydrive gpubench measures them; other than base it replaces the GL profile's)"),
+		glProfile: fs.String("gl-profile", "auto", "GL `profile`: "+glprofile.Words+" (auto: software when the GL renderer is a CPU rasteriser such as llvmpipe; docs/rendering.md)"),
 	}
 	if window {
 		v.fullscreen = fs.Bool("fullscreen", false, "fullscreen on the primary monitor")
@@ -95,11 +98,19 @@ func (v *viewFlags) options() (render.Options, render.Weather, error) {
 	if !(*v.renderScale >= 0 && *v.renderScale <= 1) || (v.fullscreen == nil && *v.renderScale == 0) {
 		return o, 0, fmt.Errorf("-render-scale must be in (0, 1] (0 too in a window: adaptive), got %g", *v.renderScale)
 	}
-	passes, err := scene.ParsePasses(*v.passes)
-	if err != nil {
-		return o, 0, fmt.Errorf("-passes: %w", err)
+	var passes render.Passes
+	if v.passes != nil { // nil: a replay's window, which has no such flag
+		if passes, err = scene.ParsePasses(*v.passes); err != nil {
+			return o, 0, fmt.Errorf("-passes: %w", err)
+		}
 	}
-	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale, Passes: passes}
+	glp := glprofile.Auto
+	if v.glProfile != nil {
+		if glp, err = glprofile.ParseMode(*v.glProfile); err != nil {
+			return o, 0, fmt.Errorf("-gl-profile: %w", err)
+		}
+	}
+	o = render.Options{Width: *v.width, Height: *v.height, Profile: p, Title: "citydrive", FixedScale: *v.renderScale, Passes: passes, GLProfile: glp}
 	if v.fullscreen != nil {
 		o.Fullscreen = *v.fullscreen
 	} else {
@@ -337,7 +348,7 @@ func runGame(mode gameMode, args []string, stdout, stderr io.Writer) error {
 		at = &resume
 		log.Info("starting where the last drive was left", "x", resume.X, "z", resume.Z, "saved", resume.Saved, "file", files.resumePath)
 	}
-	win, err := openWindow(ropt, cfg)
+	win, err := openWindow(ropt, cfg, log)
 	if err != nil {
 		_ = c.Close()
 		return withDisplayHint(err)
@@ -445,7 +456,7 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputFile("o", *out); err != nil {
 		return err
 	}
-	s, _, err := startFixedDrive(vf, ropt, weather, cfg, w, stdout, *after)
+	s, _, err := startFixedDrive(vf, ropt, weather, cfg, w, stdout, stderr, *after)
 	if err != nil {
 		return err
 	}
@@ -487,11 +498,11 @@ func runShot(args []string, stdout, stderr io.Writer) error {
 // (fixed steps, no log) and drives it for after (driveFixed): how shot
 // and gpubench begin. The caller closes the session.
 func startFixedDrive(vf *viewFlags, ropt render.Options, weather render.Weather, cfg buildworkers.Config, w world.World,
-	stdout io.Writer, after time.Duration) (*game.Session, *render.Renderer, error) {
+	stdout, stderr io.Writer, after time.Duration) (*game.Session, *render.Renderer, error) {
 	if err := ready(); err != nil {
 		return nil, nil, err
 	}
-	win, err := openWindow(ropt, cfg)
+	win, err := openWindow(ropt, cfg, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return nil, nil, withDisplayHint(err)
 	}
@@ -530,9 +541,18 @@ func driveFixed(s *game.Session, after time.Duration) error {
 
 // openWindow opens the game's window with its vertex buffer sized for
 // the streamer's near and far slot tables.
-func openWindow(o render.Options, cfg buildworkers.Config) (*render.Renderer, error) {
+func openWindow(o render.Options, cfg buildworkers.Config, log *slog.Logger) (*render.Renderer, error) {
 	o.Layout = cfg.Layout()
-	return render.Open(o)
+	r, err := render.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	c, set := r.GLProfile()
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Info("GL profile "+c.Name(), "why", c.Reason, "changes", set.String(), "passes", r.Passes().String())
+	return r, nil
 }
 
 // withDisplayHint adds what to do when no window could be opened.

@@ -16,7 +16,7 @@ func replayWindow(wo windowOptions, o game.Options) error {
 	if err != nil {
 		return err
 	}
-	win, err := openWindow(ropt, o.Streaming)
+	win, err := openWindow(ropt, o.Streaming, o.Log)
 	if err != nil {
 		return withDisplayHint(err)
 	}

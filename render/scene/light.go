@@ -147,3 +147,23 @@ func TreeMesh() []float32 {
 	}
 	return v
 }
+
+// FarFogCutFog is the fog thickness beyond which Options.FarFogCut leaves
+// far slots out: under it an object's colour is within 3 % of the sky's.
+const FarFogCutFog = 0.97
+
+// FogCutDistance is the distance where the shaders' fog (a smoothstep
+// from start to end, lightingGLSL's fogged) reaches FarFogCutFog.
+func FogCutDistance(start, end float32) float32 {
+	// Invert f = x²(3 - 2x) by bisection: monotonic on [0, 1].
+	lo, hi := float32(0), float32(1)
+	for range 30 {
+		m := (lo + hi) / 2
+		if m*m*(3-2*m) < FarFogCutFog {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return start + hi*(end-start)
+}

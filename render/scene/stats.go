@@ -27,6 +27,7 @@ type Stats struct {
 	Shadow, Depth, Main, Wireframe, Overlay PassStats
 	Far, FarDepth                           PassStats // the far tier's main and depth pre-pass draws
 	FarCulled                               int       // far slots the frustum rejected
+	FarFogged                               int       // far slots left out deep in the fog (Options.FarFogCut)
 	MaskUploads                             int       // near-mask texture uploads this frame
 	ShadowRefreshed                         bool
 	Culled                                  int // slots with vertices rejected by the frustum

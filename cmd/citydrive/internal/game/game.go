@@ -137,6 +137,7 @@ type Session struct {
 	slowdown  float64    // smoothed game time per wall time (1: real time)
 	frameMS   float64    // smoothed
 	times     []float64
+	scales    []float64 // the render scale of each frame in times
 
 	gpu gpuSamples // GPU time per pass (gputime.go)
 	far farView    // far tier groups and the near mask (far.go)
@@ -392,6 +393,7 @@ func (s *Session) Frame(dt float64) error {
 	}
 	ms := float64(time.Since(t0).Microseconds()) / 1000
 	s.times = append(s.times, ms)
+	s.scales = append(s.scales, s.r.RenderScale())
 	s.frameMS = s.frameMS*0.9 + ms*0.1
 	s.r.Present()
 	s.sampleGPU()
@@ -738,6 +740,8 @@ type Summary struct {
 	WallSeconds   float64 // wall time of the frames that drove it
 	FrameMSMedian float64
 	FrameMSP99    float64
+	ScaleMedian   float64 // render scale over the frames
+	ScaleMin      float64
 	WorkUSMedian  float64 // main-goroutine work per frame, all but drawing
 	WorkUSP99     float64
 	RoadUSP99     float64 // road streaming on the main goroutine, per frame
@@ -754,6 +758,7 @@ func (s *Session) Summarise() Summary {
 	return Summary{
 		Frames: len(s.times), GameSeconds: s.clock, WallSeconds: s.wall,
 		FrameMSMedian: q(s.times, 0.5), FrameMSP99: q(s.times, 0.99),
+		ScaleMedian: q(s.scales, 0.5), ScaleMin: q(s.scales, 0),
 		WorkUSMedian: q(s.workUS, 0.5), WorkUSP99: q(s.workUS, 0.99),
 		RoadUSP99: q(s.roadUS, 0.99), VoxelUSP99: q(s.voxelUS, 0.99), VoxelUSMax: q(s.voxelUS, 1),
 		Drive: s.drive.DriveStats, Stats: s.stream.Stats(), Shots: s.shots,
@@ -765,6 +770,7 @@ func (s *Session) summary() {
 	fmt.Fprintf(s.opt.Out, "drove %.1f s of game time in %.1f s of wall time (%.2f km, average %.0f km/h): %d frames, CPU frame time (update + draw calls, before the swap) median %.1f ms, p99 %.1f ms; %d builds, %d stale dropped, %d overflows; fallback: %q\n",
 		sum.GameSeconds, sum.WallSeconds, sum.Drive.Distance/1000, sum.Drive.AverageSpeed()*3.6, sum.Frames, sum.FrameMSMedian, sum.FrameMSP99,
 		sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Overflows, sum.Stats.Fallback)
+	fmt.Fprintf(s.opt.Out, "render scale: median %.2f, min %.2f\n", sum.ScaleMedian, sum.ScaleMin)
 	fmt.Fprintf(s.opt.Out, "main-goroutine work per frame: road streaming p99 %.0f µs; voxel ground + network p99 %.0f µs, max %.0f µs\n",
 		sum.RoadUSP99, sum.VoxelUSP99, sum.VoxelUSMax)
 	fmt.Fprintln(s.opt.Out, s.GPU())
