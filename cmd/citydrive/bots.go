@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +37,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log every bot's connection events")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	password := fs.String("password", "", "the server's join `password`, if it has one; every bot gives it (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
+	editsOut := fs.String("edits-out", "", "write every acknowledged edit (and those unanswered at the end) to this `file`, one JSON object a line, for citydrive check-edits")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
 	fs.alias("metrics", "metrics-addr")
@@ -75,6 +77,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
 		return err
 	}
+	if err := checkOptionalFile("edits-out", *editsOut); err != nil {
+		return err
+	}
 	if err := ready(); err != nil {
 		return err
 	}
@@ -102,9 +107,12 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
-		MetricsURL: metricsURL, Password: joinPassword(*password), Logger: log,
+		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", Logger: log,
 	})
 	rep.WriteTable(stdout)
+	if *editsOut != "" {
+		err = errors.Join(err, writeEdits(*editsOut, rep))
+	}
 	return err
 }
 
@@ -166,4 +174,13 @@ func checkServers(addrs, fps string) error {
 		return fmt.Errorf("-server-fingerprint: %d fingerprints for %d servers: give one for all or one per -addr", nf, na)
 	}
 	return nil
+}
+
+// writeEdits writes the run's recorded edits to file.
+func writeEdits(file string, rep bots.Report) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	return errors.Join(rep.WriteEdits(f), f.Close())
 }

@@ -51,7 +51,10 @@ type Options struct {
 	// Password is the server's join password, if it has one (every bot
 	// gives it in its Join).
 	Password string
-	Logger   *slog.Logger
+	// RecordEdits keeps every edit acknowledged (and those unanswered at
+	// the end) in Bot.Edits, to check them against the stored world.
+	RecordEdits bool
+	Logger      *slog.Logger
 }
 
 // Bot is one bot's outcome.
@@ -76,6 +79,14 @@ type Bot struct {
 	DistanceM       float64
 	Failovers       int       // connections replaced after the server was lost (several -addr)
 	FailedOverAt    time.Time // when the last one was back
+	// Handovers counts switches between region owners (a cluster's
+	// servers that tell them); HandoverGap is the longest a car seen
+	// just before a switch went without a new snapshot across it, and
+	// HandoverCarsLost the cars not seen again within gapWatchFor.
+	Handovers        int
+	HandoverGap      time.Duration
+	HandoverCarsLost int
+	Edits            []Edit // with Options.RecordEdits
 }
 
 // rateSampleEvery is how often Run reads the server's tick rate.
