@@ -60,7 +60,7 @@ type bot struct {
 	nextEvict   time.Time
 	msgs        []wire.Message
 	cars        []wire.CarSnapshot
-	seen        map[uint32]struct{}  // players whose cars this bot saw
+	seen        map[uint32]struct{} // players whose cars this bot saw
 	sent        map[uint32]sentEdit // edit requests awaiting their answer
 	// Handed over (with h): when each car was last seen moving (a new
 	// snapshot), and the cars seen just before the last switch, not yet
