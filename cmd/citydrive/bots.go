@@ -25,6 +25,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "", "server `host:port` (required)")
 	fp := fs.String("server-fingerprint", "", "the server's certificate fingerprint, as it logs at start (required)")
 	n := fs.Int("n", 10, "number of bots")
+	first := fs.Int("first", 0, "number this process's bots from this one on (several processes on one grid: see -of)")
+	of := fs.Int("of", 0, "bots in all processes together, for the grid they start on (0: -first + -n)")
 	duration := fs.Duration("duration", 60*time.Second, "how long the bots drive")
 	seed := fs.Uint64("seed", defaultSeed, "world seed (the server's)")
 	speed := fs.Float64("speed", 30, "driving speed in m/s")
@@ -53,6 +55,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *n < 1 || *n > 10000:
 		return fmt.Errorf("-n must be in 1..10000, got %d", *n)
+	case *first < 0 || *first > 1_000_000 || *of < 0 || *of > 1_000_000 || (*of > 0 && *of < *first+*n):
+		return fmt.Errorf("-first %d -of %d: want 0 ≤ -first and -first + -n ≤ -of ≤ 1000000", *first, *of)
 	case *duration <= 0 || *duration > 24*time.Hour:
 		return fmt.Errorf("-duration must be in (0, 24h], got %v", *duration)
 	case !(*speed > 0 && *speed <= 200):
@@ -105,7 +109,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := bots.Run(ctx, bots.Options{
-		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
+		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, First: *first, Of: *of, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
 		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", Logger: log,
 	})

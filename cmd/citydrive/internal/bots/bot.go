@@ -143,7 +143,7 @@ func newBot(ctx context.Context, o Options, id int) (*bot, error) {
 		backoff: rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))), rng: rand.New(rand.NewPCG(o.Seed, uint64(id))),
 		seen: map[uint32]struct{}{}, sent: map[uint32]sentEdit{}}
 	var err error
-	if b.route, err = startPose(b.g, id, o.N, o.Spread, o.Seed); err != nil {
+	if b.route, err = startPose(b.g, id, o.Of, o.Spread, o.Seed); err != nil {
 		return nil, err
 	}
 	pos, _ := b.route.Pose()
@@ -412,7 +412,9 @@ func (b *bot) handle(m wire.Message, now time.Time) {
 			b.res.AckLatency = append(b.res.AckLatency, now.Sub(e.at).Seconds())
 			delete(b.sent, m.Seq)
 			if b.o.RecordEdits {
-				b.res.Edits = append(b.res.Edits, e.record(b.res.ID, m.Seq, true))
+				r := e.record(b.res.ID, m.Seq, true)
+				r.AckMs = float64(now.Sub(e.at)) / float64(time.Millisecond)
+				b.res.Edits = append(b.res.Edits, r)
 			}
 		}
 	case *wire.EditReject:

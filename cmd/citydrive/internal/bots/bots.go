@@ -36,6 +36,9 @@ type Options struct {
 	Fingerprint string
 	Seed        uint64
 	N           int
+	// First and Of number this run's bots First…First+N-1 of Of bots in
+	// all (several bots processes on one grid); zero: 0 of N.
+	First, Of int
 	Duration    time.Duration
 	Speed       float64       // m/s (30)
 	Radius      uint32        // subscription radius; 0: the server's maximum
@@ -104,6 +107,9 @@ func (o *Options) defaults() {
 	if o.Spread <= 0 {
 		o.Spread = 1500
 	}
+	if o.Of < o.First+o.N {
+		o.Of = o.First + o.N
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -144,7 +150,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				ctx, cancel = context.WithTimeout(runCtx, o.LeaveHalfAfter)
 				defer cancel()
 			}
-			bots[i] = drive(ctx, o, i)
+			bots[i] = drive(ctx, o, o.First+i)
 		})
 	}
 	wg.Wait()

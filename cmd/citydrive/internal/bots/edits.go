@@ -19,6 +19,7 @@ type Edit struct {
 	Index uint16         `json:"i"`
 	Block voxel.Block    `json:"b"`
 	Acked bool           `json:"acked"`
+	AckMs float64        `json:"ms,omitempty"` // request to ack (bot-tick resolution)
 }
 
 func (e sentEdit) record(bot int, seq uint32, acked bool) Edit {
