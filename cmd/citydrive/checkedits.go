@@ -23,12 +23,13 @@ const maxCheckedEdits = 10_000_000
 
 // runCheckEdits is `citydrive check-edits`.
 func runCheckEdits(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check-edits", stdout, "check-edits -backup FILE.cde EDITS…", checkEditsAbout)
+	fs := newFlags("check-edits", stdout, "check-edits -backup FILE.cde -edits FILE[,FILE…]", checkEditsAbout)
 	in := fs.String("backup", "", "the world's backup `file` (.cde, from citydrive export)")
+	files := fs.String("edits", "", "the bots' edit `files` (citydrive bots -edits-out), comma-separated")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *in == "" || len(fs.Args()) == 0 {
+	if *in == "" || *files == "" {
 		return usageError{errors.New("-backup and at least one edits file (citydrive bots -edits-out) are required")}
 	}
 	f, err := os.Open(*in)
@@ -45,7 +46,7 @@ func runCheckEdits(args []string, stdout, stderr io.Writer) error {
 		world[c.Pos] = c.Overlay
 	}
 	var edits []bots.Edit
-	for _, name := range fs.Args() {
+	for _, name := range splitList(*files) {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
