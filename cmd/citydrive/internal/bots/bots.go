@@ -39,11 +39,11 @@ type Options struct {
 	// First and Of number this run's bots First…First+N-1 of Of bots in
 	// all (several bots processes on one grid); zero: 0 of N.
 	First, Of int
-	Duration    time.Duration
-	Speed       float64       // m/s (30)
-	Radius      uint32        // subscription radius; 0: the server's maximum
-	EditEvery   time.Duration // mean time between a bot's edits (10 s); negative: never
-	Spread      float64       // metres between bots' starting points (1500)
+	Duration  time.Duration
+	Speed     float64       // m/s (30)
+	Radius    uint32        // subscription radius; 0: the server's maximum
+	EditEvery time.Duration // mean time between a bot's edits (10 s); negative: never
+	Spread    float64       // metres between bots' starting points (1500)
 	// TeleportAt, if positive, moves every bot 20 km away once, this long
 	// into the run, and measures the burst until its new area is delivered.
 	TeleportAt time.Duration
