@@ -78,7 +78,8 @@ fi
 run_on() { # run_on CPUS CMD…: pinned when there are cores enough
 	cpus=$1
 	shift
-	if [ $pinned = 1 ]; then taskset -c "$cpus" "$@"; else "$@"; fi
+	# exec: in a background subshell, so $! is the process itself (the trap kills it)
+	if [ $pinned = 1 ]; then exec taskset -c "$cpus" "$@"; else exec "$@"; fi
 }
 
 "$CITYDRIVE" cluster-keys -dir "$DIR" -seed "$SEED" -nodes 3 -host 127.0.0.1 \
@@ -98,7 +99,7 @@ waitfor() { # waitfor FILE PATTERN: up to 60 s
 		n=$((n + 1))
 		if [ $n -gt 600 ]; then
 			echo "scale: $1 never showed '$2':" >&2
-			tail -n 20 "${1%.out}.log" >&2 || true
+			tail -n 20 "${1%.out}.log" "$1" >&2 2>/dev/null || true
 			exit 1
 		fi
 		sleep 0.1
