@@ -244,6 +244,7 @@ func (b *bot) step(now time.Time, p world.Vec2) {
 	for id, s := range b.lastSeen {
 		if now.Sub(s.at) <= gapRecent {
 			b.gapWatch[id] = s.at
+			b.res.HandoverWatched++
 		}
 	}
 	b.gapUntil = now.Add(gapWatchFor)

@@ -89,6 +89,7 @@ type Bot struct {
 	Handovers        int
 	HandoverGap      time.Duration
 	HandoverCarsLost int
+	HandoverWatched  int    // cars seen just before a switch, watched across it
 	Edits            []Edit // with Options.RecordEdits
 }
 
