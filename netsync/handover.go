@@ -68,6 +68,7 @@ type Handover struct {
 	cars   []wire.CarSnapshot
 
 	closing sync.WaitGroup // connections closing off the frame
+	gone    Traffic        // the bytes of the connections closed
 }
 
 // link is one connection and the chunks its server has delivered on it
@@ -118,10 +119,59 @@ func DialHandover(ctx context.Context, cfg HandoverConfig) (*Handover, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newHandover(c, cfg), nil
+}
+
+func newHandover(c *Client, cfg HandoverConfig) *Handover {
 	h := &Handover{cfg: cfg, log: logger(cfg.Client.Logger), dialed: make(chan dialResult, 1), failed: map[string]time.Time{},
 		centre: cfg.Client.Centre, radius: cfg.Client.Radius, answered: newAnsweredSeqs(1024), carIdx: map[uint32]int{}}
 	h.primary = newLink(c, cfg.Client.Addr)
 	h.carID = c.Player()
+	return h
+}
+
+// AdoptHandover makes c, a connection the game already drives on, the
+// first primary of a Handover: a frame loop learns that its server is
+// one of a cluster's only from its first wire.Owners, and a plain server
+// never sends one, so the single-server path stays a bare Client. owners
+// is that message; later are the messages the game took from c after it
+// (the rest of its Poll), which the handover learns from as from its own
+// Poll. The chunks delivered before owners are unknown to it (a cluster
+// server tells the owners in the tick before it delivers any): at a
+// switch the game is handed them again. cfg.Client's Centre and Radius
+// are the area c is subscribed to now; the rest of it is c's (its
+// Identity: the edits left unanswered are the same); Rules and the
+// timeouts default as DialHandover's. c's car sequence goes on.
+func AdoptHandover(c *Client, cfg HandoverConfig, owners *wire.Owners, later []wire.Message) (*Handover, error) {
+	if cfg.Rules == (HandoverRules{}) {
+		cfg.Rules = DefaultHandoverRules()
+	}
+	if !(cfg.Rules.Approach < cfg.Rules.Drop && cfg.Rules.Switch > 0) {
+		return nil, fmt.Errorf("netsync: handover rules %+v: Approach must be below Drop and Switch positive (hysteresis)", cfg.Rules)
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = 5 * time.Second
+	}
+	if cfg.RedialAfter <= 0 {
+		cfg.RedialAfter = 2 * time.Second
+	}
+	centre, radius := cfg.Client.Centre, cfg.Client.Radius
+	cfg.Client = c.cfg
+	cfg.Client.Centre, cfg.Client.Radius = centre, radius
+	h := newHandover(c, cfg)
+	h.owners, h.haveOwners = *owners, true
+	h.carSeq = c.carSeq.Load()
+	for _, m := range later {
+		h.primary.track(m)
+		switch m := m.(type) {
+		case *wire.Owners:
+			h.owners = *m
+		case *wire.EditAck:
+			h.answered.first(m.Seq)
+		case *wire.EditReject:
+			h.answered.first(m.Seq)
+		}
+	}
 	return h, nil
 }
 
@@ -141,6 +191,19 @@ func (h *Handover) Switches() int { return h.switches }
 
 // Resent counts edits sent again to the new server at a switch.
 func (h *Handover) Resent() int { return h.resent }
+
+// Traffic is the bytes moved by every connection of the handover: the
+// primary, the spare and those closed before.
+func (h *Handover) Traffic() Traffic {
+	t := h.gone
+	for _, l := range [2]*link{h.primary, h.spare} {
+		if l != nil {
+			lt := l.c.Traffic()
+			t.BytesIn, t.BytesOut = t.BytesIn+lt.BytesIn, t.BytesOut+lt.BytesOut
+		}
+	}
+	return t
+}
 
 // Spare is the spare connection's server and whether it is ready to
 // switch to ("" while none is connected).
@@ -320,6 +383,8 @@ func (h *Handover) dropSpare() {
 // closeLater closes c on its own goroutine (Close waits for c's
 // goroutines: not on the frame); Handover.Close waits for it.
 func (h *Handover) closeLater(c *Client) {
+	t := c.Traffic()
+	h.gone.BytesIn, h.gone.BytesOut = h.gone.BytesIn+t.BytesIn, h.gone.BytesOut+t.BytesOut
 	h.closing.Add(1)
 	go func() {
 		defer h.closing.Done()

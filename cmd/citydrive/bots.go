@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,6 +25,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "", "server `host:port` (required)")
 	fp := fs.String("server-fingerprint", "", "the server's certificate fingerprint, as it logs at start (required)")
 	n := fs.Int("n", 10, "number of bots")
+	first := fs.Int("first", 0, "number this process's bots from this one on (several processes on one grid: see -of)")
+	of := fs.Int("of", 0, "bots in all processes together, for the grid they start on (0: -first + -n)")
 	duration := fs.Duration("duration", 60*time.Second, "how long the bots drive")
 	seed := fs.Uint64("seed", defaultSeed, "world seed (the server's)")
 	speed := fs.Float64("speed", 30, "driving speed in m/s")
@@ -36,6 +39,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log every bot's connection events")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	password := fs.String("password", "", "the server's join `password`, if it has one; every bot gives it (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
+	editsOut := fs.String("edits-out", "", "write every acknowledged edit (and those unanswered at the end) to this `file`, one JSON object a line, for citydrive check-edits")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
 	fs.alias("metrics", "metrics-addr")
@@ -51,6 +55,8 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *n < 1 || *n > 10000:
 		return fmt.Errorf("-n must be in 1..10000, got %d", *n)
+	case *first < 0 || *first > 1_000_000 || *of < 0 || *of > 1_000_000 || (*of > 0 && *of < *first+*n):
+		return fmt.Errorf("-first %d -of %d: want 0 ≤ -first and -first + -n ≤ -of ≤ 1000000", *first, *of)
 	case *duration <= 0 || *duration > 24*time.Hour:
 		return fmt.Errorf("-duration must be in (0, 24h], got %v", *duration)
 	case !(*speed > 0 && *speed <= 200):
@@ -73,6 +79,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkOptionalFile("cpuprofile", *cpuprofile); err != nil {
+		return err
+	}
+	if err := checkOptionalFile("edits-out", *editsOut); err != nil {
 		return err
 	}
 	if err := ready(); err != nil {
@@ -100,11 +109,14 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := bots.Run(ctx, bots.Options{
-		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, Duration: *duration, Speed: *speed,
+		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, First: *first, Of: *of, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
-		MetricsURL: metricsURL, Password: joinPassword(*password), Logger: log,
+		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", Logger: log,
 	})
 	rep.WriteTable(stdout)
+	if *editsOut != "" {
+		err = errors.Join(err, writeEdits(*editsOut, rep))
+	}
 	return err
 }
 
@@ -166,4 +178,13 @@ func checkServers(addrs, fps string) error {
 		return fmt.Errorf("-server-fingerprint: %d fingerprints for %d servers: give one for all or one per -addr", nf, na)
 	}
 	return nil
+}
+
+// writeEdits writes the run's recorded edits to file.
+func writeEdits(file string, rep bots.Report) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	return errors.Join(rep.WriteEdits(f), f.Close())
 }

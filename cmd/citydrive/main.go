@@ -37,6 +37,7 @@ func commands() []command {
 		{"sweep", "soak many seeds and times of day in parallel, check every drive", runSweep},
 		{"replay", "play a recorded drive back, or check it headless (-check)", runReplay},
 		{"bots", "load a server with headless players", runBots},
+		{"check-edits", "check that the bots' acknowledged edits are in a world's backup", runCheckEdits},
 		{"version", "print the version, commit, protocol and generator versions", runVersion},
 		{"help", "show help for a command (citydrive help CMD)", nil},
 	}

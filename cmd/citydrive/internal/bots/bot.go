@@ -37,7 +37,10 @@ type bot struct {
 	surf  *world.SurfaceCache
 	route *autopilot.Route
 
-	c        *netsync.Client
+	c        conn              // the connection: a Client, or h once the server told owners
+	cl       *netsync.Client   // the client c is while it is one
+	h        *netsync.Handover // nil: no owners told (a single server)
+	hcfg     netsync.HandoverConfig
 	dial     func(context.Context) (*netsync.Client, error)
 	failover bool       // several servers: a lost connection is redialled
 	backoff  *rand.Rand // the dial retries' jitter
@@ -57,11 +60,53 @@ type bot struct {
 	nextEvict   time.Time
 	msgs        []wire.Message
 	cars        []wire.CarSnapshot
-	seen        map[uint32]struct{}  // players whose cars this bot saw
-	sent        map[uint32]time.Time // edit requests awaiting their ack
+	seen        map[uint32]struct{} // players whose cars this bot saw
+	sent        map[uint32]sentEdit // edit requests awaiting their answer
+	// Handed over (with h): when each car was last seen moving (a new
+	// snapshot), and the cars seen just before the last switch, not yet
+	// seen again, with when they were last seen then.
+	lastSeen map[uint32]carSeen
+	gapWatch map[uint32]time.Time
+	gapUntil time.Time
 	// bytes of connections lost before this one (failover)
 	earlierIn, earlierOut uint64
 }
+
+// conn is what a bot drives on: a netsync.Client, or a netsync.Handover
+// over a cluster's region owners.
+type conn interface {
+	Done() <-chan struct{}
+	Err() error
+	Traffic() netsync.Traffic
+	SendCar(wire.CarSnapshot)
+	Subscribe(voxel.ChunkPos, uint32) error
+	Poll([]wire.Message, int) []wire.Message
+	Cars([]wire.CarSnapshot) []wire.CarSnapshot
+	RequestEdit(voxel.ChunkPos, uint16, voxel.Block) (uint32, error)
+	Close() error
+}
+
+// sentEdit is an edit request awaiting its answer.
+type sentEdit struct {
+	at    time.Time
+	pos   voxel.ChunkPos
+	index uint16
+	block voxel.Block
+}
+
+// carSeen is a car's newest snapshot seen and when.
+type carSeen struct {
+	seq uint32
+	at  time.Time
+}
+
+// How a bot times the cars it sees at a handover: the cars it saw this
+// recently before the switch are watched until seen again, for at most
+// gapWatchFor (a car gone longer has driven off).
+const (
+	gapRecent   = 250 * time.Millisecond
+	gapWatchFor = 2 * time.Second
+)
 
 // drive runs bot id until ctx ends or its connection is lost for good.
 func drive(ctx context.Context, o Options, id int) Bot {
@@ -78,6 +123,9 @@ func drive(ctx context.Context, o Options, id int) Bot {
 			b.end()
 			return b.res
 		case <-b.c.Done():
+			if b.handedOn(time.Now()) {
+				continue
+			}
 			if !b.reconnect(ctx) {
 				return b.res
 			}
@@ -93,9 +141,9 @@ func newBot(ctx context.Context, o Options, id int) (*bot, error) {
 	w := world.New(o.Seed)
 	b := &bot{o: o, res: Bot{ID: id}, g: roadgraph.New(w), surf: world.NewSurfaceCache(w),
 		backoff: rand.New(rand.NewPCG(o.Seed^0xb0, uint64(id))), rng: rand.New(rand.NewPCG(o.Seed, uint64(id))),
-		seen: map[uint32]struct{}{}, sent: map[uint32]time.Time{}}
+		seen: map[uint32]struct{}{}, sent: map[uint32]sentEdit{}}
 	var err error
-	if b.route, err = startPose(b.g, id, o.N, o.Spread, o.Seed); err != nil {
+	if b.route, err = startPose(b.g, id, o.Of, o.Spread, o.Seed); err != nil {
 		return nil, err
 	}
 	pos, _ := b.route.Pose()
@@ -118,10 +166,13 @@ func newBot(ctx context.Context, o Options, id int) (*bot, error) {
 		}
 		b.dial, b.failover = f.Dial, true
 	}
-	if b.c, err = b.dialPatiently(ctx); err != nil {
+	b.hcfg = netsync.HandoverConfig{Pin: pinFor(addrs, pins)}
+	cl, err := b.dialPatiently(ctx)
+	if err != nil {
 		return nil, err
 	}
-	welcome := b.c.Welcome()
+	b.c, b.cl = cl, cl
+	welcome := cl.Welcome()
 	b.radius = int32(welcome.MaxRadius)
 	if o.Radius > 0 {
 		b.radius = min(b.radius, int32(o.Radius))
@@ -149,6 +200,91 @@ func (b *bot) close() {
 	}
 }
 
+// pinFor is the fingerprint a bot pins for a region owner's address: the
+// one given for it in -addr, or else the first (a cluster's servers
+// sharing one identity, as cmd/cluster.sh runs them).
+func pinFor(addrs, pins []string) func(string) string {
+	return func(addr string) string {
+		for i, a := range addrs {
+			if a == addr {
+				return pins[min(i, len(pins)-1)]
+			}
+		}
+		return pins[0]
+	}
+}
+
+// adopt hands the bot's connection to a Handover: its server told the
+// region owners (a cluster's), so the bot is handed between them as it
+// drives. later are the messages polled after that Owners.
+func (b *bot) adopt(o *wire.Owners, later []wire.Message) {
+	cfg := b.hcfg
+	cfg.Client.Centre, cfg.Client.Radius = b.ar.centre, uint32(b.radius)
+	h, err := netsync.AdoptHandover(b.cl, cfg, o, later)
+	if err != nil {
+		b.o.Logger.Warn("bot: no handover", "bot", b.res.ID, "err", err)
+		return
+	}
+	b.h, b.c, b.cl = h, h, nil
+	if b.lastSeen == nil {
+		b.lastSeen, b.gapWatch = map[uint32]carSeen{}, map[uint32]time.Time{}
+	}
+}
+
+// step is the handover's frame, for the car at p: a switch is counted
+// and the cars seen just before it are watched for their gap.
+func (b *bot) step(now time.Time, p world.Vec2) {
+	before := b.h.Switches()
+	b.h.Step(now, p.X, p.Z)
+	if b.h.Switches() == before {
+		return
+	}
+	b.res.Handovers += b.h.Switches() - before
+	clear(b.gapWatch)
+	for id, s := range b.lastSeen {
+		if now.Sub(s.at) <= gapRecent {
+			b.gapWatch[id] = s.at
+			b.res.HandoverWatched++
+		}
+	}
+	b.gapUntil = now.Add(gapWatchFor)
+}
+
+// watchCars notes the cars seen moving this tick and, after a switch,
+// how long each watched car went unseen across it.
+func (b *bot) watchCars(now time.Time) {
+	for _, s := range b.cars {
+		if old, ok := b.lastSeen[s.Player]; ok && old.seq == s.Seq {
+			continue
+		}
+		b.lastSeen[s.Player] = carSeen{seq: s.Seq, at: now}
+		if at, ok := b.gapWatch[s.Player]; ok {
+			b.res.HandoverGap = max(b.res.HandoverGap, now.Sub(at))
+			delete(b.gapWatch, s.Player)
+		}
+	}
+	if len(b.gapWatch) > 0 && now.After(b.gapUntil) {
+		b.res.HandoverCarsLost += len(b.gapWatch)
+		clear(b.gapWatch)
+	}
+	for id, s := range b.lastSeen { // bounded: cars not seen for a while are forgotten
+		if now.Sub(s.at) > gapWatchFor {
+			delete(b.lastSeen, id)
+		}
+	}
+}
+
+// handedOn is the handover's answer to its primary's connection ending:
+// a spare takes over (true), or the bot has lost its server (false).
+func (b *bot) handedOn(now time.Time) bool {
+	if b.h == nil {
+		return false
+	}
+	p, _ := b.route.Pose()
+	b.step(now, p)
+	return b.h.Err() == nil
+}
+
 // end is the run's end: the byte and steady-state figures.
 func (b *bot) end() {
 	t := b.c.Traffic()
@@ -159,6 +295,11 @@ func (b *bot) end() {
 		b.res.InBps, b.res.OutBps = float64(b.steady.in)/b.steady.secs, float64(b.steady.out)/b.steady.secs
 	}
 	b.res.CarsSeen = len(b.seen)
+	if b.o.RecordEdits { // unanswered at the end: any of them may be stored yet
+		for seq, e := range b.sent {
+			b.res.Edits = append(b.res.Edits, e.record(b.res.ID, seq, false))
+		}
+	}
 }
 
 // reconnect follows a lost connection: with several servers the bot dials
@@ -172,8 +313,9 @@ func (b *bot) reconnect(ctx context.Context) bool {
 	lost := time.Now()
 	t := b.c.Traffic() // the lost connection's bytes stay in the whole-run figures
 	b.steady.close(lost, t)
-	b.earlierIn, b.earlierOut = b.earlierIn+t.BytesIn, b.earlierOut+t.BytesOut
 	_ = b.c.Close()
+	b.earlierIn, b.earlierOut = b.earlierIn+t.BytesIn, b.earlierOut+t.BytesOut
+	b.h = nil // the next server tells its owners again
 	c, err := b.dialPatiently(ctx)
 	if err != nil {
 		b.c = nil
@@ -182,7 +324,7 @@ func (b *bot) reconnect(ctx context.Context) bool {
 		}
 		return false
 	}
-	b.c = c
+	b.c, b.cl = c, c
 	b.res.Failovers++
 	b.res.FailedOverAt = time.Now()
 	b.o.Logger.Warn("bot failed over", "bot", b.res.ID, "after", time.Since(lost).Round(time.Millisecond), "server", c.Welcome().Player>>20)
@@ -206,13 +348,20 @@ func (b *bot) tick(now time.Time) {
 	b.res.DistanceM += b.o.Speed * dt
 	p, dir := b.route.Pose()
 	ch, y := chunkAt(b.surf, p)
+	if b.h != nil {
+		b.step(now, p)
+	}
 	b.c.SendCar(snapshot(p, y, dir, b.o.Speed))
 	if ch != b.ar.centre {
 		_ = b.c.Subscribe(ch, uint32(b.radius))
 		b.ar.move(ch)
 	}
 	b.msgs = b.c.Poll(b.msgs[:0], pollMessages)
-	for _, m := range b.msgs {
+	for i, m := range b.msgs {
+		if o, ok := m.(*wire.Owners); ok && b.h == nil && b.cl != nil {
+			b.adopt(o, b.msgs[i+1:]) // a cluster server: from now on handed over
+			continue
+		}
 		b.handle(m, now)
 	}
 	clear(b.msgs)
@@ -229,6 +378,9 @@ func (b *bot) tick(now time.Time) {
 	b.cars = b.c.Cars(b.cars[:0])
 	for _, s := range b.cars {
 		b.seen[s.Player] = struct{}{}
+	}
+	if b.h != nil {
+		b.watchCars(now)
 	}
 }
 
@@ -257,13 +409,19 @@ func (b *bot) handle(m wire.Message, now time.Time) {
 		b.got(m.Pos)
 	case *wire.EditAck:
 		b.res.EditsAcked++
-		if at, ok := b.sent[m.Seq]; ok {
-			b.res.AckLatency = append(b.res.AckLatency, now.Sub(at).Seconds())
+		if e, ok := b.sent[m.Seq]; ok {
+			b.res.AckLatency = append(b.res.AckLatency, now.Sub(e.at).Seconds())
 			delete(b.sent, m.Seq)
+			if b.o.RecordEdits {
+				r := e.record(b.res.ID, m.Seq, true)
+				r.AckMs = float64(now.Sub(e.at)) / float64(time.Millisecond)
+				b.res.Edits = append(b.res.Edits, r)
+			}
 		}
 	case *wire.EditReject:
 		b.res.EditsRejected++
 		b.res.LastReject = m.Reason
+		delete(b.sent, m.Seq)
 	}
 }
 
@@ -301,8 +459,9 @@ func (b *bot) edit(now time.Time, p world.Vec2, y float64) {
 	if !b.ar.holds(cp) {
 		return
 	}
-	if seq, err := b.c.RequestEdit(cp, uint16(idx), editBlock(b.rng)); err == nil {
-		b.sent[seq] = now
+	block := editBlock(b.rng)
+	if seq, err := b.c.RequestEdit(cp, uint16(idx), block); err == nil {
+		b.sent[seq] = sentEdit{at: now, pos: cp, index: uint16(idx), block: block}
 	}
 }
 

@@ -36,11 +36,14 @@ type Options struct {
 	Fingerprint string
 	Seed        uint64
 	N           int
-	Duration    time.Duration
-	Speed       float64       // m/s (30)
-	Radius      uint32        // subscription radius; 0: the server's maximum
-	EditEvery   time.Duration // mean time between a bot's edits (10 s); negative: never
-	Spread      float64       // metres between bots' starting points (1500)
+	// First and Of number this run's bots First…First+N-1 of Of bots in
+	// all (several bots processes on one grid); zero: 0 of N.
+	First, Of int
+	Duration  time.Duration
+	Speed     float64       // m/s (30)
+	Radius    uint32        // subscription radius; 0: the server's maximum
+	EditEvery time.Duration // mean time between a bot's edits (10 s); negative: never
+	Spread    float64       // metres between bots' starting points (1500)
 	// TeleportAt, if positive, moves every bot 20 km away once, this long
 	// into the run, and measures the burst until its new area is delivered.
 	TeleportAt time.Duration
@@ -51,7 +54,10 @@ type Options struct {
 	// Password is the server's join password, if it has one (every bot
 	// gives it in its Join).
 	Password string
-	Logger   *slog.Logger
+	// RecordEdits keeps every edit acknowledged (and those unanswered at
+	// the end) in Bot.Edits, to check them against the stored world.
+	RecordEdits bool
+	Logger      *slog.Logger
 }
 
 // Bot is one bot's outcome.
@@ -76,6 +82,15 @@ type Bot struct {
 	DistanceM       float64
 	Failovers       int       // connections replaced after the server was lost (several -addr)
 	FailedOverAt    time.Time // when the last one was back
+	// Handovers counts switches between region owners (a cluster's
+	// servers that tell them); HandoverGap is the longest a car seen
+	// just before a switch went without a new snapshot across it, and
+	// HandoverCarsLost the cars not seen again within gapWatchFor.
+	Handovers        int
+	HandoverGap      time.Duration
+	HandoverCarsLost int
+	HandoverWatched  int    // cars seen just before a switch, watched across it
+	Edits            []Edit // with Options.RecordEdits
 }
 
 // rateSampleEvery is how often Run reads the server's tick rate.
@@ -92,6 +107,9 @@ func (o *Options) defaults() {
 	}
 	if o.Spread <= 0 {
 		o.Spread = 1500
+	}
+	if o.Of < o.First+o.N {
+		o.Of = o.First + o.N
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -133,7 +151,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				ctx, cancel = context.WithTimeout(runCtx, o.LeaveHalfAfter)
 				defer cancel()
 			}
-			bots[i] = drive(ctx, o, i)
+			bots[i] = drive(ctx, o, o.First+i)
 		})
 	}
 	wg.Wait()

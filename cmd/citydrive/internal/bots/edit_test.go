@@ -1,11 +1,14 @@
 package bots
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"citydrive/roadgraph/world"
 	"citydrive/voxel"
@@ -48,4 +51,34 @@ func TestBotPlacesEveryBlockButAir(t *testing.T) {
 		seen[b] = true
 	}
 	assert.Len(t, seen, int(voxel.NumBlocks-1))
+}
+
+// An acknowledged edit counts as lost unless its block holds it or a
+// later edit of the same block; the records round-trip through a file.
+func TestCheckEditsFindsTheLostOnes(t *testing.T) {
+	p := voxel.ChunkPos{X: 1}
+	edits := []Edit{
+		{Bot: 0, Seq: 1, Pos: p, Index: 1, Block: voxel.Stone, Acked: true}, // stored
+		{Bot: 0, Seq: 2, Pos: p, Index: 2, Block: voxel.Stone, Acked: true}, // overwritten by its own later one
+		{Bot: 0, Seq: 3, Pos: p, Index: 2, Block: voxel.Sand, Acked: false},
+		{Bot: 1, Seq: 1, Pos: p, Index: 3, Block: voxel.Stone, Acked: true}, // lost: the block holds nobody's
+		{Bot: 1, Seq: 2, Pos: p, Index: 4, Block: voxel.Stone, Acked: true}, // lost: not stored at all
+	}
+	var buf bytes.Buffer
+	require.NoError(t, Report{Bots: []Bot{{Edits: edits}}}.WriteEdits(&buf))
+	back, err := ReadEdits(&buf, 100)
+	require.NoError(t, err)
+	require.Equal(t, edits, back)
+	stored := map[uint16]voxel.Block{1: voxel.Stone, 2: voxel.Sand, 3: voxel.Sand}
+	l := CheckEdits(back, func(q voxel.ChunkPos, i uint16) (voxel.Block, bool) {
+		b, ok := stored[i]
+		return b, ok && q == p
+	})
+	assert.Equal(t, 4, l.Acked)
+	assert.Equal(t, []Edit{edits[3], edits[4]}, l.Lost)
+
+	_, err = ReadEdits(strings.NewReader(`{"i":40000}`), 100)
+	assert.ErrorContains(t, err, "out of range")
+	_, err = ReadEdits(strings.NewReader("{}\n{}\n"), 1)
+	assert.ErrorContains(t, err, "more than 1")
 }

@@ -66,7 +66,8 @@ func (r Report) WriteTable(w io.Writer) {
 	failed := 0
 	acked, rejected := 0, 0
 	var ackLat []float64
-	failovers := 0
+	failovers, handovers, gapLost := 0, 0, 0
+	var gap time.Duration
 	var lastBack time.Time
 	var radii []int32
 	var lastReject string
@@ -86,6 +87,8 @@ func (r Report) WriteTable(w io.Writer) {
 		acked += b.EditsAcked
 		ackLat = append(ackLat, b.AckLatency...)
 		failovers += b.Failovers
+		handovers += b.Handovers
+		gap, gapLost = max(gap, b.HandoverGap), gapLost+b.HandoverCarsLost
 		if b.FailedOverAt.After(lastBack) {
 			lastBack = b.FailedOverAt
 		}
@@ -135,6 +138,14 @@ func (r Report) WriteTable(w io.Writer) {
 	if failovers > 0 {
 		fmt.Fprintf(w, "failovers: %d; the last bot was back on a server at %s (unix ms %d)\n",
 			failovers, lastBack.UTC().Format("15:04:05.000"), lastBack.UnixMilli())
+	}
+	if handovers > 0 {
+		per := 0.0
+		if mins := float64(len(r.Bots)-failed) * r.Duration.Minutes(); mins > 0 {
+			per = float64(handovers) / mins
+		}
+		fmt.Fprintf(w, "handovers: %d (%.2f per bot-minute); longest car gap at a handover %.0f ms; cars not seen again within %v: %d\n",
+			handovers, per, float64(gap)/float64(time.Millisecond), gapWatchFor, gapLost)
 	}
 	if len(ackLat) > 0 {
 		slices.Sort(ackLat)

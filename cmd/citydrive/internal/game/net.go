@@ -38,10 +38,15 @@ const redialEvery = 2 * time.Second
 // connection is redialled in the background (when it has a Dialer) while
 // the game drives on, and the new client resubscribes.
 type link struct {
-	c       *netsync.Client // nil while reconnecting
+	c       *netsync.Client // nil while reconnecting; with h, its primary
+	h       *netsync.Handover
+	x, z    float64 // the car, as update last had it (for the handover)
 	world   *ground.Client
 	cars    *remote.Cars
 	snaps   []wire.CarSnapshot
+	msgs    []wire.Message // the handover's, polled each frame
+	area    voxel.ChunkPos // the area last subscribed to
+	radius  uint32
 	sendT   float64
 	status  string // last edit result or connection state, for the developer's HUD
 	news    string // the last status the player should read (tell)
@@ -117,17 +122,29 @@ func (l *link) check() error {
 		}
 		return nil
 	}
-	select {
-	case <-l.c.Done():
-	default:
-		return nil
+	if l.h != nil {
+		select {
+		case <-l.h.Done():
+		default:
+			return nil
+		}
+		l.h.Step(time.Now(), l.x, l.z) // a spare ready takes over
+		if l.h.Err() == nil {
+			l.c = l.h.Primary()
+			return nil
+		}
+	} else {
+		select {
+		case <-l.c.Done():
+		default:
+			return nil
+		}
 	}
 	err := l.c.Err()
 	if l.dial == nil {
 		return err
 	}
-	_ = l.c.Close()
-	l.c = nil
+	l.closeConn()
 	l.status = "SERVER LOST: RECONNECTING"
 	l.wg.Add(1)
 	go l.redial()
@@ -160,9 +177,33 @@ func (l *link) close() {
 	default:
 	}
 	if l.c != nil {
-		_ = l.c.Close()
-		l.c = nil
+		l.closeConn()
 	}
+}
+
+// closeConn closes the connection: the handover's, all of them.
+func (l *link) closeConn() {
+	if l.h != nil {
+		_ = l.h.Close()
+	} else {
+		_ = l.c.Close()
+	}
+	l.c, l.h = nil, nil
+}
+
+// adopt hands the connection to a Handover: its server told the region
+// owners (a cluster's), so the car is handed between them as it drives.
+// A spare is pinned to the first server's fingerprint (a cluster's
+// servers share one identity, as cmd/cluster.sh runs them).
+func (l *link) adopt(o *wire.Owners) {
+	cfg := netsync.HandoverConfig{}
+	cfg.Client.Centre, cfg.Client.Radius = l.area, l.radius
+	h, err := netsync.AdoptHandover(l.c, cfg, o, nil)
+	if err != nil {
+		l.status = "NO HANDOVER: " + err.Error()
+		return
+	}
+	l.h, l.player = h, h.CarID()
 }
 
 // sink adapts server messages to the terrain client.
@@ -211,7 +252,13 @@ func (l *link) reset(x, y, z, heading float64) bool {
 	if l.c == nil {
 		return false
 	}
-	seq, err := l.c.Reset(x, y, z, heading)
+	var seq uint32
+	var err error
+	if l.h != nil {
+		seq, err = l.h.Reset(x, y, z, heading)
+	} else {
+		seq, err = l.c.Reset(x, y, z, heading)
+	}
 	if err != nil {
 		l.tell("RESET NOT SENT: " + err.Error())
 		return false
@@ -238,7 +285,12 @@ func (l *link) subscribe(centre voxel.ChunkPos, radius int32) int32 {
 		return radius // reconnecting: Resubscribe asks again once connected
 	}
 	r := min(uint32(radius), l.c.Welcome().MaxRadius)
-	if err := l.c.Subscribe(centre, r); err != nil {
+	l.area, l.radius = centre, r
+	sub := l.c.Subscribe
+	if l.h != nil {
+		sub = l.h.Subscribe
+	}
+	if err := sub(centre, r); err != nil {
 		l.tell("SUBSCRIBE FAILED: " + err.Error())
 	}
 	return int32(r)
@@ -249,16 +301,17 @@ func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
 	if l.c == nil {
 		return
 	}
-	l.c.Drain(sink{l}, maxInboundPerFrame)
-	l.sendT -= dt
-	if l.sendT <= 0 {
-		l.sendT += 1.0 / carSendHz
-		if l.sendT < 0 {
-			l.sendT = 0
+	l.x, l.z = x, z
+	if l.h != nil {
+		l.handedOver(dt, x, y, z, heading, speed)
+	} else {
+		l.drain()
+		if l.sendT -= dt; l.sendT <= 0 {
+			l.sendT = max(0, l.sendT+1.0/carSendHz)
+			l.c.SendCar(wire.QuantiseCar(0, 0, x, y, z, heading, speed))
 		}
-		l.c.SendCar(wire.QuantiseCar(0, 0, x, y, z, heading, speed))
+		l.snaps = l.c.Cars(l.snaps[:0])
 	}
-	l.snaps = l.c.Cars(l.snaps[:0])
 	l.cars.Observe(clock, l.snaps)
 }
 
@@ -278,11 +331,50 @@ func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 		b = voxel.Stone
 	}
 	p, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
-	seq, err := l.c.RequestEdit(p, uint16(idx), b)
+	request := l.c.RequestEdit
+	if l.h != nil {
+		request = l.h.RequestEdit
+	}
+	seq, err := request(p, uint16(idx), b)
 	if err != nil {
 		l.tell("EDIT FAILED: " + err.Error())
 		return
 	}
 	l.pending++
 	l.status = fmt.Sprintf("EDIT %d SENT", seq)
+}
+
+// drain takes the server's messages, as Client.Drain would, and adopts a
+// handover at the first Owners (a cluster server's): what follows it
+// this frame waits for the handover's Poll.
+func (l *link) drain() {
+	for range maxInboundPerFrame {
+		select {
+		case m := <-l.c.Messages():
+			if o, ok := m.(*wire.Owners); ok {
+				l.adopt(o)
+				return
+			}
+			netsync.Dispatch(sink{l}, m)
+		default:
+			return
+		}
+	}
+}
+
+// handedOver is update's network part on a handover: its frame, the
+// messages, the car, the others' cars.
+func (l *link) handedOver(dt, x, y, z, heading, speed float64) {
+	l.h.Step(time.Now(), x, z)
+	l.c = l.h.Primary()
+	l.msgs = l.h.Poll(l.msgs[:0], maxInboundPerFrame)
+	for _, m := range l.msgs {
+		netsync.Dispatch(sink{l}, m)
+	}
+	clear(l.msgs)
+	if l.sendT -= dt; l.sendT <= 0 {
+		l.sendT = max(0, l.sendT+1.0/carSendHz)
+		l.h.SendCar(wire.QuantiseCar(0, 0, x, y, z, heading, speed))
+	}
+	l.snaps = l.h.Cars(l.snaps[:0])
 }
