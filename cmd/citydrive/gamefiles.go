@@ -1,9 +1,12 @@
 package main
 
-import "io/fs"
+import (
+	"io/fs"
+
+	"citydrive/cmd/citydrive/internal/webgame"
+)
 
 // gameFiles is the browser game's page served at /play/ (nil: this build
-// has none, and /play/ says so). The page is package webgame's Files()
-// (branch wasm); until it lands here /play/config and the WebTransport
-// listener work, and the page is missing.
-func gameFiles() fs.FS { return nil }
+// has no WebAssembly module, `go generate ./cmd/citydrive/internal/webgame`
+// builds it, and /play/ says so).
+func gameFiles() fs.FS { return webgame.Files() }

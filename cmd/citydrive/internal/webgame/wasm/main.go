@@ -1,0 +1,166 @@
+//go:build js && wasm
+
+// Command wasm is the browser game: package game's frame loop, solo (the
+// world from the seed, generated in the page), drawn by render/webgl into
+// the page's canvas. It publishes window.citydrive.stats (see statsEvery).
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall/js"
+
+	"citydrive/buildworkers"
+	"citydrive/cmd/citydrive/internal/game"
+	"citydrive/render/scene"
+	"citydrive/render/webgl"
+	"citydrive/roadgraph/world"
+	"citydrive/slots"
+)
+
+// statsEvery is how many frames pass between the statistics' quantiles
+// (sorting every frame's times each frame would itself cost a frame).
+const statsEvery = 30
+
+// defaultSeed is the world without ?seed= or a join code.
+const defaultSeed = 1
+
+// maxInFlight bounds the builds a worker holds: on one thread the worker
+// runs them while the frame goroutine waits for the next animation frame,
+// so this bounds the build work between two frames.
+const maxInFlight = 2
+
+func main() {
+	doc := js.Global().Get("document")
+	hud := doc.Call("getElementById", "hud")
+	stats := doc.Call("getElementById", "stats")
+	page := js.Global().Get("citydrive")
+	fail := func(err error) {
+		page.Set("error", err.Error())
+		hud.Set("textContent", "citydrive: "+err.Error())
+		js.Global().Get("console").Call("error", err.Error())
+	}
+	loc := js.Global().Get("location")
+	q, _ := url.ParseQuery(strings.TrimPrefix(loc.Get("search").String(), "?"))
+	seed, err := seedOf(q.Get("seed"), loc.Get("hash").String())
+	if err != nil {
+		fail(err)
+		return
+	}
+	autopilot := q.Get("autopilot") == "1"
+
+	cfg := buildworkers.DefaultConfig()
+	cfg.MaxInFlight = maxInFlight
+	w := world.New(seed)
+	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
+	d, err := webgl.New(doc.Call("getElementById", "view"), hud, slots.Layout{Near: cfg.Slots})
+	if err != nil {
+		fail(err)
+		return
+	}
+	log := slog.New(slog.NewTextHandler(console{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	s, err := game.New(game.Options{Streaming: cfg, World: w, Display: d, Autopilot: autopilot,
+		Traffic: true, TimeOfDay: 11, Log: log, Out: console{}})
+	if err != nil {
+		fail(err)
+		return
+	}
+	perf := js.Global().Get("performance")
+	st := js.Global().Get("Object").New()
+	page.Set("stats", st)
+	st.Set("seed", strconv.FormatUint(seed, 10))
+	st.Set("autopilot", autopilot)
+	st.Set("loading", true)
+	var frames int
+	var first float64 // ms from navigation to the first frame of the world
+	var last, fps float64
+	d.OnPresent = func() {
+		now := perf.Call("now").Float()
+		ds := d.Stats()
+		if d.Loading() {
+			st.Set("loading", true)
+			return
+		}
+		if first == 0 {
+			first = now
+			st.Set("firstFrameMs", first)
+			st.Set("loading", false)
+		}
+		frames++
+		if frames%statsEvery != 0 {
+			return
+		}
+		if last > 0 {
+			fps = statsEvery * 1000 / (now - last)
+		}
+		last = now
+		sum := s.Summarise()
+		st.Set("frames", sum.Frames)
+		st.Set("fps", fps)
+		st.Set("frameMsP50", sum.FrameMSMedian) // main-thread work per frame: update + draw calls
+		st.Set("frameMsP99", sum.FrameMSP99)
+		st.Set("updateMsP50", sum.WorkUSMedian/1000)
+		st.Set("updateMsP99", sum.WorkUSP99/1000)
+		st.Set("builds", sum.Stats.Builds)
+		st.Set("stale", sum.Stats.StaleDropped)
+		st.Set("overflows", sum.Stats.Overflows)
+		st.Set("slots", sum.Stats.Used)
+		st.Set("km", sum.Drive.Distance/1000)
+		st.Set("multiDraws", ds.Main.MultiDraws)
+		st.Set("draws", ds.Main.Draws)
+		st.Set("vertices", ds.Main.Vertices)
+		st.Set("fallback", sum.Stats.Fallback)
+		stats.Set("textContent", fmt.Sprintf("%.0f fps  frame work p50 %.1f ms p99 %.1f ms  %d builds  %d stale  %d slots  %s",
+			fps, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Used, drawsText(ds)))
+	}
+	if err := s.Run(); err != nil {
+		fail(err)
+	}
+	s.Close()
+}
+
+func drawsText(ds scene.Stats) string {
+	if ds.Main.MultiDraws > 0 {
+		return fmt.Sprintf("%d multi-draws", ds.Main.MultiDraws)
+	}
+	return fmt.Sprintf("%d draws", ds.Main.Draws)
+}
+
+// seedOf is ?seed= if given, else the join code's seed (the fragment:
+// citydrive://HOST:PORT/SEED/FINGERPRINT), else defaultSeed.
+func seedOf(param, hash string) (uint64, error) {
+	if param != "" {
+		v, err := strconv.ParseUint(param, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("?seed=%q is not a seed (a whole number)", param)
+		}
+		return v, nil
+	}
+	code, err := url.PathUnescape(strings.TrimPrefix(hash, "#"))
+	if err != nil || code == "" {
+		return defaultSeed, nil
+	}
+	parts := strings.Split(strings.TrimPrefix(code, "citydrive://"), "/")
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("join code %q is not citydrive://HOST:PORT/SEED/FINGERPRINT", code)
+	}
+	v, err := strconv.ParseUint(parts[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("join code %q: the seed %q is not a whole number", code, parts[1])
+	}
+	return v, nil
+}
+
+// console writes the game's log and summary to the browser's console.
+type console struct{}
+
+func (console) Write(b []byte) (int, error) {
+	js.Global().Get("console").Call("log", strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+var _ io.Writer = console{}
