@@ -86,23 +86,50 @@ func (w World) OnCauseway(p Vec2) bool {
 // widest junction surface (an avenue's) and a car turning at its rim.
 const sweptRadius = AvenueHalfWidth + WalkWidth + junctionMargin + 3.0
 
-// maxSlope bounds the terrain's slope near the lake (it is far under
-// this): heights between samples a few metres apart differ by at most
-// maxSlope times the distance.
-const maxSlope = 0.15
+// maxSlope bounds the terrain's slope anywhere: Height is Lipschitz with
+// this constant, so heights d metres apart differ by at most maxSlope·d.
+// It is derived, not measured (the old 0.15 was "far under" what the
+// terrain does: seed 0 at x = −145,236 km has 0.18, and slopes of 0.24
+// are common on shores). Value noise with quintic fade changes by at most
+// 2·15/8 per lattice unit along an axis, so √2 of that in any direction;
+// fbm's octaves weigh frequency 2.03^o by 0.5^o over the weights' sum. The
+// lake field then moves at most 0.0116 per metre: 0.52 m/m of landRelief;
+// the detail adds its own noise (0.08) and its smoothstep's rim (0.26);
+// the causeway's embankment is gentler (causewaySide). Sum: 0.86.
+// TestHeightSlopeIsBounded samples it.
+var maxSlope = func() float64 {
+	vn := math.Sqrt2 * 2 * 15.0 / 8 // value noise, per lattice unit
+	fbmSlope := func(octaves int) float64 {
+		s, amp, f, norm := 0.0, 1.0, 1.0, 0.0
+		for range octaves {
+			s += amp * f * vn
+			norm += amp
+			amp *= 0.5
+			f *= 2.03
+		}
+		return s / norm
+	}
+	lake := fbmSlope(4) / lakeScale
+	rim := 1.5 / (0.12 - 0.02) // smoothstep(0.02, 0.12, e)'s steepest
+	land := landRelief*lake + detailRelief*(fbmSlope(2)/detailScale+rim*lake)
+	return max(land, causewaySide)
+}()
 
 // sweptSure: a centre this high above the lake has land all around within
 // sweptRadius, so the ring need not be sampled.
-const sweptSure = WetMargin + maxSlope*sweptRadius
+var sweptSure = WetMargin + maxSlope*sweptRadius
 
-// sweptSamples points on the ring are sampled; every point of the ring
-// lies within half a chord of one, so a sample that high above WetMargin
-// (sweptDip) keeps the whole ring dry, not just the samples (8 samples
-// missed a shore cutting in between two of them).
-const sweptSamples = 32
+// sweptSamples points on the ring are sampled first, each needing
+// sweptDip above WetMargin (the rule the world was made with); an arc
+// between two samples is then proven dry by the slope bound, split in
+// halves where the bound alone cannot tell, down to sweptFinest.
+const (
+	sweptSamples = 32
+	sweptFinest  = 0.05 // metres of arc
+)
 
 var (
-	sweptDip  = maxSlope * sweptRadius * math.Sin(math.Pi/sweptSamples)
+	sweptDip  = 0.15 * sweptRadius * math.Sin(math.Pi/sweptSamples)
 	sweptRing = func() (r [sweptSamples]Vec2) {
 		for k := range r {
 			a := 2 * math.Pi * float64(k) / sweptSamples
@@ -112,18 +139,47 @@ var (
 	}()
 )
 
-// sweptOnLand reports whether the ring around p at sweptRadius is land,
-// high enough that no road there counts as wet (WetMargin).
+// sweptOnLand reports whether the whole ring around p at sweptRadius is
+// land, high enough that no road there counts as wet (WetMargin): every
+// sample sweptDip above that, and every arc between them proven above it.
 func (w World) sweptOnLand(p Vec2, h float64) bool {
 	if h >= sweptSure {
 		return true
 	}
-	for _, d := range sweptRing {
-		if w.Height(p.X+d.X, p.Z+d.Z) < WaterLevel+WetMargin+sweptDip {
+	var hs [sweptSamples]float64
+	for k, d := range sweptRing {
+		hs[k] = w.Height(p.X+d.X, p.Z+d.Z)
+		if hs[k] < WaterLevel+WetMargin+sweptDip {
+			return false
+		}
+	}
+	step := 2 * math.Pi / sweptSamples
+	for k := range hs {
+		a := step * float64(k)
+		if !w.arcDry(p, a, a+step, hs[k], hs[(k+1)%sweptSamples]) {
 			return false
 		}
 	}
 	return true
+}
+
+// arcDry proves the ring's arc from angle a0 (height h0) to a1 (h1) above
+// WetMargin: along an arc of length s a Lipschitz height is at least
+// (h0 + h1 − maxSlope·s) / 2.
+func (w World) arcDry(p Vec2, a0, a1, h0, h1 float64) bool {
+	s := (a1 - a0) * sweptRadius
+	if (h0+h1-maxSlope*s)/2 >= WaterLevel+WetMargin {
+		return true
+	}
+	if s <= sweptFinest {
+		return false
+	}
+	am := (a0 + a1) / 2
+	hm := w.Height(p.X+sweptRadius*math.Cos(am), p.Z+sweptRadius*math.Sin(am))
+	if hm < WaterLevel+WetMargin {
+		return false
+	}
+	return w.arcDry(p, a0, am, h0, hm) && w.arcDry(p, am, a1, hm, h1)
 }
 
 // RawJunction is the lattice's candidate junction in cell c, before the

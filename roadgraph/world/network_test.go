@@ -383,3 +383,56 @@ func TestSeed2169HasNoHairpin(t *testing.T) {
 		}
 	}
 }
+
+// Found by TestPropertyBridgesLandOnRoadOnLand: a junction 2.61 m above
+// the lake, taken as dry all round by a slope bound of 0.15 that the shore
+// there (0.18) exceeded; its swept ring dipped into the water.
+func TestASteepShoreJunctionIsNoBridgeEnd(t *testing.T) {
+	w := New(0)
+	for _, e := range bridgeEnds(w, Cell{-968240, 3}, 2) {
+		p, ok := w.Junction(e)
+		require.True(t, ok)
+		if !e.OnTrunk() {
+			assert.True(t, landAround(w, p, sweptRadius-1), "the bridge end %v at (%.0f, %.0f) stands on land", e, p.X, p.Z)
+		}
+	}
+	_, ok := w.RawJunction(Cell{-968242, 5})
+	assert.False(t, ok, "the junction on the steep shore is not a candidate")
+}
+
+// The swept-area rule proves a ring dry from samples and maxSlope: the
+// terrain's slope must never exceed it, anywhere.
+func TestPropertyHeightSlopeIsBounded(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := New(rapid.Uint64().Draw(rt, "seed"))
+		c := randomCell(rt, "cell")
+		x := float64(c.I)*CellSize + rapid.Float64Range(0, CellSize).Draw(rt, "dx")
+		z := float64(c.J)*CellSize + rapid.Float64Range(0, CellSize).Draw(rt, "dz")
+		a := rapid.Float64Range(0, 2*math.Pi).Draw(rt, "a")
+		const d = 0.25
+		dh := math.Abs(w.Height(x+d*math.Cos(a), z+d*math.Sin(a)) - w.Height(x, z))
+		require.LessOrEqual(rt, dh, maxSlope*d, "slope at (%.1f, %.1f)", x, z)
+	})
+}
+
+// Near shores, where the bound matters, the steepest slope found stays
+// under it with room (a guard against a terrain change that outgrows it).
+func TestShoreSlopeIsUnderTheBound(t *testing.T) {
+	steepest := 0.0
+	for seed := uint64(1); seed <= 200; seed++ {
+		w := New(seed)
+		for i := range 2000 {
+			x := float64(i%50)*37.3 - 900
+			z := float64(i/50)*41.9 - 900
+			h := w.Height(x, z)
+			if h < -1 || h > sweptSure {
+				continue
+			}
+			gx := (w.Height(x+0.25, z) - w.Height(x-0.25, z)) / 0.5
+			gz := (w.Height(x, z+0.25) - w.Height(x, z-0.25)) / 0.5
+			steepest = max(steepest, math.Hypot(gx, gz))
+		}
+	}
+	assert.Less(t, steepest, maxSlope, "the steepest shore slope")
+	assert.Greater(t, steepest, 0.15, "the old bound was too low: the test still sees steep shores")
+}
