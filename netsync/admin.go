@@ -165,7 +165,12 @@ func (s *Server) Snapshot(ctx context.Context, since uint64) (Snapshot, error) {
 		slices.SortFunc(snap.Players, func(a, b PlayerInfo) int { return int(a.ID) - int(b.ID) })
 		snap.Edits, snap.Dropped = a.editsSince(since)
 	})
-	return snap, err
+	if err != nil {
+		// A cancelled call may still run on the tick goroutine later:
+		// snap is its, not ours.
+		return Snapshot{}, err
+	}
+	return snap, nil
 }
 
 // editsSince returns the kept edits after sequence since, oldest first,
@@ -237,7 +242,10 @@ func (s *Server) Notify(ctx context.Context, n wire.Notice) (int, error) {
 			}
 		}
 	})
-	return sent, err
+	if err != nil {
+		return 0, err // sent belongs to a call that may still run (see Snapshot)
+	}
+	return sent, nil
 }
 
 // serveRequests runs the admin requests waiting, at most requestQueue, so

@@ -40,6 +40,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	password := fs.String("password", "", "the server's join `password`, if it has one; every bot gives it (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
 	editsOut := fs.String("edits-out", "", "write every acknowledged edit (and those unanswered at the end) to this `file`, one JSON object a line, for citydrive check-edits")
+	stay := fs.Bool("stay", false, "keep each bot on the server it joined: in a cluster, never hand it over to a region's owner")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
 	fs.alias("metrics", "metrics-addr")
@@ -111,7 +112,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, First: *first, Of: *of, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
-		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", Logger: log,
+		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", Stay: *stay, Logger: log,
 	})
 	rep.WriteTable(stdout)
 	if *editsOut != "" {

@@ -358,7 +358,7 @@ func (b *bot) tick(now time.Time) {
 	}
 	b.msgs = b.c.Poll(b.msgs[:0], pollMessages)
 	for i, m := range b.msgs {
-		if o, ok := m.(*wire.Owners); ok && b.h == nil && b.cl != nil {
+		if o, ok := m.(*wire.Owners); ok && b.h == nil && b.cl != nil && !b.o.Stay {
 			b.adopt(o, b.msgs[i+1:]) // a cluster server: from now on handed over
 			continue
 		}

@@ -39,6 +39,9 @@ type Options struct {
 	// First and Of number this run's bots First…First+N-1 of Of bots in
 	// all (several bots processes on one grid); zero: 0 of N.
 	First, Of int
+	// Stay keeps each bot on the server it joined: a cluster's Owners are
+	// ignored, so no bot is handed over (to load chosen servers).
+	Stay bool
 	Duration  time.Duration
 	Speed     float64       // m/s (30)
 	Radius    uint32        // subscription radius; 0: the server's maximum

@@ -162,7 +162,7 @@ func TestClusterMapShowsEveryServersPlayers(t *testing.T) {
 	go func() {
 		_, err := bots.Run(ctx, bots.Options{Addr: a.DialAddr() + "," + b.DialAddr(),
 			Fingerprint: a.Fingerprint() + "," + b.Fingerprint(), Seed: testSeed, N: 2, Duration: time.Minute,
-			Radius: 1, Spread: 1, EditEvery: -1, Logger: quiet()})
+			Radius: 1, Spread: 1, EditEvery: -1, Stay: true, Logger: quiet()})
 		ran <- err
 	}()
 	defer func() { cancel(); require.NoError(t, <-ran) }()
