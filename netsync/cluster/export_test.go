@@ -45,3 +45,9 @@ func RemoteCarsRejected(n *Node) float64 { return counter(n.carsX.rejected) }
 func CarSubject(seed uint64, r Region) string {
 	return carSubject("citydrive."+strconv.FormatUint(seed, 10), r)
 }
+
+// OwnKey and RegionFilter are the bucket keys of region r's lease and
+// chunks.
+func OwnKey(r Region) string { return ownKey(r) }
+
+func RegionFilter(r Region) string { return regionFilter(r) }

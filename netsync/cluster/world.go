@@ -338,6 +338,10 @@ func (w *World) commit(r request) (uint64, error) {
 	}
 }
 
+// WriterHeader names, on every chunk write, the slot of the server that
+// committed it.
+const WriterHeader = "Citydrive-Writer"
+
 // ErrStoreDown: the edit was not stored because NATS did not answer
 // (a lost quorum, a stalled node) for as long as an edit is retried.
 var ErrStoreDown = errors.New("the world's store (NATS) is not answering, try again soon")
@@ -395,6 +399,10 @@ func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again
 	msg.Data = val
 	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(token, 10))
 	msg.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, w.subj+ownKey(reg))
+	// Who wrote it, kept with the value: the bucket's history then shows
+	// which server committed each write (the drill and tests check that
+	// it was the lease holder of the moment).
+	msg.Header.Set(WriterHeader, strconv.FormatUint(uint64(w.self), 10))
 	ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
 	ack, err := w.js.PublishMsg(ctx, msg)
 	cancel()
