@@ -64,6 +64,7 @@ func TestTwoNATSNodesLostEditsRefusedCarsGoOnAllRecovers(t *testing.T) {
 	}
 	// Both servers on node 0, the survivor.
 	a, b := startServerOpt(t, opt(), nil), startServerOpt(t, opt(), nil)
+	rec := recordCommits(t, nc.URL(0), cluster.RegionOf(home)) // from the stream's start
 	pa, pb := join(t, a.clientConfig()), join(t, b.clientConfig())
 	pa.until("home", func() bool { _, ok := pa.held[home]; return ok })
 	pa.until("b's car on a", func() bool { return pa.seesCar(pb.c.Player()) })
@@ -127,4 +128,5 @@ func TestTwoNATSNodesLostEditsRefusedCarsGoOnAllRecovers(t *testing.T) {
 		}
 		return true
 	})
+	rec.requireOneCommitter()
 }
