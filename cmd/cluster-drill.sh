@@ -26,7 +26,7 @@ mkdir -p "$DIR"
 DIR="$DIR" SEED=3 SERVER_FLAGS="-max-players-per-addr 64" sh cmd/cluster.sh >"$DIR/cluster.out" 2>&1 &
 cluster=$!
 n=0
-until grep -q 'Ctrl+C stops' "$DIR/cluster.out"; do
+until grep -qs 'Ctrl+C stops' "$DIR/cluster.out"; do
 	n=$((n + 1))
 	if [ $n -gt 3000 ] || ! kill -0 $cluster 2>/dev/null; then
 		cat "$DIR/cluster.out" >&2
