@@ -15,6 +15,7 @@
 #
 #   sh cmd/cluster.sh            # data in ./out/cluster, seed 1
 #   DIR=/tmp/c SEED=7 sh cmd/cluster.sh
+#   SERVER_FLAGS="-max-players-per-addr 64" sh cmd/cluster.sh   # more flags for each server
 #
 # Ports: NATS clients 4222-4224, NATS routes 6222-6224, NATS monitoring
 # http://127.0.0.1:8222-8224 (/jsz?streams=true), citydrive (UDP)
@@ -56,7 +57,7 @@ done
 server() { # server N: one citydrive server, its log in DIR/serverN.log
 	mkdir -p "$DIR/server$1"
 	"$DIR/bin/citydrive" server -addr 127.0.0.1:$((4700 + $1)) -data "$DIR/server$1" -seed "$SEED" \
-		-cluster "$natsurls" -cluster-creds "$creds" -cluster-ca "$ca" -metrics-addr 127.0.0.1:$((9700 + $1)) \
+		-cluster "$natsurls" -cluster-creds "$creds" -cluster-ca "$ca" -metrics-addr 127.0.0.1:$((9700 + $1)) ${SERVER_FLAGS:-} \
 		>"$DIR/server$1.out" 2>"$DIR/server$1.log" &
 	pids="$pids $!"
 }

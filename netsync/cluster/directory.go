@@ -181,6 +181,17 @@ func (d *Directory) setLoaded() {
 	}
 }
 
+// echoAge is how long ago our own heartbeat last came back through the
+// watch (0 before the first).
+func (d *Directory) echoAge() time.Duration {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.echo.IsZero() {
+		return 0
+	}
+	return d.now().Sub(d.echo)
+}
+
 // expire judges every server's heartbeat against the TTL. It judges only
 // while our own heartbeat came back within half the TTL: a watch that has
 // stalled would see every other server silent.

@@ -45,3 +45,26 @@ func RemoteCarsRejected(n *Node) float64 { return counter(n.carsX.rejected) }
 func CarSubject(seed uint64, r Region) string {
 	return carSubject("citydrive."+strconv.FormatUint(seed, 10), r)
 }
+
+// OwnKey and RegionFilter are the bucket keys of region r's lease and
+// chunks.
+func OwnKey(r Region) string { return ownKey(r) }
+
+func RegionFilter(r Region) string { return regionFilter(r) }
+
+// Dead lists the server slots n counts dead now.
+func Dead(n *Node) []uint32 {
+	n.dir.mu.RLock()
+	defer n.dir.mu.RUnlock()
+	var out []uint32
+	for s, d := range n.dir.dead {
+		if d {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Fresh reports whether n's own heartbeat is recent enough to write as an
+// owner.
+func Fresh(n *Node) bool { return n.lease.fresh() }

@@ -70,7 +70,8 @@ type leaser struct {
 	addr      string
 	okAt      time.Time // when the last stored heartbeat was sent
 	busy      map[Region]time.Time
-	stopBeats bool // set by Close: the heartbeat key is gone
+	stopBeats bool      // set by Close: the heartbeat key is gone
+	rewatched time.Time // when unstall last made the watch again (run's)
 
 	// testHookBeat, if set, runs before each heartbeat (tests pause a
 	// server there).
@@ -162,6 +163,7 @@ func (l *leaser) run() {
 				l.log.Warn("writing the heartbeat failed", "err", err)
 			}
 		}
+		l.unstall()
 		l.dir.expire()
 		l.dir.mu.RLock()
 		loaded := l.dir.loaded
@@ -170,6 +172,22 @@ func (l *leaser) run() {
 			l.place()
 		}
 	}
+}
+
+// unstall makes the watch again when NATS stores our heartbeats but the
+// watch has not shown one for a TTL: after a lost quorum or a stalled node
+// the client library's ordered consumer can sit silent for many seconds
+// before it notices (its idle heartbeat), and meanwhile this server acks
+// late, judges nobody and broadcasts nothing. At most once a TTL.
+func (l *leaser) unstall() {
+	now := l.now()
+	if !l.fresh() || l.dir.echoAge() < l.opt.TTL || now.Sub(l.rewatched) < l.opt.TTL {
+		return
+	}
+	l.rewatched = now
+	l.log.Warn("the edit watch shows none of our stored heartbeats; making it again", "silent", l.dir.echoAge())
+	l.w.stale.Store(true)
+	l.w.poke()
 }
 
 // place applies the placement policy's moves.

@@ -137,6 +137,7 @@ func TestPausedOwnersWriteIsFencedAndNoEditIsLost(t *testing.T) {
 	a := joinLeased(t, nc, 0, 3, "a:1", &pause)
 	b := joinLeased(t, nc, 1, 3, "b:1", nil)
 	r := cluster.RegionOf(home)
+	rec := recordCommits(t, nc.URL(2), r)
 	a.World().UnionChanged([]voxel.ChunkPos{home}, nil)
 	b.World().UnionChanged([]voxel.ChunkPos{home}, nil)
 	require.NoError(t, <-edit(t, a.World(), 1, 1, voxel.BlockEdit{Pos: home, Index: 0, Block: voxel.Stone}))
@@ -158,6 +159,10 @@ func TestPausedOwnersWriteIsFencedAndNoEditIsLost(t *testing.T) {
 
 	pause.Thaw()
 	require.NoError(t, <-late, "a's edit goes through the new owner")
+	// At most one committer at any time: in the bucket's history every
+	// chunk write came from the lease holder of that moment (without the
+	// fence a's paused write lands after b's takeover and this fails).
+	rec.requireOneCommitter(a.Slot(), b.Slot())
 	want := voxel.Overlay{{Index: 0, Block: voxel.Stone}, {Index: 1, Block: voxel.Sand}, {Index: 2, Block: voxel.Gravel}}
 	for name, n := range map[string]*cluster.Node{"a": a, "b": b} {
 		waitFor(t, name+" holds every edit", deadline, func() bool {

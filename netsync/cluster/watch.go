@@ -138,6 +138,9 @@ func (w *World) rewatch(s *watches) {
 		s.backoff = min(2*s.backoff, time.Second)
 	}
 	want, fresh := w.reconcile()
+	if w.stale.Swap(false) {
+		s.stopMain() // resumed below just after the last revision it delivered
+	}
 	if s.main == nil || !sameRegions(want, s.filters) {
 		// Its first start takes the directory's current values.
 		s.stopMain()

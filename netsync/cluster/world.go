@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -64,6 +65,9 @@ type World struct {
 	follow        func(entered, left []Region) // cars follow the same regions
 
 	wake chan struct{} // to the watch goroutine
+	// stale asks the watch goroutine to make the main watch again: it
+	// delivers nothing while NATS stores our heartbeats (see leaser.run).
+	stale atomic.Bool
 
 	mu      sync.Mutex
 	want    map[Region]bool // the union's regions
@@ -322,11 +326,32 @@ func (w *World) commit(r request) (uint64, error) {
 			return rev, err
 		}
 		if time.Now().After(deadline) {
+			if storeDown(err) {
+				// The player reads this: say what is wrong, not which
+				// call timed out.
+				return 0, fmt.Errorf("%w (%v)", ErrStoreDown, err)
+			}
 			return 0, err
 		}
 		w.casRetries.Inc()
 		w.waitMoved(moved, &backoff)
 	}
+}
+
+// WriterHeader names, on every chunk write, the slot of the server that
+// committed it.
+const WriterHeader = "Citydrive-Writer"
+
+// ErrStoreDown: the edit was not stored because NATS did not answer
+// (a lost quorum, a stalled node) for as long as an edit is retried.
+var ErrStoreDown = errors.New("the world's store (NATS) is not answering, try again soon")
+
+// storeDown reports whether err means NATS did not answer, as opposed to
+// a refusal or a region still loading.
+func storeDown(err error) bool {
+	return errors.Is(err, errLapsing) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
 // errLapsing: this server's own heartbeat is late, so others may take its
@@ -374,6 +399,10 @@ func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again
 	msg.Data = val
 	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(token, 10))
 	msg.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, w.subj+ownKey(reg))
+	// Who wrote it, kept with the value: the bucket's history then shows
+	// which server committed each write (the drill and tests check that
+	// it was the lease holder of the moment).
+	msg.Header.Set(WriterHeader, strconv.FormatUint(uint64(w.self), 10))
 	ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
 	ack, err := w.js.PublishMsg(ctx, msg)
 	cancel()

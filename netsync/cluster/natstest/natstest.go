@@ -8,6 +8,7 @@ package natstest
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,6 +30,10 @@ type Cluster struct {
 	opts  []*server.Options
 	nodes []*server.Server
 	tls   natssec.TLS // StartSecure's
+	// StartStallable's: each node's stall switch, and the proxy port its
+	// clients dial
+	gates      []*gate
+	clientAddr []int
 }
 
 // Start runs an n-node cluster and stops it when the test ends. Ports are
@@ -142,7 +147,21 @@ func freePorts(t testing.TB, n int) []int {
 }
 
 // URL is node i's client URL.
-func (c *Cluster) URL(i int) string { return fmt.Sprintf("nats://127.0.0.1:%d", c.opts[i].Port) }
+func (c *Cluster) URL(i int) string {
+	if c.clientAddr != nil {
+		return fmt.Sprintf("nats://127.0.0.1:%d", c.clientAddr[i])
+	}
+	return fmt.Sprintf("nats://127.0.0.1:%d", c.opts[i].Port)
+}
+
+func mustURL(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatalf("natstest: %v", err)
+	}
+	return u
+}
 
 // URLs lists every node's client URL, node i first (so a client prefers
 // it) when i is in range.
