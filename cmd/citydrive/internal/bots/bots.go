@@ -41,7 +41,7 @@ type Options struct {
 	First, Of int
 	// Stay keeps each bot on the server it joined: a cluster's Owners are
 	// ignored, so no bot is handed over (to load chosen servers).
-	Stay bool
+	Stay      bool
 	Duration  time.Duration
 	Speed     float64       // m/s (30)
 	Radius    uint32        // subscription radius; 0: the server's maximum
