@@ -23,7 +23,8 @@
 # With 16 cores or more each server is pinned to 2 cores (taskset -c
 # 0-1, 2-3, 4-5, 6-7), the NATS nodes to 8-9 and the bots to the rest;
 # with fewer, nothing is pinned. State lives in a temp dir (KEEP=1 keeps
-# it); everything started is stopped on exit.
+# it); everything started is stopped on exit. ARTEFACTS=DIR copies the
+# run's reports, logs and each server's /metrics there (not the data).
 #
 # Other knobs: SEED (1), BOTS_PROCS (4: bots process k reads server k's
 # metrics), SPREAD (300 m between bots' starting points), EDIT_EVERY (10s),
@@ -46,6 +47,12 @@ stop() {
 	trap - INT TERM EXIT
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
 	for p in $pids; do wait "$p" 2>/dev/null || true; done
+	if [ -n "${ARTEFACTS:-}" ]; then
+		mkdir -p "$ARTEFACTS"
+		for f in "$DIR"/*.out "$DIR"/*.log "$DIR"/*.txt "$DIR"/*.md "$DIR"/edits*.jsonl; do
+			[ -f "$f" ] && cp "$f" "$ARTEFACTS/"
+		done
+	fi
 	if [ "${KEEP:-}" = 1 ]; then echo "scale: state kept in $DIR"; else rm -rf "$DIR"; fi
 }
 trap stop EXIT
@@ -157,6 +164,11 @@ done
 for p in $bots; do wait "$p" || true; done
 t1=$(date +%s%3N)
 msgs1=$(varz)
+# Each server's metrics at the end (commit times, CAS retries, forwards,
+# tick histograms), kept beside the bots' reports for a look afterwards.
+for i in $(seq 1 $SERVERS); do
+	curl -s "http://127.0.0.1:$((PORT + 800 + i))/metrics" >"$DIR/metrics$i.txt" || true
+done
 
 "$CITYDRIVE" export -cluster "$natsurls" -cluster-creds "$creds" -cluster-ca "$ca" -seed "$SEED" \
 	-o "$DIR/world.cde" >"$DIR/export.out" 2>&1 || { cat "$DIR/export.out" >&2; exit 1; }
