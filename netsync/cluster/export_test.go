@@ -68,3 +68,8 @@ func Dead(n *Node) []uint32 {
 // Fresh reports whether n's own heartbeat is recent enough to write as an
 // owner.
 func Fresh(n *Node) bool { return n.lease.fresh() }
+
+// ConnectedTo names the NATS nodes n's edit and car connections are on.
+func ConnectedTo(n *Node) (edits, cars string) {
+	return n.js.ConnectedServerName(), n.cars.ConnectedServerName()
+}

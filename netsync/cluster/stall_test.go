@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -48,7 +49,18 @@ func TestStalledNATSNodeServersMoveOnAndRecover(t *testing.T) {
 	acked := map[uint16]bool{0: true}
 	waitFor(t, "b sees a own the region", deadline, func() bool { return owner(b.node, r) == a.node.Slot() })
 
-	nc.Stall(0)
+	// Stall the node a's edits connection is on (the client library
+	// picks one of the URLs at random); b may be on it too.
+	ae, ac := cluster.ConnectedTo(a.node)
+	be, bc := cluster.ConnectedTo(b.node)
+	var n int
+	_, err := fmt.Sscanf(ae, "n%d", &n)
+	require.NoError(t, err, "a's node %q", ae)
+	meta, leader := nc.Leaders("KV_citydrive-77")
+	t.Logf("stalling n%d: meta leader n%d, stream leader n%d; a (slot %d) on %s/%s, b (slot %d) on %s/%s",
+		n, meta+1, leader+1, a.node.Slot(), ae, ac, b.node.Slot(), be, bc)
+	stall := n - 1
+	nc.Stall(stall)
 	stalled := time.Now()
 	// b's player edits: forwarded to a (silent), then a's lease lapses and
 	// b takes the region and commits.
@@ -66,7 +78,7 @@ func TestStalledNATSNodeServersMoveOnAndRecover(t *testing.T) {
 		pa.until("the stall's end", func() bool { return time.Since(stalled) >= stallFor })
 	}
 
-	nc.Resume(0)
+	nc.Resume(stall)
 	resumed := time.Now()
 	pa.until("a's edit made in the stall answered", func() bool { _, r := pa.refused[seqA]; return pa.acked[seqA] || r })
 	require.True(t, pa.acked[seqA], "a's edit made in the stall is stored through the new owner: %q", pa.refused[seqA])
