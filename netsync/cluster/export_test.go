@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -73,3 +74,7 @@ func Fresh(n *Node) bool { return n.lease.fresh() }
 func ConnectedTo(n *Node) (edits, cars string) {
 	return n.js.ConnectedServerName(), n.cars.ConnectedServerName()
 }
+
+// StallWithin is how long a server stays connected to a silent NATS node
+// at most (the default TTL's).
+var StallWithin = stallWithin(2 * time.Second)
