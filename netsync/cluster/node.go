@@ -111,12 +111,13 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 		o := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
 			// A node stopped (SIGSTOP, a hung host) keeps its TCP
 			// connections open: only unanswered PINGs tell. The library's
-			// default (every 2 min, 2 outstanding) would keep this server
-			// on it for minutes, its heartbeats, writes and forwards all
-			// timing out. Pinging every TTL/4 with 2 outstanding leaves a
-			// silent node within stallWithin (3/4 TTL, 1.5 s) and
-			// reconnects to another, before the others count this server
-			// dead (TTL).
+			// default (every 2 min, 2 outstanding) kept this server on it
+			// for minutes, its heartbeats, writes and forwards all timing
+			// out. Pinging every TTL/4 with 2 outstanding leaves a silent
+			// node within stallWithin (3/4 TTL, 1.5 s) and reconnects to
+			// another; the next heartbeat is then stored about when the
+			// others would count this server dead (TTL), so its leases
+			// are kept or lapse only for moments.
 			nats.PingInterval(pingInterval(opt.Lease.TTL)), nats.MaxPingsOutstanding(maxPingsOut),
 			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 				if err != nil {

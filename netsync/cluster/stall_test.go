@@ -28,8 +28,7 @@ const stallFor = 6 * time.Second
 // edit is lost. The bucket's stream leader may be on the stalled node or
 // not (JetStream places it): on it, nothing is stored until the other two
 // elect a leader (JetStream's election timeout, 4-9 s), so b's edit may
-// take that long; both are handled. About 12 s a run (18 s where the
-// leader is stalled).
+// take that long; both are handled. 12-19 s a run.
 func TestStalledNATSNodeServersMoveOnAndRecover(t *testing.T) {
 	nc := natstest.StartStallable(t, 3)
 	a, b := startServer(t, nc, 0), startServer(t, nc, 1)
