@@ -157,6 +157,9 @@ func (f *forwarder) handle(m *nats.Msg) {
 		respond(fwdNotOwner, 0, "")
 		return
 	}
+	// The sender waits f.timeout (the same on every server) from about
+	// now: past that the owner works on it no longer (World.commit).
+	r.until = time.Now().Add(f.timeout)
 	r.reply = func(rev uint64, err error) {
 		switch {
 		case errors.Is(err, errNotOwner):

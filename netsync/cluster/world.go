@@ -137,6 +137,9 @@ type request struct {
 	e      voxel.BlockEdit
 	// reply, if set, answers a forwarded edit instead of CommittedEdits.
 	reply func(rev uint64, err error)
+	// until, for a forwarded edit, is when its sender stops waiting for
+	// the answer (and sends it again, the stamp making that harmless).
+	until time.Time
 }
 
 type parkedCommit struct {
@@ -293,10 +296,20 @@ func (w *World) committer(ch chan request) {
 func (w *World) commit(r request) (uint64, error) {
 	reg := RegionOf(r.e.Pos)
 	deadline := time.Now().Add(w.opt.CommitFor)
+	if !r.until.IsZero() && r.until.Before(deadline) {
+		deadline = r.until
+	}
 	backoff := 20 * time.Millisecond
 	for {
 		if w.ctx.Err() != nil {
 			return 0, voxel.ErrClosed
+		}
+		if !r.until.IsZero() && time.Now().After(r.until) {
+			// Nobody waits for this answer: the sender has sent the edit
+			// again (or given up). Working on it would hold this
+			// committer's other regions behind copies of one edit while
+			// the store is slow.
+			return 0, errSenderGone
 		}
 		moved := w.movedChan()
 		var (
@@ -353,6 +366,9 @@ func storeDown(err error) bool {
 		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
 		errors.Is(err, jetstream.ErrNoStreamResponse)
 }
+
+// errSenderGone: a forwarded edit whose sender stopped waiting for it.
+var errSenderGone = errors.New("the forwarding server stopped waiting for this edit")
 
 // errLapsing: this server's own heartbeat is late, so others may take its
 // regions any moment; it writes nothing until it is back.
