@@ -1,0 +1,100 @@
+package netsync
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+// The handover's car gap (issue #26): a car seen before a switch is seen
+// again across it, with no frame without it.
+
+// listExchange stands in for the cluster's car exchange: the remote cars
+// are what the test sets.
+type listExchange struct {
+	mu     sync.Mutex
+	remote []wire.CarSnapshot
+}
+
+func (*listExchange) Publish([]wire.CarSnapshot) {}
+
+func (x *listExchange) Remote(dst []wire.CarSnapshot) []wire.CarSnapshot {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append(dst, x.remote...)
+}
+
+func (x *listExchange) set(cars ...wire.CarSnapshot) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.remote = append(x.remote[:0], cars...)
+}
+
+// heldVoucher is a car exchange whose vouches the test answers.
+type heldVoucher struct {
+	listExchange
+	asked chan func(bool)
+}
+
+func (v *heldVoucher) Vouch(_ uint32, _ uint64, answer func(bool)) {
+	select { // the tick goroutine asks: never blocks
+	case v.asked <- answer:
+	default:
+	}
+}
+
+// A spare is not told of its own car (what makes its client switch to
+// it) while its server is still asking whether the car's id is the
+// player's: driving there before the answer, the car would be shown under
+// that server's id meanwhile, a car gone for everyone watching it. The
+// answer, yes or no, ends the wait.
+func TestSpareIsToldOfItsCarOnceItsIDIsVouchedFor(t *testing.T) {
+	for _, vouched := range []bool{true, false} {
+		v := &heldVoucher{asked: make(chan func(bool), 1)}
+		const own, other = 777, 888
+		v.set(wire.QuantiseCar(own, 1, 5000, 1, 5000, 0, 0), wire.QuantiseCar(other, 1, 5003, 1, 5000, 0, 0))
+		s := startServer(t, func(c *ServerConfig) { c.Cars = v })
+		cfg := s.clientConfig()
+		cfg.Centre = voxel.ChunkPos{X: 5000 / voxel.ChunkSize, Z: 5000 / voxel.ChunkSize}
+		cfg.SpareOf = own
+		sp := dial(t, cfg)
+
+		var answer func(bool)
+		select {
+		case answer = <-v.asked:
+		case <-time.After(testTimeout):
+			t.Fatal("the spare's claim was never vouched for")
+		}
+		frame := time.NewTicker(5 * time.Millisecond)
+		deadline := time.After(testTimeout)
+		for frames := 0; frames < 20; { // twenty frames of the other car relayed while the vouch is out
+			if _, ok := seen(sp, other); ok {
+				frames++
+			}
+			_, told := seen(sp, own)
+			require.False(t, told, "the spare was told of its car before its id was vouched for")
+			select {
+			case <-frame.C:
+			case <-deadline:
+				t.Fatal("the other car was never relayed")
+			}
+		}
+		answer(vouched)
+		for {
+			if _, ok := seen(sp, own); ok {
+				break
+			}
+			select {
+			case <-frame.C:
+			case <-deadline:
+				t.Fatalf("vouched %v: the spare never told of its car", vouched)
+			}
+		}
+		frame.Stop()
+	}
+}
