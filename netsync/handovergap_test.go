@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"citydrive/netsync/wire"
@@ -97,4 +98,38 @@ func TestSpareIsToldOfItsCarOnceItsIDIsVouchedFor(t *testing.T) {
 		}
 		frame.Stop()
 	}
+}
+
+// A cluster server vouches for a player who left it with the player's
+// key (a handover closes the connection to the car's first server once
+// the car is far from it; the car keeps that server's id), never with
+// another key, nor for an id it never gave.
+func TestPlayerWhoLeftIsStillVouchedFor(t *testing.T) {
+	s := startServer(t, func(c *ServerConfig) { c.Cars = &fakeExchange{} })
+	cfg := s.clientConfig()
+	cfg.Identity = NewIdentityKey(0xfeed)
+	c := dial(t, cfg)
+	id := c.Player()
+	assert.True(t, s.HasPlayerKey(id, 0xfeed))
+	require.NoError(t, c.Close())
+	waitEvent(t, s, EventLeft, func(e Event) bool { return e.Player == id })
+	assert.True(t, s.HasPlayerKey(id, 0xfeed), "left, with its key")
+	assert.False(t, s.HasPlayerKey(id, 0xfeee), "left, another key")
+	assert.False(t, s.HasPlayerKey(id+1, 0xfeed), "never a player here")
+}
+
+func TestPastKeysForgetTheOldest(t *testing.T) {
+	k := pastKeys{max: 2}
+	k.add(1, 10)
+	k.add(2, 20)
+	k.add(1, 11) // already known: kept as it was
+	k.add(3, 30) // forgets 1
+	_, ok := k.key(1)
+	assert.False(t, ok)
+	for id, want := range map[uint32]uint64{2: 20, 3: 30} {
+		got, ok := k.key(id)
+		assert.True(t, ok)
+		assert.Equal(t, want, got)
+	}
+	assert.Len(t, k.keys, 2)
 }

@@ -164,6 +164,12 @@ func (s *Server) vouch(p *serverPeer, now time.Time) {
 		return
 	}
 	p.vouchAt, p.vouching = now, true
+	// A car back on its first server is vouched for here: its cluster
+	// connection does not hear its own requests.
+	if s.HasPlayerKey(p.claim, p.playerKey) {
+		s.vouchedFor(p, vouchAnswer{peer: p.id, claim: p.claim, ok: true})
+		return
+	}
 	peer, claim, out := p.id, p.claim, s.vouched
 	v.Vouch(claim, p.playerKey, func(ok bool) {
 		select {
@@ -216,11 +222,57 @@ func (p *serverPeer) carID() uint32 {
 	return p.id
 }
 
-// HasPlayerKey reports whether player id is connected here with key: a
-// cluster's answer to another server's Vouch. Safe from any goroutine.
+// HasPlayerKey reports whether player id is, or was, a player here with
+// key: a cluster's answer to another server's Vouch. A player who left is
+// still vouched for (ids are never handed out twice): a handover closes
+// the connection to the car's first server once the car drives far from
+// it, and the car keeps its first id on the servers after. Safe from any
+// goroutine.
 func (s *Server) HasPlayerKey(id uint32, key uint64) bool {
 	s.liveMu.Lock()
 	defer s.liveMu.Unlock()
-	p := s.live[id]
-	return p != nil && p.playerKey == key
+	if p := s.live[id]; p != nil {
+		return p.playerKey == key
+	}
+	k, ok := s.pastKeys.key(id)
+	return ok && k == key
+}
+
+// pastKeys remembers the keys of the latest players who left, up to max,
+// for HasPlayerKey.
+type pastKeys struct {
+	max  int
+	keys map[uint32]uint64
+	ring []uint32 // the ids in keys, oldest at next once full
+	next int
+}
+
+// keepPastKeys is how many players who left are still vouched for
+// (about 30 bytes each).
+const keepPastKeys = 1 << 16
+
+// add remembers player id's key, forgetting the oldest past max.
+func (k *pastKeys) add(id uint32, key uint64) {
+	if k.max <= 0 {
+		return
+	}
+	if k.keys == nil {
+		k.keys = map[uint32]uint64{}
+	}
+	if _, ok := k.keys[id]; ok {
+		return
+	}
+	if len(k.ring) < k.max {
+		k.ring = append(k.ring, id)
+	} else {
+		delete(k.keys, k.ring[k.next])
+		k.ring[k.next] = id
+		k.next = (k.next + 1) % len(k.ring)
+	}
+	k.keys[id] = key
+}
+
+func (k *pastKeys) key(id uint32) (uint64, bool) {
+	key, ok := k.keys[id]
+	return key, ok
 }
