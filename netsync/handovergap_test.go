@@ -1,6 +1,8 @@
 package netsync
 
 import (
+	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +36,126 @@ func (x *listExchange) set(cars ...wire.CarSnapshot) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.remote = append(x.remote[:0], cars...)
+}
+
+// movingDir gives regions x < 0 to west and the rest to east, or every
+// region to east once all is set (a region handed over to balance).
+type movingDir struct {
+	mu         sync.Mutex
+	west, east string
+	all        bool
+}
+
+func (d *movingDir) Owner(rx, _ int32) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if rx < 0 && !d.all {
+		return d.west, true
+	}
+	return d.east, true
+}
+
+func (d *movingDir) giveAllToEast() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.all = true
+}
+
+// A car on the old server is still shown after a switch that leaves that
+// server owning nothing near (its region handed to the new one), until
+// the new server delivers it: the old connection is not dropped while it
+// shows a car the new one has not relayed yet.
+func TestOldPrimaryIsKeptUntilTheNewDeliversItsCars(t *testing.T) {
+	dir := &movingDir{}
+	fx := &listExchange{}
+	w := startServer(t, func(c *ServerConfig) { c.Owners = dir })
+	e := startServer(t, func(c *ServerConfig) { c.Owners, c.Cars, c.FirstPlayer = dir, fx, 1000 })
+	west, east := w.Addr().String(), e.Addr().String()
+	dir.mu.Lock()
+	dir.west, dir.east = west, east
+	dir.mu.Unlock()
+
+	const x, z = -40.0, 16.0 // 40 m west of the border
+	cfg := w.clientConfig()
+	cfg.Centre = voxel.ChunkPos{X: -2}
+	pins := map[string]string{west: w.Fingerprint(), east: e.Fingerprint()}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	h, err := DialHandover(ctx, HandoverConfig{Client: cfg, Pin: func(a string) string { return pins[a] }})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, h.Close()) }()
+	q := dial(t, cfg) // another car on the west server, beside the driver's
+	qCar, me := wire.QuantiseCar(0, 0, x+4, 1, z, 0, 0), wire.QuantiseCar(0, 0, x, 1, z, 0, 0)
+	showQ := false // the east server's cluster feed has brought q's car
+	frame := func() {
+		q.SendCar(qCar)
+		h.SendCar(me)
+		// The east server hears, as from the cluster, the driver's car as
+		// the west server shows it, and q's once showQ.
+		own := me
+		own.Player, own.Seq = h.CarID(), h.carSeq
+		if showQ {
+			qs := qCar
+			qs.Player, qs.Seq = q.Player(), q.carSeq.Load()
+			fx.set(own, qs)
+		} else {
+			fx.set(own)
+		}
+		h.Step(time.Now(), x, z)
+		require.NoError(t, h.WaitDial(ctx))
+		h.Poll(nil, 1024)
+		q.Poll(nil, 1024)
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.After(testTimeout); ; {
+			frame()
+			if cond() {
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("waiting for %s: nothing within %v", what, testTimeout)
+			}
+		}
+	}
+	seesQ := func() (wire.CarSnapshot, bool) {
+		i := slices.IndexFunc(h.Cars(nil), func(s wire.CarSnapshot) bool { return s.Player == q.Player() })
+		if i < 0 {
+			return wire.CarSnapshot{}, false
+		}
+		return h.Cars(nil)[i], true
+	}
+
+	until("a ready spare to the east server", func() bool {
+		addr, ready := h.Spare()
+		_, ok := seesQ()
+		return addr == east && ready && ok
+	})
+	dir.giveAllToEast()
+	until("the switch to the east server", func() bool { return h.Switches() == 1 })
+	require.Equal(t, east, h.PrimaryAddr())
+	s, ok := seesQ()
+	require.True(t, ok, "q's car at the switch")
+	from := s.Seq
+	until("twenty more of q's snapshots across the switch", func() bool {
+		addr, _ := h.Spare()
+		require.Equal(t, west, addr, "the old connection was dropped while only it showed q's car")
+		s, ok := seesQ()
+		require.True(t, ok, "a frame without q's car")
+		return wire.SeqNewer(s.Seq, from+19)
+	})
+
+	showQ = true
+	until("the old connection dropped once the new one shows q's car", func() bool {
+		addr, _ := h.Spare()
+		_, ok := seesQ()
+		require.True(t, ok, "a frame without q's car")
+		return addr == ""
+	})
 }
 
 // heldVoucher is a car exchange whose vouches the test answers.
