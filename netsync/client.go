@@ -562,6 +562,15 @@ func (c *Client) relayedWithin(dst []wire.CarSnapshot, d time.Duration) []wire.C
 	return dst
 }
 
+// relayedLately reports whether player's car was relayed within d.
+func (c *Client) relayedLately(player uint32, d time.Duration) bool {
+	now := c.cfg.now()
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	h, ok := c.cars[player]
+	return ok && now.Sub(h.at) <= d
+}
+
 // heard is the latest snapshot of player's car relayed to this client.
 func (c *Client) heard(player uint32) (wire.CarSnapshot, bool) {
 	c.carsMu.Lock()

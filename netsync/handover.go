@@ -99,12 +99,12 @@ const carFresh = 30
 // drainSpare bounds the spare's messages taken per Step.
 const drainSpare = 4096
 
-// After a switch the old primary is kept (the rules' drop waits) until
-// the new one has delivered every car the old one relayed within
-// lingerFresh, for at most lingerMax (the game forgets a car no longer
-// relayed after CarForget anyway): the new server's first relay of a car
-// may come after the switch (its vouch, its cluster feed), and until then
-// only the old connection shows it.
+// After a switch the old primary is kept (the rules' drop waits) while
+// it relays a car the new one has not relayed within lingerFresh, for at
+// most lingerMax (the game forgets a car no longer relayed after
+// CarForget anyway): the new server may relay a car only after the
+// switch (its cluster feed, its area catching up, the car's own
+// handover), and until then only the old connection shows it.
 const (
 	lingerFresh = 250 * time.Millisecond
 	lingerMax   = CarForget
@@ -392,7 +392,7 @@ func (h *Handover) lingering(now time.Time) bool {
 	own := [3]uint32{h.carID, h.primary.c.Player(), h.spare.c.Player()}
 	h.lingerCars = h.spare.c.relayedWithin(h.lingerCars[:0], lingerFresh)
 	for _, s := range h.lingerCars {
-		if _, ok := h.primary.c.heard(s.Player); !ok && !slices.Contains(own[:], s.Player) {
+		if !h.primary.c.relayedLately(s.Player, lingerFresh) && !slices.Contains(own[:], s.Player) {
 			return true
 		}
 	}
