@@ -66,6 +66,9 @@ type Handover struct {
 	carSeq uint32 // the car's snapshots, numbered across connections
 	carIdx map[uint32]int
 	cars   []wire.CarSnapshot
+	// shown is what Cars returned last for each car, so a car never steps
+	// back when the connection that had its newest snapshot closes.
+	shown, shownNext map[uint32]wire.CarSnapshot
 	// lingerUntil: after a switch, the old primary (the spare now) is
 	// kept until then, or until the new one delivers every car it did.
 	lingerUntil time.Time
@@ -139,7 +142,8 @@ func DialHandover(ctx context.Context, cfg HandoverConfig) (*Handover, error) {
 
 func newHandover(c *Client, cfg HandoverConfig) *Handover {
 	h := &Handover{cfg: cfg, log: logger(cfg.Client.Logger), dialed: make(chan dialResult, 1), failed: map[string]time.Time{},
-		centre: cfg.Client.Centre, radius: cfg.Client.Radius, answered: newAnsweredSeqs(1024), carIdx: map[uint32]int{}}
+		centre: cfg.Client.Centre, radius: cfg.Client.Radius, answered: newAnsweredSeqs(1024), carIdx: map[uint32]int{},
+		shown: map[uint32]wire.CarSnapshot{}, shownNext: map[uint32]wire.CarSnapshot{}}
 	h.primary = newLink(c, cfg.Client.Addr)
 	h.carID = c.Player()
 	return h
@@ -578,7 +582,8 @@ func (h *Handover) Subscribe(centre voxel.ChunkPos, radius uint32) error {
 }
 
 // Cars appends the other cars both connections were told of, each player
-// once (its newest snapshot), and never this player's own.
+// once (its newest snapshot, never older than the one it returned last),
+// and never this player's own.
 func (h *Handover) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 	h.cars = h.primary.c.Cars(h.cars[:0])
 	own := [3]uint32{h.carID, h.primary.c.Player()}
@@ -600,6 +605,14 @@ func (h *Handover) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 		h.carIdx[s.Player] = len(dst)
 		dst = append(dst, s)
 	}
+	clear(h.shownNext)
+	for p, i := range h.carIdx {
+		if last, ok := h.shown[p]; ok && wire.SeqNewer(last.Seq, dst[i].Seq) {
+			dst[i] = last
+		}
+		h.shownNext[p] = dst[i]
+	}
+	h.shown, h.shownNext = h.shownNext, h.shown
 	return dst
 }
 

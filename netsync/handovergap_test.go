@@ -255,3 +255,29 @@ func TestPastKeysForgetTheOldest(t *testing.T) {
 	}
 	assert.Len(t, k.keys, 2)
 }
+
+// The handover's cars never step back: when the connection that had a
+// car's newest snapshot closes, the car stays at that snapshot until the
+// other connection brings a newer one; a car neither relays any more is
+// gone.
+func TestHandoverCarsNeverStepBack(t *testing.T) {
+	now := time.Now()
+	client := func(player uint32, cars ...wire.CarSnapshot) *Client {
+		c := &Client{cfg: ClientConfig{now: func() time.Time { return now }}, cars: map[uint32]heardCar{}, welcome: wire.Welcome{Player: player}}
+		for _, s := range cars {
+			c.cars[s.Player] = heardCar{s: s, at: now}
+		}
+		return c
+	}
+	car := func(seq uint32) wire.CarSnapshot { return wire.CarSnapshot{Player: 7, Seq: seq} }
+	oldC, newC := client(1, car(11)), client(2, car(10))
+	h := newHandover(newC, HandoverConfig{})
+	h.spare = newLink(oldC, "old")
+	assert.Equal(t, []wire.CarSnapshot{car(11)}, h.Cars(nil), "the newest of both")
+	h.spare = nil // the old connection closed
+	assert.Equal(t, []wire.CarSnapshot{car(11)}, h.Cars(nil), "not back to the new one's older snapshot")
+	newC.cars[7] = heardCar{s: car(12), at: now}
+	assert.Equal(t, []wire.CarSnapshot{car(12)}, h.Cars(nil))
+	delete(newC.cars, 7)
+	assert.Empty(t, h.Cars(nil), "relayed by neither: gone")
+}
