@@ -548,6 +548,29 @@ func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 	return dst
 }
 
+// relayedWithin appends the latest snapshot of every other car the
+// server relayed within d.
+func (c *Client) relayedWithin(dst []wire.CarSnapshot, d time.Duration) []wire.CarSnapshot {
+	now := c.cfg.now()
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	for _, h := range c.cars {
+		if now.Sub(h.at) <= d {
+			dst = append(dst, h.s)
+		}
+	}
+	return dst
+}
+
+// relayedLately reports whether player's car was relayed within d.
+func (c *Client) relayedLately(player uint32, d time.Duration) bool {
+	now := c.cfg.now()
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	h, ok := c.cars[player]
+	return ok && now.Sub(h.at) <= d
+}
+
 // heard is the latest snapshot of player's car relayed to this client.
 func (c *Client) heard(player uint32) (wire.CarSnapshot, bool) {
 	c.carsMu.Lock()

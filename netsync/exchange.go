@@ -35,8 +35,13 @@ func (s *Server) exchangeCars(changed bool) bool {
 // appendRemoteCars adds the other servers' cars that lie in to's area.
 func (s *Server) appendRemoteCars(to *serverPeer, dst []wire.CarSnapshot) []wire.CarSnapshot {
 	// A handover's own car, shown by another server, is relayed too: the
-	// spare learns from it that this server can place the car.
+	// spare learns from it that this server can place the car (once it
+	// can show it under its id: awaitingVouch).
+	hold := to.awaitingVouch(s.lastTick)
 	for _, c := range s.remoteCars {
+		if hold && c.Player == to.claim {
+			continue
+		}
 		if to.area.covers(voxel.ChunkAt(c.Position())) {
 			dst = append(dst, c)
 		}

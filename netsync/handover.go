@@ -66,6 +66,13 @@ type Handover struct {
 	carSeq uint32 // the car's snapshots, numbered across connections
 	carIdx map[uint32]int
 	cars   []wire.CarSnapshot
+	// shown is what Cars returned last for each car, so a car never steps
+	// back when the connection that had its newest snapshot closes.
+	shown, shownNext map[uint32]wire.CarSnapshot
+	// lingerUntil: after a switch, the old primary (the spare now) is
+	// kept until then, or until the new one delivers every car it did.
+	lingerUntil time.Time
+	lingerCars  []wire.CarSnapshot
 
 	closing sync.WaitGroup // connections closing off the frame
 	gone    Traffic        // the bytes of the connections closed
@@ -94,6 +101,17 @@ const carFresh = 30
 
 // drainSpare bounds the spare's messages taken per Step.
 const drainSpare = 4096
+
+// After a switch the old primary is kept (the rules' drop waits) while
+// it relays a car the new one has not relayed within lingerFresh, for at
+// most lingerMax (the game forgets a car no longer relayed after
+// CarForget anyway): the new server may relay a car only after the
+// switch (its cluster feed, its area catching up, the car's own
+// handover), and until then only the old connection shows it.
+const (
+	lingerFresh = 250 * time.Millisecond
+	lingerMax   = CarForget
+)
 
 // DialHandover connects to cfg.Client.Addr, the first primary.
 func DialHandover(ctx context.Context, cfg HandoverConfig) (*Handover, error) {
@@ -124,7 +142,8 @@ func DialHandover(ctx context.Context, cfg HandoverConfig) (*Handover, error) {
 
 func newHandover(c *Client, cfg HandoverConfig) *Handover {
 	h := &Handover{cfg: cfg, log: logger(cfg.Client.Logger), dialed: make(chan dialResult, 1), failed: map[string]time.Time{},
-		centre: cfg.Client.Centre, radius: cfg.Client.Radius, answered: newAnsweredSeqs(1024), carIdx: map[uint32]int{}}
+		centre: cfg.Client.Centre, radius: cfg.Client.Radius, answered: newAnsweredSeqs(1024), carIdx: map[uint32]int{},
+		shown: map[uint32]wire.CarSnapshot{}, shownNext: map[uint32]wire.CarSnapshot{}}
 	h.primary = newLink(c, cfg.Client.Addr)
 	h.carID = c.Player()
 	return h
@@ -242,7 +261,7 @@ func (h *Handover) Step(now time.Time, x, z float64) {
 		h.dropSpare()
 	}
 	if h.primary.c.Err() != nil && h.spare != nil {
-		h.swap("the primary's connection ended")
+		h.swap(now, "the primary's connection ended")
 	}
 	st := handoverState{x: x, z: z, owners: h.owners, ok: h.haveOwners, primary: h.primary.addr}
 	switch {
@@ -257,7 +276,8 @@ func (h *Handover) Step(now time.Time, x, z float64) {
 	}
 	switch {
 	case step.swap:
-		h.swap(step.reason)
+		h.swap(now, step.reason)
+	case step.drop && h.lingering(now): // dropped once the new primary shows its cars
 	case step.drop:
 		h.log.Debug("handover: dropping the spare", "server", st.spare, "why", step.reason)
 		h.dropSpare()
@@ -346,7 +366,7 @@ func (h *Handover) spareReady() bool {
 // until the rules drop it), edits still unanswered are sent again to the
 // new server (applied once: key and sequence), and the game is handed
 // the chunks the new server holds differently.
-func (h *Handover) swap(why string) {
+func (h *Handover) swap(now time.Time, why string) {
 	old, nw := h.primary, h.spare
 	_ = nw.c.queue(&wire.Handover{Drive: true, From: h.carID})
 	_ = old.c.queue(&wire.Handover{})
@@ -362,8 +382,26 @@ func (h *Handover) swap(why string) {
 		h.out = append(h.out, &wire.TickRate{Hz: nw.hz})
 	}
 	h.primary, h.spare = nw, old
+	h.lingerUntil = now.Add(lingerMax)
 	h.switches++
 	h.log.Info("handed over", "from", old.addr, "to", nw.addr, "why", why, "player", nw.c.Player())
+}
+
+// lingering reports whether the spare is the old primary of a switch
+// still showing cars the new primary has not delivered yet.
+func (h *Handover) lingering(now time.Time) bool {
+	if h.spare == nil || !now.Before(h.lingerUntil) {
+		return false
+	}
+	own := [3]uint32{h.carID, h.primary.c.Player(), h.spare.c.Player()}
+	h.lingerCars = h.spare.c.relayedWithin(h.lingerCars[:0], lingerFresh)
+	for _, s := range h.lingerCars {
+		if !h.primary.c.relayedLately(s.Player, lingerFresh) && !slices.Contains(own[:], s.Player) {
+			return true
+		}
+	}
+	h.lingerUntil = time.Time{} // the new one delivers them all: done
+	return false
 }
 
 func (h *Handover) dropSpare() {
@@ -544,7 +582,8 @@ func (h *Handover) Subscribe(centre voxel.ChunkPos, radius uint32) error {
 }
 
 // Cars appends the other cars both connections were told of, each player
-// once (its newest snapshot), and never this player's own.
+// once (its newest snapshot, never older than the one it returned last),
+// and never this player's own.
 func (h *Handover) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 	h.cars = h.primary.c.Cars(h.cars[:0])
 	own := [3]uint32{h.carID, h.primary.c.Player()}
@@ -566,6 +605,14 @@ func (h *Handover) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 		h.carIdx[s.Player] = len(dst)
 		dst = append(dst, s)
 	}
+	clear(h.shownNext)
+	for p, i := range h.carIdx {
+		if last, ok := h.shown[p]; ok && wire.SeqNewer(last.Seq, dst[i].Seq) {
+			dst[i] = last
+		}
+		h.shownNext[p] = dst[i]
+	}
+	h.shown, h.shownNext = h.shownNext, h.shown
 	return dst
 }
 

@@ -91,6 +91,21 @@ type vouchAnswer struct {
 // vouchRetry is how long an unanswered vouch blocks asking again.
 const vouchRetry = 5 * time.Second
 
+// vouchHold bounds how long a spare is not told of its own car while its
+// claim's vouch is unanswered (the cluster's vouch times out within a
+// second; an answer lost to a full channel is not waited for longer).
+const vouchHold = 2 * time.Second
+
+// awaitingVouch reports whether p, a spare, claims a car id whose vouch
+// is still unanswered. Its own car (relayed by another server) is kept
+// from it meanwhile: that car is how its client knows this server can
+// take the car over, and driving here before the answer would show the
+// car under this server's id until it came, to everyone watching it a
+// car gone and another one come.
+func (p *serverPeer) awaitingVouch(now time.Time) bool {
+	return p.standby && p.vouching && p.claim != 0 && now.Sub(p.vouchAt) < vouchHold
+}
+
 // handover applies a client's word on which connection its car drives on
 // (wire.Handover). A spare (Drive false) is on standby: its car is
 // neither relayed nor published and its snapshots are ignored, so the
@@ -148,7 +163,13 @@ func (s *Server) vouch(p *serverPeer, now time.Time) {
 	if !ok || p.claim == 0 || p.alias != 0 || !p.vouchAt.IsZero() && now.Sub(p.vouchAt) < vouchRetry {
 		return
 	}
-	p.vouchAt = now
+	p.vouchAt, p.vouching = now, true
+	// A car back on its first server is vouched for here: its cluster
+	// connection does not hear its own requests.
+	if s.HasPlayerKey(p.claim, p.playerKey) {
+		s.vouchedFor(p, vouchAnswer{peer: p.id, claim: p.claim, ok: true})
+		return
+	}
 	peer, claim, out := p.id, p.claim, s.vouched
 	v.Vouch(claim, p.playerKey, func(ok bool) {
 		select {
@@ -163,25 +184,32 @@ func (s *Server) takeVouches() {
 	for {
 		select {
 		case a := <-s.vouched:
-			p := s.peers[a.peer]
-			if p == nil || p.claim != a.claim {
-				continue // left, or claims another since
-			}
-			if !a.ok {
-				p.log.Info("a handover's car id was not vouched for: the car keeps this server's id", "claimed", a.claim)
-				continue // vouchAt stays: not asked again for vouchRetry
-			}
-			p.alias, p.vouchAt = a.claim, time.Time{}
-			if p.hasCar {
-				p.lastCar.Player = a.claim
-			}
-			if p.placeAt == a.claim && !p.standby { // it drove here before the answer came
-				s.placeFrom(p, a.claim, s.lastTick)
-				p.placeAt = 0
+			if p := s.peers[a.peer]; p != nil {
+				s.vouchedFor(p, a)
 			}
 		default:
 			return
 		}
+	}
+}
+
+// vouchedFor applies an answer to p's vouch.
+func (s *Server) vouchedFor(p *serverPeer, a vouchAnswer) {
+	if p.claim != a.claim {
+		return // claims another since
+	}
+	p.vouching = false
+	if !a.ok {
+		p.log.Info("a handover's car id was not vouched for: the car keeps this server's id", "claimed", a.claim)
+		return // vouchAt stays: not asked again for vouchRetry
+	}
+	p.alias, p.vouchAt = a.claim, time.Time{}
+	if p.hasCar {
+		p.lastCar.Player = a.claim
+	}
+	if p.placeAt == a.claim && !p.standby { // it drove here before the answer came
+		s.placeFrom(p, a.claim, s.lastTick)
+		p.placeAt = 0
 	}
 }
 
@@ -194,11 +222,57 @@ func (p *serverPeer) carID() uint32 {
 	return p.id
 }
 
-// HasPlayerKey reports whether player id is connected here with key: a
-// cluster's answer to another server's Vouch. Safe from any goroutine.
+// HasPlayerKey reports whether player id is, or was, a player here with
+// key: a cluster's answer to another server's Vouch. A player who left is
+// still vouched for (ids are never handed out twice): a handover closes
+// the connection to the car's first server once the car drives far from
+// it, and the car keeps its first id on the servers after. Safe from any
+// goroutine.
 func (s *Server) HasPlayerKey(id uint32, key uint64) bool {
 	s.liveMu.Lock()
 	defer s.liveMu.Unlock()
-	p := s.live[id]
-	return p != nil && p.playerKey == key
+	if p := s.live[id]; p != nil {
+		return p.playerKey == key
+	}
+	k, ok := s.pastKeys.key(id)
+	return ok && k == key
+}
+
+// pastKeys remembers the keys of the latest players who left, up to max,
+// for HasPlayerKey.
+type pastKeys struct {
+	max  int
+	keys map[uint32]uint64
+	ring []uint32 // the ids in keys, oldest at next once full
+	next int
+}
+
+// keepPastKeys is how many players who left are still vouched for
+// (about 30 bytes each).
+const keepPastKeys = 1 << 16
+
+// add remembers player id's key, forgetting the oldest past max.
+func (k *pastKeys) add(id uint32, key uint64) {
+	if k.max <= 0 {
+		return
+	}
+	if k.keys == nil {
+		k.keys = map[uint32]uint64{}
+	}
+	if _, ok := k.keys[id]; ok {
+		return
+	}
+	if len(k.ring) < k.max {
+		k.ring = append(k.ring, id)
+	} else {
+		delete(k.keys, k.ring[k.next])
+		k.ring[k.next] = id
+		k.next = (k.next + 1) % len(k.ring)
+	}
+	k.keys[id] = key
+}
+
+func (k *pastKeys) key(id uint32) (uint64, bool) {
+	key, ok := k.keys[id]
+	return key, ok
 }

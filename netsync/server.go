@@ -67,6 +67,8 @@ type Server struct {
 	// live mirrors peers for the metrics collector (other goroutines).
 	liveMu sync.Mutex
 	live   map[uint32]*serverPeer
+	// pastKeys: the keys of players who left, for HasPlayerKey (liveMu)
+	pastKeys pastKeys
 
 	metrics *metrics
 
@@ -125,7 +127,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		dil:   newDilation(cfg.TickBudget, cfg.TickHz, cfg.TickFloorHz),
 		hz:    cfg.TickHz,
 		world: newSlowClock(cfg.WorldClock),
-		live:  map[uint32]*serverPeer{},
+		live:  map[uint32]*serverPeer{}, pastKeys: pastKeys{max: keepPastKeys},
 
 		vouched: make(chan vouchAnswer, 256),
 	}
@@ -375,6 +377,9 @@ func (s *Server) removePeer(p *serverPeer) {
 	}
 	s.liveMu.Lock()
 	delete(s.live, p.id)
+	if s.cfg.Cars != nil { // only a cluster's servers are asked to vouch
+		s.pastKeys.add(p.id, p.playerKey)
+	}
 	s.liveMu.Unlock()
 	s.unreservePlayer(p.key)
 	s.left = p.area.leave(s.left[:0])

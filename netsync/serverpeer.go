@@ -76,6 +76,7 @@ type serverPeer struct {
 	// when it was last asked (owners.go).
 	claim, alias uint32
 	vouchAt      time.Time
+	vouching     bool   // asked at vouchAt, not answered yet
 	placeAt      uint32 // the claim to place the car from once vouched for
 }
 

@@ -40,8 +40,8 @@ func TestRegionsAreTheWiresRegions(t *testing.T) {
 // The handover test: one client drives across a border 20 times between
 // the two servers owning its halves. Every frame an observer on the west
 // server sees the car where it is, under the one id it had from the start
-// (the east server shows it under that id once the west vouched for it),
-// and the driver sees the observer's;
+// (the east server shows it under that id once the west vouched for it)
+// and never under another, and the driver sees the observer's;
 // the client switches exactly 20 times (a wiggle along the border after
 // the last crossing switches none); edits made at each crossing, one
 // still in flight when it switches, are each answered once and stored
@@ -172,6 +172,7 @@ func TestHandoverAcrossABorder20Times(t *testing.T) {
 		wait("each to see the other's car this frame", send, func() bool {
 			seenDriver, seenObs := false, false
 			for _, c := range oc.Cars(nil) { // under the one id the world knows it by, on either server
+				require.Equal(t, h.CarID(), c.Player, "frame %d at x=%v: the driver's car under another id", frame, x)
 				seenDriver = seenDriver || c.Player == h.CarID() && c.X == me.X && c.Z == me.Z
 			}
 			for _, c := range h.Cars(nil) {

@@ -254,7 +254,10 @@ func (b *bot) step(now time.Time, p world.Vec2) {
 // how long each watched car went unseen across it.
 func (b *bot) watchCars(now time.Time) {
 	for _, s := range b.cars {
-		if old, ok := b.lastSeen[s.Player]; ok && old.seq == s.Seq {
+		// Only a newer snapshot is the car seen again: the handover's
+		// merged view steps back one when the connection that had the
+		// newest is closed.
+		if old, ok := b.lastSeen[s.Player]; ok && !wire.SeqNewer(s.Seq, old.seq) {
 			continue
 		}
 		b.lastSeen[s.Player] = carSeen{seq: s.Seq, at: now}
