@@ -518,6 +518,9 @@ func (h *Handover) SendCar(s wire.CarSnapshot) {
 	h.primary.c.sendCar(s, h.carSeq)
 }
 
+// CarSeq is the Seq SendCar gave the latest snapshot (0: none yet).
+func (h *Handover) CarSeq() uint32 { return h.carSeq }
+
 // CarID is the id the world knows the car by (its first server's).
 func (h *Handover) CarID() uint32 { return h.carID }
 
