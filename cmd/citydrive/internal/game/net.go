@@ -366,6 +366,8 @@ type LinkState struct {
 	// (quantised): its Seq and where it was, in metres.
 	CarSeq  uint32
 	X, Y, Z float64
+	// Cars is how many other cars the server relays now.
+	Cars int
 	// Edits requested, and answered: applied or refused.
 	EditsSent, EditsApplied, EditsRefused int
 	Status                                string
@@ -376,6 +378,9 @@ func (l *link) state() LinkState {
 	st := l.sent
 	st.Connected = l.c != nil
 	st.Player, st.Status = l.player, l.status
+	if st.Connected {
+		st.Cars = len(l.snaps)
+	}
 	return st
 }
 
