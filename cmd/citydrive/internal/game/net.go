@@ -444,14 +444,11 @@ type queuedEdit struct {
 
 // QueueEdit asks for the block at x, y, z (world blocks) to be set to b:
 // the next frame requests it as the edit keys do. Safe from any goroutine
-// (a page's script calls it). Offline, a full queue or a block the wire
-// cannot carry is an error.
+// (a page's script calls it). Offline or with a full queue it is an
+// error; the server judges the edit itself (reach, area, rate).
 func (s *Session) QueueEdit(x, y, z int64, b voxel.Block) error {
 	if s.link == nil {
 		return errors.New("game: edits need a server (this session is offline)")
-	}
-	if b > wire.DefaultLimits.MaxBlock {
-		return fmt.Errorf("game: block %d is not a block (at most %d)", b, wire.DefaultLimits.MaxBlock)
 	}
 	select {
 	case s.queued <- queuedEdit{x: x, y: y, z: z, b: b}:
