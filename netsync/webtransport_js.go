@@ -247,13 +247,22 @@ func (c *pageSession) release() error {
 	return nil
 }
 
-// streamErr is the session's end (the server's close reason) once the
-// session has ended, else err.
+// closeGrace is how long a stream's error waits for the session's close:
+// a server ending the session resets its streams as it sends the close,
+// and the page may read the reset first (Chromium does).
+const closeGrace = time.Second
+
+// streamErr is the session's end (the server's code and reason) if the
+// session ends within closeGrace, else err.
 func (c *pageSession) streamErr(err error) error {
-	if c.ctx.Err() != nil {
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-c.ctx.Done():
 		return context.Cause(c.ctx)
+	case <-t.C:
+		return err
 	}
-	return err
 }
 
 // jsReader reads a ReadableStream's chunks through its reader. At most

@@ -146,6 +146,9 @@ func (l *link) check() error {
 	if l.dial == nil {
 		return err
 	}
+	if err != nil {
+		l.sent.Lost = err.Error()
+	}
 	l.closeConn()
 	l.status = "SERVER LOST: RECONNECTING"
 	l.wg.Add(1)
@@ -368,6 +371,8 @@ type LinkState struct {
 	X, Y, Z float64
 	// Cars is how many other cars the server relays now.
 	Cars int
+	// Lost is why the last connection ended ("" while the first lasts).
+	Lost string
 	// Edits requested, and answered: applied or refused.
 	EditsSent, EditsApplied, EditsRefused int
 	Status                                string

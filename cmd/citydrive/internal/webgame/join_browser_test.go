@@ -38,13 +38,13 @@ type pageLink struct {
 	ConnectMs                          float64
 	Frames, Builds                     int
 	FPS                                float64
-	Status                             string
+	Status, Lost                       string
 }
 
 const readLink = `(() => { const l = window.citydrive.link, s = window.citydrive.stats;
 	return {Connected: !!l.connected, Player: l.player || 0, CarSeq: l.carSeq || 0, X: l.x || 0, Y: l.y || 0, Z: l.z || 0, Cars: l.cars || 0,
 		EditsSent: l.editsSent || 0, EditsApplied: l.editsApplied || 0, EditsRefd: l.editsRefused || 0,
-		ConnectMs: l.connectMs || 0, Frames: s.frames || 0, Builds: s.builds || 0, FPS: s.fps || 0, Status: l.status || ""}; })()`
+		ConnectMs: l.connectMs || 0, Frames: s.frames || 0, Builds: s.builds || 0, FPS: s.fps || 0, Status: l.status || "", Lost: l.lost || ""}; })()`
 
 // The real game page joins a server over WebTransport with the join code
 // in its fragment and plays in the server's world: a native client on the
@@ -193,6 +193,19 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 	t.Logf("page after the edit: %+v", at)
 	assert.Equal(t, 1, at.EditsSent)
 	assert.Zero(t, at.EditsRefd)
+
+	// Kicked, the page is told why (the session's close code and reason,
+	// as a native client is) and joins again: /play/config fetched anew,
+	// a new session, a new player id.
+	require.True(t, h.Server().KickPlayer(at.Player, "kicked by the test"))
+	waitFor(t, 60*time.Second, "the kicked page joined again", func() (bool, error) {
+		l, err := eval[pageLink](ctx, readLink)
+		at = l
+		return l.Connected && l.Player != 0 && l.Player != seen.Player, err
+	})
+	t.Logf("after the kick: player %d, lost: %q, status %q", at.Player, at.Lost, at.Status)
+	assert.Contains(t, at.Lost, "kicked by the test")
+	assert.Contains(t, at.Lost, netsync.ErrKicked.Error())
 	assert.Empty(t, errs(), "the page logged errors")
 
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())

@@ -245,4 +245,5 @@ func publishLink(o js.Value, l game.LinkState) {
 	o.Set("editsApplied", l.EditsApplied)
 	o.Set("editsRefused", l.EditsRefused)
 	o.Set("status", l.Status)
+	o.Set("lost", l.Lost)
 }
