@@ -100,7 +100,6 @@ type pageSession struct {
 
 	dgIn  *jsReader
 	dgOut js.Value // datagrams.writable's writer
-	quiet js.Func  // swallows what an unawaited datagram write rejects with
 
 	bytesIn, bytesOut atomic.Uint64
 }
@@ -152,7 +151,6 @@ func dialWebTransport(ctx context.Context, url string, hashes [][sha256.Size]byt
 	dg := wt.Get("datagrams")
 	c.dgIn = &jsReader{reader: dg.Get("readable").Call("getReader"), sess: c}
 	c.dgOut = dg.Get("writable").Call("getWriter")
-	c.quiet = js.FuncOf(func(js.Value, []js.Value) any { return nil })
 	return c, nil
 }
 
@@ -219,7 +217,7 @@ func (c *pageSession) SendDatagram(b []byte) error {
 	if err != nil {
 		return c.streamErr(err)
 	}
-	p.Call("catch", c.quiet)
+	p.Call("catch", quiet())
 	c.bytesOut.Add(uint64(len(b)))
 	return nil
 }
@@ -240,11 +238,19 @@ func (c *pageSession) Traffic() Traffic {
 	return Traffic{BytesIn: c.bytesIn.Load(), BytesOut: c.bytesOut.Load()}
 }
 
-func (c *pageSession) release() error {
-	if c.quiet.Truthy() {
-		c.quiet.Release()
-	}
-	return nil
+func (c *pageSession) release() error { return nil }
+
+var (
+	quietOnce sync.Once
+	quietFunc js.Func
+)
+
+// quiet swallows what an unawaited promise rejects with (a datagram write
+// at the session's end): one function for the page's life, never
+// released, since such a promise may settle after its session is gone.
+func quiet() js.Func {
+	quietOnce.Do(func() { quietFunc = js.FuncOf(func(js.Value, []js.Value) any { return nil }) })
+	return quietFunc
 }
 
 // closeGrace is how long a stream's error waits for the session's close:
@@ -382,6 +388,6 @@ func (s *pageStream) Close() error {
 	if err != nil {
 		return err
 	}
-	p.Call("catch", s.sess.quiet)
+	p.Call("catch", quiet())
 	return nil
 }
