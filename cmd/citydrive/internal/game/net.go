@@ -367,8 +367,8 @@ type LinkState struct {
 	Player    uint32
 	// Car is the latest car snapshot sent, as the server got it
 	// (quantised): its Seq and where it was, in metres.
-	CarSeq  uint32
-	X, Y, Z float64
+	CarSeq           uint32
+	X, Y, Z, Heading float64 // Heading in radians, car.HeadingOf's
 	// Cars is how many other cars the server relays now.
 	Cars int
 	// Lost is why the last connection ended ("" while the first lasts).
@@ -401,6 +401,7 @@ func (l *link) sendCar(x, y, z, heading, speed float64) {
 		l.sent.CarSeq = l.c.CarSeq()
 	}
 	l.sent.X, l.sent.Y, l.sent.Z = q.Position()
+	l.sent.Heading = q.HeadingRad()
 }
 
 // drain takes the server's messages, as Client.Drain would, and adopts a

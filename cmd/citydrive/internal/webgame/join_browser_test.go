@@ -32,7 +32,7 @@ const joinedFrames = 60
 type pageLink struct {
 	Connected                          bool
 	Player, CarSeq                     uint32
-	X, Y, Z                            float64
+	X, Y, Z, Heading                   float64
 	Cars                               int
 	EditsSent, EditsApplied, EditsRefd int
 	ConnectMs                          float64
@@ -42,7 +42,7 @@ type pageLink struct {
 }
 
 const readLink = `(() => { const l = window.citydrive.link, s = window.citydrive.stats;
-	return {Connected: !!l.connected, Player: l.player || 0, CarSeq: l.carSeq || 0, X: l.x || 0, Y: l.y || 0, Z: l.z || 0, Cars: l.cars || 0,
+	return {Connected: !!l.connected, Player: l.player || 0, CarSeq: l.carSeq || 0, X: l.x || 0, Y: l.y || 0, Z: l.z || 0, Heading: l.heading || 0, Cars: l.cars || 0,
 		EditsSent: l.editsSent || 0, EditsApplied: l.editsApplied || 0, EditsRefd: l.editsRefused || 0,
 		ConnectMs: l.connectMs || 0, Frames: s.frames || 0, Builds: s.builds || 0, FPS: s.fps || 0, Status: l.status || "", Lost: l.lost || ""}; })()`
 
@@ -126,7 +126,7 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 	assert.NotZero(t, l.Player)
 	assert.NotEqual(t, native.Player(), l.Player)
 
-	// The native player drives beside the page's car (its first snapshot
+	// The native player drives ahead of the page's car (its first snapshot
 	// may be anywhere within the server's spawn radius), subscribed
 	// around it, while the page drives joinedFrames frames.
 	var at pageLink
@@ -136,7 +136,10 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 		if err != nil {
 			return at, err
 		}
-		native.SendCar(wire.QuantiseCar(0, 0, at.X+10, at.Y, at.Z, 0, 0))
+		// 16 m ahead and 4 m to the side, facing the same way: in the
+		// picture, and clear of the page's car.
+		fx, fz := math.Cos(at.Heading), -math.Sin(at.Heading) // car.HeadingOf's inverse
+		native.SendCar(wire.QuantiseCar(0, 0, at.X+16*fx-4*fz, at.Y, at.Z+16*fz+4*fx, at.Heading, 0))
 		_ = native.Subscribe(voxel.ChunkAt(at.X, at.Y, at.Z), ccfg.Radius)
 		return at, nil
 	}
@@ -193,6 +196,14 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 	t.Logf("page after the edit: %+v", at)
 	assert.Equal(t, 1, at.EditsSent)
 	assert.Zero(t, at.EditsRefd)
+	// The picture is of the joined drive (WEBGAME_JOINED_SCREENSHOT=path
+	// saves it: docs/img/browser-joined.png), before the kick puts the car
+	// back at the spawn.
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	if path := os.Getenv("WEBGAME_JOINED_SCREENSHOT"); path != "" {
+		require.NoError(t, os.WriteFile(path, shot, 0o644))
+	}
 
 	// Kicked, the page is told why (the session's close code and reason,
 	// as a native client is) and joins again: /play/config fetched anew,
@@ -208,11 +219,6 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 	assert.Contains(t, at.Lost, netsync.ErrKicked.Error())
 	assert.Empty(t, errs(), "the page logged errors")
 
-	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	require.NoError(t, err)
-	if path := os.Getenv("WEBGAME_JOINED_SCREENSHOT"); path != "" {
-		require.NoError(t, os.WriteFile(path, shot, 0o644))
-	}
 	t.Logf("whole test: %.1f s", time.Since(t0).Seconds())
 }
 

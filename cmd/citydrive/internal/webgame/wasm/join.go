@@ -240,6 +240,7 @@ func publishLink(o js.Value, l game.LinkState) {
 	o.Set("x", l.X)
 	o.Set("y", l.Y)
 	o.Set("z", l.Z)
+	o.Set("heading", l.Heading)
 	o.Set("cars", l.Cars)
 	o.Set("editsSent", l.EditsSent)
 	o.Set("editsApplied", l.EditsApplied)
