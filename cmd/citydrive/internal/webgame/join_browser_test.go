@@ -50,19 +50,25 @@ const readLink = `(() => { const l = window.citydrive.link, s = window.citydrive
 // in its fragment and plays in the server's world: a native client on the
 // same server sees the page's car where the page says it sent it, and an
 // edit made in the page reaches the native client.
-func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium and builds the game's WebAssembly module")
-	}
-	chromium(t)
-	t0 := time.Now()
-	dir := page(t)
+// rig is a server with its web endpoint serving the game page.
+type rig struct {
+	*host.Host
+	web string // the web endpoint's address
+}
+
+// joinRig is a server (taking WebTransport if wt) with the web endpoint
+// serving the game page from dir.
+func joinRig(t *testing.T, dir string, wt bool) rig {
+	t.Helper()
 	data := t.TempDir()
 	access, err := webmap.OpenAccess(data)
 	require.NoError(t, err)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := host.Start(context.Background(), host.Options{Addr: "127.0.0.1:0", WebTransportAddr: "127.0.0.1:0",
-		DataDir: data, Seed: joinSeed, Logger: quiet, Gate: access})
+	opt := host.Options{Addr: "127.0.0.1:0", DataDir: data, Seed: joinSeed, Logger: quiet, Gate: access}
+	if wt {
+		opt.WebTransportAddr = "127.0.0.1:0"
+	}
+	h, err := host.Start(context.Background(), opt)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
 	token, _, err := webmap.LoadOrCreateToken(data)
@@ -71,6 +77,24 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 		Token: token, Logger: quiet, Game: h.Server(), GameFiles: os.DirFS(dir)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = web.Close() })
+	return rig{Host: h, web: web.Addr().String()}
+}
+
+// play is the page's URL with the join code of r's server pinned to
+// fingerprint, and the autopilot on.
+func (r rig) play(fingerprint string) string {
+	code := fmt.Sprintf("citydrive://%s/%d/%s", r.Addr(), joinSeed, fingerprint)
+	return "http://" + r.web + webmap.PlayPath + "?autopilot=1#" + code
+}
+
+func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium and builds the game's WebAssembly module")
+	}
+	chromium(t)
+	t0 := time.Now()
+	h := joinRig(t, page(t), true)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 
 	// The native player watches from the spawn and follows the page's car.
 	ccfg := h.ClientConfig()
@@ -102,11 +126,10 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 		}
 	}
 
-	code := fmt.Sprintf("citydrive://%s/%d/%s", h.Addr(), joinSeed, h.Fingerprint())
 	ctx, errs := browser(t, 960, 540)
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("http://"+web.Addr().String()+webmap.PlayPath+"?autopilot=1#"+code)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(h.play(h.Fingerprint()))))
 	tNav := time.Now()
 	l, err := eval[pageLink](ctx, `new Promise((res, rej) => {
 		const t0 = performance.now();
@@ -238,4 +261,55 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 		require.True(t, time.Now().Before(deadline), "timed out (%v) waiting until %s", timeout, what)
 		<-tick.C
 	}
+}
+
+// A join code whose server takes no browsers plays solo in its world; a
+// join code that does not pin the server serving the page is refused,
+// with what is wrong, before any session is opened.
+func TestBrowserPageWithoutWebTransportPlaysSoloAndAWrongPinIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium and builds the game's WebAssembly module")
+	}
+	chromium(t)
+	dir := page(t)
+	solo := joinRig(t, dir, false)
+	joinable := joinRig(t, dir, true)
+	ctx, errs := browser(t, 480, 270)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(solo.play(solo.Fingerprint()))))
+	got, err := eval[string](ctx, `new Promise((res, rej) => {
+		const t0 = performance.now();
+		(function poll() {
+			const c = window.citydrive;
+			if (c.error) return rej(new Error(c.error));
+			if (performance.now() - t0 > 120000) return rej(new Error("no frame after 120 s: " + JSON.stringify(c.stats)));
+			if (c.stats.firstFrameMs > 0) return res(JSON.stringify({link: c.link, seed: c.stats.seed}));
+			setTimeout(poll, 200);
+		})();
+	})`)
+	require.NoError(t, err)
+	t.Logf("solo: %s", got)
+	assert.Contains(t, got, `"connected":false`)
+	assert.Contains(t, got, fmt.Sprintf(`"seed":"%d"`, joinSeed), "the join code's world")
+	for _, e := range errs() { // Chromium logs the config's 404 itself; the page logs nothing
+		assert.Contains(t, e, "404", "the page logged an error")
+	}
+
+	// The solo server's pin, the joinable server's page: refused.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(joinable.play(solo.Fingerprint()))))
+	why, err := eval[string](ctx, `new Promise((res, rej) => {
+		const t0 = performance.now();
+		(function poll() {
+			const c = window.citydrive;
+			if (c.error) return res(c.error);
+			if (performance.now() - t0 > 60000) return rej(new Error("no refusal after 60 s: " + JSON.stringify(c.link)));
+			setTimeout(poll, 100);
+		})();
+	})`)
+	require.NoError(t, err)
+	t.Logf("wrong pin: %s", why)
+	assert.Contains(t, why, "is not the one serving this page")
+	assert.Zero(t, joinable.Server().Players())
 }

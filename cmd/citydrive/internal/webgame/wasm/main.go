@@ -55,7 +55,12 @@ func main() {
 	}
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(strings.TrimPrefix(loc.Get("search").String(), "?"))
-	seed, err := seedOf(q.Get("seed"), loc.Get("hash").String())
+	code, joining, err := parseJoinCode(loc.Get("hash").String())
+	if err != nil {
+		fail(err)
+		return
+	}
+	seed, err := seedOf(q.Get("seed"), code, joining)
 	if err != nil {
 		fail(err)
 		return
@@ -64,11 +69,6 @@ func main() {
 	log := slog.New(slog.NewTextHandler(console{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	// Joined: the server's world and the car where the server puts it.
-	code, joining, err := parseJoinCode(loc.Get("hash").String())
-	if err != nil {
-		fail(err)
-		return
-	}
 	var c *netsync.Client
 	var redial game.Dialer
 	var start world.Vec2
@@ -200,29 +200,20 @@ func drawsText(ds scene.Stats) string {
 	return fmt.Sprintf("%d draws", ds.Main.Draws)
 }
 
-// seedOf is ?seed= if given, else the join code's seed (the fragment:
-// citydrive://HOST:PORT/SEED/FINGERPRINT), else defaultSeed.
-func seedOf(param, hash string) (uint64, error) {
-	if param != "" {
+// seedOf is ?seed= if given, else the join code's seed, else
+// defaultSeed. Joined, the server's world wins (main).
+func seedOf(param string, code joinCode, joining bool) (uint64, error) {
+	switch {
+	case param != "":
 		v, err := strconv.ParseUint(param, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("?seed=%q is not a seed (a whole number)", param)
 		}
 		return v, nil
+	case joining:
+		return code.seed, nil
 	}
-	code, err := url.PathUnescape(strings.TrimPrefix(hash, "#"))
-	if err != nil || code == "" {
-		return defaultSeed, nil
-	}
-	parts := strings.Split(strings.TrimPrefix(code, "citydrive://"), "/")
-	if len(parts) != 3 {
-		return 0, fmt.Errorf("join code %q is not citydrive://HOST:PORT/SEED/FINGERPRINT", code)
-	}
-	v, err := strconv.ParseUint(parts[1], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("join code %q: the seed %q is not a whole number", code, parts[1])
-	}
-	return v, nil
+	return defaultSeed, nil
 }
 
 // console writes the game's log and summary to the browser's console.
