@@ -57,7 +57,8 @@ type ClientConfig struct {
 	// instead of native QUIC (the browser build: the page's own
 	// WebTransport). Fingerprint must vouch for its Offer (webcert.Verify),
 	// and the session trusts only the offered certificates; Addr is then
-	// only named in errors.
+	// only named in errors, and IdleTimeout does not apply (the browser's
+	// QUIC settings do).
 	WebTransport *WebTransportTarget
 
 	Logger *slog.Logger

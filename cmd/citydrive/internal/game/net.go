@@ -225,12 +225,9 @@ func (s sink) EditResult(seq uint32, applied bool, reason string) {
 	s.l.pending--
 	if applied {
 		s.l.sent.EditsApplied++
-	} else {
-		s.l.sent.EditsRefused++
-	}
-	if applied {
 		s.l.status = fmt.Sprintf("EDIT %d APPLIED", seq)
 	} else {
+		s.l.sent.EditsRefused++
 		s.l.tell(fmt.Sprintf("EDIT %d REFUSED: %s", seq, reason))
 	}
 }
@@ -365,8 +362,8 @@ func (l *link) editAt(x, y, z int64, b voxel.Block) {
 type LinkState struct {
 	Connected bool
 	Player    uint32
-	// Car is the latest car snapshot sent, as the server got it
-	// (quantised): its Seq and where it was, in metres.
+	// The latest car snapshot sent, as the server got it (quantised):
+	// its Seq and where it was, in metres.
 	CarSeq           uint32
 	X, Y, Z, Heading float64 // Heading in radians, car.HeadingOf's
 	// Cars is how many other cars the server relays now.
