@@ -122,3 +122,13 @@ func TestClientOverWebTransportVersionMismatchIsRefused(t *testing.T) {
 	require.True(t, errors.As(err, &re), "got %v", err)
 	assert.Contains(t, re.Reason, "protocol")
 }
+
+// A page's client is not handed between a cluster's servers: it could
+// dial only its own session URL again.
+func TestClientOverWebTransportRefusesAHandover(t *testing.T) {
+	s := startWTServer(t, nil)
+	web := dial(t, s.wtClientConfig(t))
+	_, err := AdoptHandover(web, HandoverConfig{}, &wire.Owners{}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stays on its server")
+}

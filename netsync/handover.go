@@ -143,6 +143,11 @@ func newHandover(c *Client, cfg HandoverConfig) *Handover {
 // Identity: the edits left unanswered are the same); Rules and the
 // timeouts default as DialHandover's. c's car sequence goes on.
 func AdoptHandover(c *Client, cfg HandoverConfig, owners *wire.Owners, later []wire.Message) (*Handover, error) {
+	if c.cfg.WebTransport != nil {
+		// The owners are native QUIC addresses; a spare would dial the
+		// page's one session URL, which is this same server.
+		return nil, errors.New("netsync: a client joined over WebTransport stays on its server: regions' owners are not handed to it")
+	}
 	if cfg.Rules == (HandoverRules{}) {
 		cfg.Rules = DefaultHandoverRules()
 	}

@@ -111,12 +111,12 @@ func fetchConfig(ctx context.Context, code joinCode) (netsync.WebTransportTarget
 	if err != nil {
 		return t, fmt.Errorf("reading /play/config: %w", err)
 	}
+	if n := body.Get("length").Int(); n > maxConfig { // before it is copied into Go
+		return t, fmt.Errorf("/play/config is %d characters long (at most %d)", n, maxConfig)
+	}
 	text := body.String()
 	if status != 200 {
 		return t, fmt.Errorf("/play/config answered %d: %.200s", status, text)
-	}
-	if len(text) > maxConfig {
-		return t, fmt.Errorf("/play/config is %d bytes (at most %d)", len(text), maxConfig)
 	}
 	var c playConfig
 	if err := json.Unmarshal([]byte(text), &c); err != nil {
