@@ -107,19 +107,21 @@ func fetchConfig(ctx context.Context, code joinCode) (netsync.WebTransportTarget
 	if status == 404 {
 		return t, errNoWebTransport
 	}
-	body, err := await(ctx, rsp.Call("text"))
+	buf, err := await(ctx, rsp.Call("arrayBuffer"))
 	if err != nil {
 		return t, fmt.Errorf("reading /play/config: %w", err)
 	}
-	if n := body.Get("length").Int(); n > maxConfig { // before it is copied into Go
-		return t, fmt.Errorf("/play/config is %d characters long (at most %d)", n, maxConfig)
+	n := buf.Get("byteLength").Int()
+	if n > maxConfig { // before it is copied into Go
+		return t, fmt.Errorf("/play/config is %d bytes (at most %d)", n, maxConfig)
 	}
-	text := body.String()
+	text := make([]byte, n)
+	js.CopyBytesToGo(text, js.Global().Get("Uint8Array").New(buf))
 	if status != 200 {
 		return t, fmt.Errorf("/play/config answered %d: %.200s", status, text)
 	}
 	var c playConfig
-	if err := json.Unmarshal([]byte(text), &c); err != nil {
+	if err := json.Unmarshal(text, &c); err != nil {
 		return t, fmt.Errorf("/play/config is not the server's config: %w", err)
 	}
 	if !strings.EqualFold(c.Fingerprint, code.fingerprint) {

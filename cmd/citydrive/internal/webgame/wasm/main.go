@@ -53,6 +53,12 @@ func main() {
 		hud.Set("textContent", "citydrive: "+err.Error())
 		js.Global().Get("console").Call("error", err.Error())
 	}
+	defer func() { // a panic ends the program: say so on the page, not only in the console
+		if r := recover(); r != nil {
+			fail(fmt.Errorf("the game stopped: %v", r))
+			panic(r)
+		}
+	}()
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(strings.TrimPrefix(loc.Get("search").String(), "?"))
 	code, joining, err := parseJoinCode(loc.Get("hash").String())
