@@ -53,6 +53,13 @@ type ClientConfig struct {
 	// and does not send unanswered edits again (the handover does, at the
 	// switch).
 	SpareOf uint32
+	// WebTransport, when set, joins over this WebTransport session
+	// instead of native QUIC (the browser build: the page's own
+	// WebTransport). Fingerprint must vouch for its Offer (webcert.Verify),
+	// and the session trusts only the offered certificates; Addr is then
+	// only named in errors, and IdleTimeout does not apply (the browser's
+	// QUIC settings do).
+	WebTransport *WebTransportTarget
 
 	Logger *slog.Logger
 
@@ -63,17 +70,16 @@ type ClientConfig struct {
 // caller's frame loop: messages arrive on Messages (or via Poll), sends are
 // queued, and car snapshots go through a latest-only slot.
 type Client struct {
-	cfg      ClientConfig
-	log      *slog.Logger
-	endpoint *transport.Endpoint
-	conn     *quic.Conn
-	welcome  wire.Welcome
-	enc      *wire.Encoder
-	encMu    sync.Mutex
-	in       chan wire.Message
-	out      *queue
-	car      *carSlot
-	carSeq   atomic.Uint32
+	cfg     ClientConfig
+	log     *slog.Logger
+	conn    clientConn
+	welcome wire.Welcome
+	enc     *wire.Encoder
+	encMu   sync.Mutex
+	in      chan wire.Message
+	out     *queue
+	car     *carSlot
+	carSeq  atomic.Uint32
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -122,23 +128,11 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		cfg.now = time.Now
 	}
 	log := logger(cfg.Logger)
-	tlsConf, err := transport.ClientTLS(cfg.Fingerprint, cfg.Protocol)
+	conn, err := dialConn(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	qc := transport.ClientQUIC()
-	if cfg.IdleTimeout > 0 {
-		qc.MaxIdleTimeout = cfg.IdleTimeout
-		qc.KeepAlivePeriod = min(qc.KeepAlivePeriod, cfg.IdleTimeout/4)
-	}
-	ep, conn, err := transport.Dial(ctx, cfg.Addr, tlsConf, qc)
-	if err != nil {
-		if refusedByQUIC(err) {
-			return nil, fmt.Errorf("netsync: connecting to %s: %w: %w", cfg.Addr, ErrBusy, err)
-		}
-		return nil, fmt.Errorf("netsync: connecting to %s: %w", cfg.Addr, err)
-	}
-	c := &Client{cfg: cfg, log: log, endpoint: ep, conn: conn, enc: wire.NewEncoder(),
+	c := &Client{cfg: cfg, log: log, conn: conn, enc: wire.NewEncoder(),
 		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
 		car: newCarSlot(), cars: map[uint32]heardCar{}, start: time.Now(), clock: newClockSamples(),
 		spawnReady: make(chan struct{})}
@@ -152,7 +146,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 			c.cancel()
 			c.wg.Wait()
 		}
-		_ = ep.Close()
+		_ = conn.release()
 		return nil, err
 	}
 	return c, nil
@@ -161,7 +155,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 func (c *Client) handshake(ctx context.Context) error {
 	hsCtx, cancel := context.WithTimeout(ctx, transport.HandshakeTimeout)
 	defer cancel()
-	ctrl, err := c.conn.OpenStreamSync(hsCtx)
+	ctrl, err := c.conn.OpenStream(hsCtx)
 	if err != nil {
 		return c.explain(err)
 	}
@@ -211,7 +205,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	}
 	_ = ctrl.SetReadDeadline(time.Time{})
 
-	chunk, err := c.conn.OpenStreamSync(hsCtx)
+	chunk, err := c.conn.OpenStream(hsCtx)
 	if err != nil {
 		return c.explain(err)
 	}
@@ -512,6 +506,10 @@ func (c *Client) RequestEdit(pos voxel.ChunkPos, index uint16, block voxel.Block
 // snapshot is kept. Seq is assigned here.
 func (c *Client) SendCar(s wire.CarSnapshot) { c.sendCar(s, c.carSeq.Add(1)) }
 
+// CarSeq is the Seq SendCar gave the latest snapshot (0: none yet): how
+// another player's client knows which of this car's snapshots it holds.
+func (c *Client) CarSeq() uint32 { return c.carSeq.Load() }
+
 // sendCar sends the car with sequence seq (a handover numbers the car's
 // snapshots across its connections: one car, one sequence).
 func (c *Client) sendCar(s wire.CarSnapshot, seq uint32) {
@@ -583,23 +581,21 @@ func (c *Client) heard(player uint32) (wire.CarSnapshot, bool) {
 func (c *Client) Close() error {
 	c.fail(CodeOK, ErrClosed)
 	c.wg.Wait()
-	return c.endpoint.Close()
+	return c.conn.release()
 }
 
 // Traffic is what this connection has moved so far, counted by QUIC: every
 // stream and datagram byte plus QUIC's packet overhead (headers,
 // acknowledgements, keep-alives), retransmissions included, UDP and IP
-// headers excluded.
+// headers excluded. Over a browser's WebTransport, which shows no QUIC
+// counters to a page, it is the stream and datagram bytes alone.
 type Traffic struct {
 	BytesIn  uint64 // received from the server
 	BytesOut uint64 // sent to the server
 }
 
 // Traffic returns the connection's byte counters. Safe from any goroutine.
-func (c *Client) Traffic() Traffic {
-	st := c.conn.ConnectionStats()
-	return Traffic{BytesIn: st.BytesReceived, BytesOut: st.BytesSent}
-}
+func (c *Client) Traffic() Traffic { return c.conn.Traffic() }
 
 // Unanswered counts this player's edit requests not yet answered (on this
 // connection or an earlier one of the same Identity).

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quic-go/quic-go"
-
 	"citydrive/netsync/wire"
 )
 
@@ -137,7 +135,7 @@ func (c *Client) onClock(m *wire.Clock) error {
 // pingClock sends a Clock ping on the control stream every interval,
 // the first at once, until the connection ends. Only this goroutine
 // writes the control stream after the handshake.
-func (c *Client) pingClock(ctrl *quic.Stream, interval time.Duration) {
+func (c *Client) pingClock(ctrl io.Writer, interval time.Duration) {
 	enc := wire.NewEncoder()
 	var buf []byte
 	t := time.NewTicker(interval)

@@ -55,10 +55,15 @@ var ErrQueueFull = errors.New("netsync: outbound queue full")
 var ErrClosed = errors.New("netsync: connection closed")
 
 // remoteAppError extracts the application error the peer closed with.
+// A WebTransport session's close (a stream's error after it) carries the
+// same codes.
 func remoteAppError(err error) (*quic.ApplicationError, bool) {
 	var ae *quic.ApplicationError
 	if errors.As(err, &ae) {
 		return ae, true
+	}
+	if se, ok := asAppError(err).(*quic.ApplicationError); ok {
+		return se, true
 	}
 	return nil, false
 }

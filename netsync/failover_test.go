@@ -21,7 +21,7 @@ func TestFailoverDialsTheNextServerWithTheSameIdentity(t *testing.T) {
 	for range 3 { // each Dial means the last connection was lost: take the next server
 		c, err := f.Dial(ctx)
 		require.NoError(t, err)
-		remotes = append(remotes, c.conn.RemoteAddr().String())
+		remotes = append(remotes, c.conn.(quicClient).RemoteAddr().String())
 		assert.Same(t, f.Identity(), c.cfg.Identity)
 		assert.Equal(t, FailoverIdle, c.cfg.IdleTimeout)
 		require.NoError(t, c.Close())

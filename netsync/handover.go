@@ -162,6 +162,11 @@ func newHandover(c *Client, cfg HandoverConfig) *Handover {
 // Identity: the edits left unanswered are the same); Rules and the
 // timeouts default as DialHandover's. c's car sequence goes on.
 func AdoptHandover(c *Client, cfg HandoverConfig, owners *wire.Owners, later []wire.Message) (*Handover, error) {
+	if c.cfg.WebTransport != nil {
+		// The owners are native QUIC addresses; a spare would dial the
+		// page's one session URL, which is this same server.
+		return nil, errors.New("netsync: a client joined over WebTransport stays on its server: regions' owners are not handed to it")
+	}
 	if cfg.Rules == (HandoverRules{}) {
 		cfg.Rules = DefaultHandoverRules()
 	}
@@ -555,6 +560,9 @@ func (h *Handover) SendCar(s wire.CarSnapshot) {
 	h.carSeq++
 	h.primary.c.sendCar(s, h.carSeq)
 }
+
+// CarSeq is the Seq SendCar gave the latest snapshot (0: none yet).
+func (h *Handover) CarSeq() uint32 { return h.carSeq }
 
 // CarID is the id the world knows the car by (its first server's).
 func (h *Handover) CarID() uint32 { return h.carID }

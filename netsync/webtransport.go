@@ -221,6 +221,16 @@ func (s *Server) serveWebTransport(conn *quic.Conn, key string, helloIn func()) 
 	}
 }
 
+// asAppError is a session's close as QUIC's application error (the
+// native client's close codes and reasons are the session's).
+func asAppError(err error) error {
+	var se *webtransport.SessionError
+	if errors.As(err, &se) {
+		return &quic.ApplicationError{Remote: se.Remote, ErrorCode: quic.ApplicationErrorCode(se.ErrorCode), ErrorMessage: se.Message}
+	}
+	return err
+}
+
 // clipReason cuts a reason to WebTransport's limit, on a rune boundary.
 func clipReason(s string) string {
 	if len(s) <= maxCloseReason {

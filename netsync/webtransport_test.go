@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -16,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/quic-go/quic-go"
-	"github.com/quic-go/quic-go/http3"
 	"github.com/quic-go/webtransport-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,18 +44,7 @@ type wtClient struct {
 }
 
 // wtTLS pins the hashes the page would pass as serverCertificateHashes.
-func wtTLS(hashes [][sha256.Size]byte) *tls.Config {
-	return &tls.Config{
-		NextProtos:         []string{http3.NextProtoH3},
-		InsecureSkipVerify: true, // replaced by the hash check, as serverCertificateHashes does
-		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
-			if len(raw) == 0 || !slices.Contains(hashes, sha256.Sum256(raw[0])) {
-				return errors.New("certificate not among the offered hashes")
-			}
-			return nil
-		},
-	}
-}
+func wtTLS(hashes [][sha256.Size]byte) *tls.Config { return pinnedTLS(hashes) }
 
 func (s *testServer) wtURL(path string) string {
 	return "https://" + s.WebTransportAddr().String() + path

@@ -392,7 +392,10 @@ func closeSessionStream(str http3Stream, closeCapsule closeSessionCapsule) error
 		str.CancelWrite(WTSessionGoneErrorCode)
 	}
 
-	str.CancelRead(WTSessionGoneErrorCode)
+	// citydrive patch: no STOP_SENDING (CancelRead) on the CONNECT stream
+	// here. Chromium acts on it before the capsule it follows and reports
+	// the session lost ("Connection lost") instead of the close code and
+	// reason; the peer closes the stream on reading the capsule.
 	return str.Close()
 }
 

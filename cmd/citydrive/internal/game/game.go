@@ -110,6 +110,7 @@ type Session struct {
 	stream    *buildworkers.Streamer
 	ground3   *ground.Client
 	link      *link
+	queued    chan queuedEdit // QueueEdit's, taken by the next frame
 	car       *car.Car
 	driver    *autopilot.Driver
 	steps     stepClock
@@ -197,7 +198,7 @@ func New(opt Options) (*Session, error) {
 		return nil, errors.New("game: no display (Options.Display)")
 	}
 	s := &Session{opt: opt, r: r, showHUD: true, player: newPlayerHUD(), slowdown: 1, pngs: newPNGWriter(opt.Log), mini: newMinimap(opt.World),
-		world: newWorldTime(opt.FixedStep), startedAt: startedAt}
+		world: newWorldTime(opt.FixedStep), startedAt: startedAt, queued: make(chan queuedEdit, maxQueuedEdits)}
 	cfg.Far.Sink = farSinkOf(r, cfg.Far)
 	s.far.on = cfg.Far.On()
 	var err error
@@ -594,6 +595,10 @@ func (s *Session) handle(in Controls) {
 	if s.link != nil && (in.Dig || in.Build) {
 		f := s.car.Forward()
 		s.link.edit(s.car.Pos.X, s.car.Pos.Z, s.car.Y, [2]float64{f.X, f.Z}, in.Build)
+	}
+	for s.link != nil && len(s.queued) > 0 {
+		e := <-s.queued
+		s.link.editAt(e.x, e.y, e.z, e.b)
 	}
 	if in.NextTimeOfDay {
 		s.frame.TimeOfDay = math.Mod(s.frame.TimeOfDay+1.5, 24)

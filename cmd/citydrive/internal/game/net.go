@@ -2,6 +2,7 @@ package game
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -53,6 +54,7 @@ type link struct {
 	newsSeq uint64 // counts tell's calls: the notice area shows each once
 	pending int    // edit requests not yet answered
 	edits   int    // edit broadcasts received (anyone's, ours included)
+	sent    LinkState
 
 	dial     Dialer
 	ctx      context.Context
@@ -144,6 +146,9 @@ func (l *link) check() error {
 	if l.dial == nil {
 		return err
 	}
+	if err != nil {
+		l.sent.Lost = err.Error()
+	}
 	l.closeConn()
 	l.status = "SERVER LOST: RECONNECTING"
 	l.wg.Add(1)
@@ -219,8 +224,10 @@ func (s sink) EditBroadcast(p voxel.ChunkPos, idx uint16, b voxel.Block) {
 func (s sink) EditResult(seq uint32, applied bool, reason string) {
 	s.l.pending--
 	if applied {
+		s.l.sent.EditsApplied++
 		s.l.status = fmt.Sprintf("EDIT %d APPLIED", seq)
 	} else {
+		s.l.sent.EditsRefused++
 		s.l.tell(fmt.Sprintf("EDIT %d REFUSED: %s", seq, reason))
 	}
 }
@@ -308,7 +315,7 @@ func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
 		l.drain()
 		if l.sendT -= dt; l.sendT <= 0 {
 			l.sendT = max(0, l.sendT+1.0/carSendHz)
-			l.c.SendCar(wire.QuantiseCar(0, 0, x, y, z, heading, speed))
+			l.sendCar(x, y, z, heading, speed)
 		}
 		l.snaps = l.c.Cars(l.snaps[:0])
 	}
@@ -318,10 +325,6 @@ func (l *link) update(clock, dt float64, x, y, z, heading, speed float64) {
 // edit asks the server to set the block editReach ahead of the car, at
 // ground level (dig) or just above it (build).
 func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
-	if l.c == nil {
-		l.tell("EDIT NOT SENT: RECONNECTING")
-		return
-	}
 	bx := math.Floor(x + forward[0]*editReach)
 	bz := math.Floor(z + forward[1]*editReach)
 	by := math.Floor(groundY) - 1
@@ -330,7 +333,17 @@ func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 		by++
 		b = voxel.Stone
 	}
-	p, idx := voxel.ChunkOf(int64(bx), int64(by), int64(bz))
+	l.editAt(int64(bx), int64(by), int64(bz), b)
+}
+
+// editAt asks the server to set the block at x, y, z (world blocks): the
+// edit keys' request, and a page's (Session.QueueEdit).
+func (l *link) editAt(x, y, z int64, b voxel.Block) {
+	if l.c == nil {
+		l.tell("EDIT NOT SENT: RECONNECTING")
+		return
+	}
+	p, idx := voxel.ChunkOf(x, y, z)
 	request := l.c.RequestEdit
 	if l.h != nil {
 		request = l.h.RequestEdit
@@ -341,7 +354,51 @@ func (l *link) edit(x, z, groundY float64, forward [2]float64, build bool) {
 		return
 	}
 	l.pending++
+	l.sent.EditsSent++
 	l.status = fmt.Sprintf("EDIT %d SENT", seq)
+}
+
+// LinkState is the connection as a page shows it (Session.Link).
+type LinkState struct {
+	Connected bool
+	Player    uint32
+	// The latest car snapshot sent, as the server got it (quantised):
+	// its Seq and where it was, in metres.
+	CarSeq           uint32
+	X, Y, Z, Heading float64 // Heading in radians, car.HeadingOf's
+	// Cars is how many other cars the server relays now.
+	Cars int
+	// Lost is why the last connection ended ("" while the first lasts).
+	Lost string
+	// Edits requested, and answered: applied or refused.
+	EditsSent, EditsApplied, EditsRefused int
+	Status                                string
+}
+
+// state is the link's LinkState now.
+func (l *link) state() LinkState {
+	st := l.sent
+	st.Connected = l.c != nil
+	st.Player, st.Status = l.player, l.status
+	if st.Connected {
+		st.Cars = len(l.snaps)
+	}
+	return st
+}
+
+// sendCar sends the car (the handover's, when there is one) and keeps
+// what was sent.
+func (l *link) sendCar(x, y, z, heading, speed float64) {
+	q := wire.QuantiseCar(0, 0, x, y, z, heading, speed)
+	if l.h != nil {
+		l.h.SendCar(q)
+		l.sent.CarSeq = l.h.CarSeq()
+	} else {
+		l.c.SendCar(q)
+		l.sent.CarSeq = l.c.CarSeq()
+	}
+	l.sent.X, l.sent.Y, l.sent.Z = q.Position()
+	l.sent.Heading = q.HeadingRad()
 }
 
 // drain takes the server's messages, as Client.Drain would, and adopts a
@@ -374,7 +431,41 @@ func (l *link) handedOver(dt, x, y, z, heading, speed float64) {
 	clear(l.msgs)
 	if l.sendT -= dt; l.sendT <= 0 {
 		l.sendT = max(0, l.sendT+1.0/carSendHz)
-		l.h.SendCar(wire.QuantiseCar(0, 0, x, y, z, heading, speed))
+		l.sendCar(x, y, z, heading, speed)
 	}
 	l.snaps = l.h.Cars(l.snaps[:0])
+}
+
+// maxQueuedEdits bounds the edits QueueEdit holds for the next frame.
+const maxQueuedEdits = 64
+
+// queuedEdit is one QueueEdit.
+type queuedEdit struct {
+	x, y, z int64
+	b       voxel.Block
+}
+
+// QueueEdit asks for the block at x, y, z (world blocks) to be set to b:
+// the next frame requests it as the edit keys do. Safe from any goroutine
+// (a page's script calls it). Offline or with a full queue it is an
+// error; the server judges the edit itself (reach, area, rate).
+func (s *Session) QueueEdit(x, y, z int64, b voxel.Block) error {
+	if s.link == nil {
+		return errors.New("game: edits need a server (this session is offline)")
+	}
+	select {
+	case s.queued <- queuedEdit{x: x, y: y, z: z, b: b}:
+		return nil
+	default:
+		return fmt.Errorf("game: %d edits already wait for the next frame", maxQueuedEdits)
+	}
+}
+
+// Link is the connection's state now (zero offline). From the frame's
+// goroutine (a Display's Present, between frames).
+func (s *Session) Link() LinkState {
+	if s.link == nil {
+		return LinkState{}
+	}
+	return s.link.state()
 }

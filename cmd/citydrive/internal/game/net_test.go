@@ -87,6 +87,30 @@ func TestSoloEditTakesTheNetworkPath(t *testing.T) {
 	// Acknowledged only after the server committed it (host tests check the
 	// store across a restart); the broadcast comes back to us too.
 	wait("the edit's broadcast", func() bool { return l.edits > 0 })
+
+	// What a page shows of the link (window.citydrive.link).
+	st := l.state()
+	assert.True(t, st.Connected)
+	assert.Equal(t, c.Player(), st.Player)
+	assert.Equal(t, c.CarSeq(), st.CarSeq, "the latest car sent")
+	assert.InDelta(t, car.X, st.X, 0.01)
+	assert.InDelta(t, car.Z, st.Z, 0.01)
+	assert.Equal(t, 1, st.EditsSent)
+	assert.Equal(t, 1, st.EditsApplied)
+	assert.Zero(t, st.EditsRefused)
+}
+
+// QueueEdit refuses what it cannot send: offline, more than a frame's
+// queue.
+func TestQueueEditSaysWhyNot(t *testing.T) {
+	offline := &Session{queued: make(chan queuedEdit, maxQueuedEdits)}
+	assert.ErrorContains(t, offline.QueueEdit(1, 2, 3, voxel.Stone), "offline")
+	s := &Session{link: &link{}, queued: make(chan queuedEdit, maxQueuedEdits)}
+	for range maxQueuedEdits {
+		require.NoError(t, s.QueueEdit(1, 2, 3, voxel.Stone))
+	}
+	assert.ErrorContains(t, s.QueueEdit(1, 2, 3, voxel.Stone), "already wait")
+	assert.Equal(t, queuedEdit{x: 1, y: 2, z: 3, b: voxel.Stone}, <-s.queued)
 }
 
 // A client whose server restarts keeps driving and rejoins: the link

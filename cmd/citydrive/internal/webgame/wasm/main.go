@@ -1,11 +1,17 @@
 //go:build js && wasm
 
-// Command wasm is the browser game: package game's frame loop, solo (the
-// world from the seed, generated in the page), drawn by render/webgl into
-// the page's canvas. It publishes window.citydrive.stats (see statsEvery).
+// Command wasm is the browser game: package game's frame loop, drawn by
+// render/webgl into the page's canvas. With a join code in the fragment
+// and a server that takes browsers (/play/config), it joins that server
+// over WebTransport (join.go) and plays in its world, as `citydrive join`
+// does; otherwise it plays solo (the world from the seed, generated in
+// the page). It publishes window.citydrive.stats (see statsEvery) and
+// window.citydrive.link, and takes window.citydrive.edit(x, y, z, block).
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,10 +22,12 @@ import (
 
 	"citydrive/buildworkers"
 	"citydrive/cmd/citydrive/internal/game"
+	"citydrive/netsync"
 	"citydrive/render/scene"
 	"citydrive/render/webgl"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
+	"citydrive/voxel/ground"
 )
 
 // statsEvery is how many frames pass between the statistics' quantiles
@@ -39,19 +47,68 @@ func main() {
 	hud := doc.Call("getElementById", "hud")
 	stats := doc.Call("getElementById", "stats")
 	page := js.Global().Get("citydrive")
+	perf := js.Global().Get("performance")
 	fail := func(err error) {
 		page.Set("error", err.Error())
 		hud.Set("textContent", "citydrive: "+err.Error())
 		js.Global().Get("console").Call("error", err.Error())
 	}
+	defer func() { // a panic ends the program: say so on the page, not only in the console
+		if r := recover(); r != nil {
+			fail(fmt.Errorf("the game stopped: %v", r))
+			panic(r)
+		}
+	}()
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(strings.TrimPrefix(loc.Get("search").String(), "?"))
-	seed, err := seedOf(q.Get("seed"), loc.Get("hash").String())
+	code, joining, err := parseJoinCode(loc.Get("hash").String())
+	if err != nil {
+		fail(err)
+		return
+	}
+	seed, err := seedOf(q.Get("seed"), code, joining)
 	if err != nil {
 		fail(err)
 		return
 	}
 	autopilot := q.Get("autopilot") == "1"
+	log := slog.New(slog.NewTextHandler(console{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	// Joined: the server's world and the car where the server puts it.
+	var c *netsync.Client
+	var redial game.Dialer
+	var start world.Vec2
+	linkObj := js.Global().Get("Object").New()
+	linkObj.Set("connected", false)
+	page.Set("link", linkObj)
+	if joining {
+		j := joiner{code: code, id: netsync.NewIdentity(), log: log}
+		hud.Set("textContent", "joining "+code.addr+" over WebTransport…")
+		t0 := perf.Call("now").Float()
+		ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+		target, err := fetchConfig(ctx, code)
+		switch {
+		case errors.Is(err, errNoWebTransport):
+			log.Info("playing solo", "why", err) // the page's solo world, from the code's seed
+		case err != nil:
+			cancel()
+			fail(err)
+			return
+		default:
+			if c, err = j.dialTarget(ctx, target); err != nil {
+				cancel()
+				fail(err)
+				return
+			}
+			linkObj.Set("connectMs", perf.Call("now").Float()-t0)
+			redial = j.dial
+			x, _, z := c.Spawn().Position()
+			start = world.Vec2{X: x, Z: z}
+			seed = code.seed
+			log.Info("joined over WebTransport", "server", code.addr, "player", c.Player(), "url", target.URL)
+		}
+		cancel()
+	}
 
 	cfg := buildworkers.DefaultConfig()
 	cfg.MaxInFlight = maxInFlight
@@ -62,14 +119,19 @@ func main() {
 		fail(err)
 		return
 	}
-	log := slog.New(slog.NewTextHandler(console{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	s, err := game.New(game.Options{Streaming: cfg, World: w, Display: d, Autopilot: autopilot,
-		Traffic: true, TimeOfDay: 11, Log: log, Out: console{}})
+	opt := game.Options{Streaming: cfg, World: w, Display: d, Autopilot: autopilot,
+		Traffic: true, TimeOfDay: 11, Log: log, Out: console{}, Start: start}
+	if c != nil {
+		opt.Net, opt.Redial, opt.TerrainRadius = c, redial, ground.DefaultRadius
+	}
+	s, err := game.New(opt)
 	if err != nil {
 		fail(err)
 		return
 	}
-	perf := js.Global().Get("performance")
+	edit := editHook(s)
+	defer edit.Release()
+	page.Set("edit", edit)
 	st := js.Global().Get("Object").New()
 	page.Set("stats", st)
 	st.Set("seed", strconv.FormatUint(seed, 10))
@@ -81,6 +143,9 @@ func main() {
 	d.OnPresent = func() {
 		now := perf.Call("now").Float()
 		ds := d.Stats()
+		if c != nil {
+			publishLink(linkObj, s.Link())
+		}
 		if d.Loading() {
 			st.Set("loading", true)
 			return
@@ -114,13 +179,24 @@ func main() {
 		st.Set("draws", ds.Main.Draws)
 		st.Set("vertices", ds.Main.Vertices)
 		st.Set("fallback", sum.Stats.Fallback)
-		stats.Set("textContent", fmt.Sprintf("%.0f fps  frame work p50 %.1f ms p99 %.1f ms  %d builds  %d stale  %d slots  %s",
-			fps, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Used, drawsText(ds)))
+		stats.Set("textContent", fmt.Sprintf("%s%.0f fps  frame work p50 %.1f ms p99 %.1f ms  %d builds  %d stale  %d slots  %s",
+			linkText(c, s.Link()), fps, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Used, drawsText(ds)))
 	}
 	if err := s.Run(); err != nil {
 		fail(err)
 	}
 	s.Close()
+}
+
+// linkText is the stats line's connection part ("" solo).
+func linkText(c *netsync.Client, l game.LinkState) string {
+	switch {
+	case c == nil:
+		return ""
+	case !l.Connected:
+		return "reconnecting…  "
+	}
+	return fmt.Sprintf("player %d  edits %d/%d  ", l.Player, l.EditsApplied, l.EditsSent)
 }
 
 func drawsText(ds scene.Stats) string {
@@ -130,29 +206,20 @@ func drawsText(ds scene.Stats) string {
 	return fmt.Sprintf("%d draws", ds.Main.Draws)
 }
 
-// seedOf is ?seed= if given, else the join code's seed (the fragment:
-// citydrive://HOST:PORT/SEED/FINGERPRINT), else defaultSeed.
-func seedOf(param, hash string) (uint64, error) {
-	if param != "" {
+// seedOf is ?seed= if given, else the join code's seed, else
+// defaultSeed. Joined, the server's world wins (main).
+func seedOf(param string, code joinCode, joining bool) (uint64, error) {
+	switch {
+	case param != "":
 		v, err := strconv.ParseUint(param, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("?seed=%q is not a seed (a whole number)", param)
 		}
 		return v, nil
+	case joining:
+		return code.seed, nil
 	}
-	code, err := url.PathUnescape(strings.TrimPrefix(hash, "#"))
-	if err != nil || code == "" {
-		return defaultSeed, nil
-	}
-	parts := strings.Split(strings.TrimPrefix(code, "citydrive://"), "/")
-	if len(parts) != 3 {
-		return 0, fmt.Errorf("join code %q is not citydrive://HOST:PORT/SEED/FINGERPRINT", code)
-	}
-	v, err := strconv.ParseUint(parts[1], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("join code %q: the seed %q is not a whole number", code, parts[1])
-	}
-	return v, nil
+	return defaultSeed, nil
 }
 
 // console writes the game's log and summary to the browser's console.
