@@ -33,6 +33,7 @@ type Directory struct {
 type ownEntry struct {
 	holder uint32 // 0: released
 	rev    uint64
+	seen   time.Time // when this server's watch showed it, by our clock
 }
 
 type liveEntry struct {
@@ -126,7 +127,7 @@ func (d *Directory) apply(e jetstream.KeyValueEntry) (bool, error) {
 		if old := d.own[r]; e.Revision() <= old.rev {
 			return true, nil
 		}
-		d.own[r] = ownEntry{holder: holder, rev: e.Revision()}
+		d.own[r] = ownEntry{holder: holder, rev: e.Revision(), seen: d.now()}
 		d.notifyLocked()
 		return true, nil
 	case len(k) > len(livePrefix) && k[:len(livePrefix)+1] == livePrefix+".":
@@ -248,13 +249,29 @@ func (d *Directory) view(self uint32, mine map[Region]int) placementView {
 		}
 		v.players[r][self] += n
 	}
-	for r := range d.own {
+	now := d.now()
+	for r, e := range d.own {
 		if slot, ok := d.ownerLocked(r); ok {
 			v.owner[r] = slot
+			if now.Sub(e.seen) < giveCooldown(d.ttl) {
+				if v.settling == nil {
+					v.settling = map[Region]bool{}
+				}
+				v.settling[r] = true
+			}
 		}
 	}
 	return v
 }
+
+// giveCooldown is how long a region whose owner changed is not handed on
+// for balance: its players' handovers and the heartbeats that count them
+// where they now are take about a TTL, and every server judges loads from
+// heartbeats up to a TTL old, so a region moved on sooner is moved on
+// views that disagree (seen at scale: a region passed 4 → 1 → 4 → 2 within
+// 0.6 s, every player in it handed over each time). With it, balance moves
+// a region's players at most once per cooldown.
+func giveCooldown(ttl time.Duration) time.Duration { return 4 * ttl }
 
 // owned lists the regions the stored leases name us for, alive or not.
 func (d *Directory) owned() []Region {

@@ -15,6 +15,9 @@ type placementView struct {
 	owner   map[Region]uint32
 	players map[Region]map[uint32]int
 	quiet   map[Region]bool
+	// settling: regions whose owner changed within giveCooldown, not
+	// handed on for balance yet.
+	settling map[Region]bool
 }
 
 // move is one change of a lease: to self takes r, to 0 releases it, to
@@ -35,7 +38,10 @@ type move struct {
 //     it hands one region to the least loaded server, the one whose move
 //     best evens the two, and only if the pair ends strictly more even
 //     (the receiver stays below the giver's old load), so no region
-//     bounces back and every move lowers the sum of squared loads.
+//     bounces back and every move lowers the sum of squared loads. A
+//     region that changed owner lately (settling) is not handed on: the
+//     servers' views of the loads disagree until its players are counted
+//     where they went.
 //   - Release: an owned region quiet for a while is let go.
 //
 // One give per round: the loads it is judged on change only once the
@@ -81,7 +87,7 @@ func plan(v placementView) []move {
 			continue
 		}
 		for _, r := range sortedRegions(v.players) {
-			if v.owner[r] != v.self {
+			if v.owner[r] != v.self || v.settling[r] {
 				continue
 			}
 			p := 0

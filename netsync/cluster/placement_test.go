@@ -56,6 +56,17 @@ func TestPlan(t *testing.T) {
 				players: map[Region]map[uint32]int{r1: pl(1, 2), r2: pl(1, 1, 3, 1)}},
 			// loads 4, 0, 0, fair 2: r1 (2) to 2 or 3 evens 4/0 to 2/2; r2 (2) too, and 3 has players in r2
 			[]move{{r2, 3}}},
+		{"a region that changed owner lately is not handed on; another is",
+			placementView{self: 1, live: []uint32{1, 2, 3}, owner: map[Region]uint32{r1: 1, r2: 1, r3: 1, r4: 2},
+				players: map[Region]map[uint32]int{r1: pl(1, 1), r2: pl(1, 2), r3: pl(1, 3), r4: pl(2, 3)},
+				settling: map[Region]bool{r3: true}},
+			// as above, but r3 just arrived: of the rest, r1 (1) to server 2 evens 6/3 to 5/4
+			[]move{{r1, 2}}},
+		{"nothing settled to hand on: nothing moves",
+			placementView{self: 1, live: []uint32{1, 2}, owner: map[Region]uint32{r1: 1, r2: 1},
+				players: map[Region]map[uint32]int{r1: pl(1, 3), r2: pl(1, 3)},
+				settling: map[Region]bool{r1: true, r2: true}},
+			nil},
 		{"a quiet owned region is released",
 			placementView{self: 1, live: []uint32{1}, owner: map[Region]uint32{r1: 1}, quiet: map[Region]bool{r1: true}},
 			[]move{{r1, 0}}},
@@ -213,4 +224,26 @@ func FuzzDecodeBeat(f *testing.F) {
 		assert.LessOrEqual(t, len(got.Addr), maxAddrLen)
 		assert.LessOrEqual(t, len(got.Regions), maxBeatRegions)
 	})
+}
+
+// A region whose owner the watch just showed changing is settling in the
+// view (not handed on for balance) until giveCooldown has passed.
+func TestViewMarksARegionThatJustMovedSettling(t *testing.T) {
+	now := time.Unix(100, 0)
+	ttl := 2 * time.Second
+	d := newDirectory(1, ttl, func() time.Time { return now })
+	for slot, rev := range map[uint32]uint64{1: 1, 2: 2} {
+		b, err := encodeBeat(beat{Addr: "s:1"})
+		require.NoError(t, err)
+		_, err = d.apply(fakeEntry{key: liveKey(slot), val: b, rev: rev, op: jetstream.KeyValuePut})
+		require.NoError(t, err)
+	}
+	r := Region{1, 1}
+	_, err := d.apply(fakeEntry{key: ownKey(r), val: slotValue(1), rev: 3, op: jetstream.KeyValuePut})
+	require.NoError(t, err)
+	assert.True(t, d.view(1, nil).settling[r], "just taken")
+	now = now.Add(giveCooldown(ttl) - time.Millisecond)
+	assert.True(t, d.view(1, nil).settling[r])
+	now = now.Add(time.Millisecond)
+	assert.False(t, d.view(1, nil).settling[r], "settled after the cooldown")
 }
