@@ -301,6 +301,19 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
 			continue
 		}
 		s.facesY(y, cur, up, dn)
+		if y < last && (layers&^full)>>(y+1)&1 != 0 { // the next layer too
+			y1 := y + 1
+			up1 := (*[size]uint32)(upN[:])
+			if y1 < last {
+				up1 = (*[size]uint32)(rx[(y1+1)*size:])
+			}
+			s.facesY(y1, (*[size]uint32)(rx[y1*size:]), up1, cur)
+			s.facesAcross2(y, (*[2 * size]uint32)(rx[y*size:]), (*[2 * size]uint32)(rz[y*size:]),
+				pair(pzN[y*size], pzN[y1*size]), pair(nzN[y*size+last], nzN[y1*size+last]),
+				pair(pxN[y*size], pxN[y1*size]), pair(nxN[y*size+last], nxN[y1*size+last]))
+			ls &^= 1 << y1
+			continue
+		}
 
 		// ±Z: row z against rows z±1 of the same layer; ±X: rowZ's row x
 		// against rows x±1.
@@ -314,23 +327,28 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
 // rare in terrain, so the first pass only tests for them, and a second
 // writes them where there are any.
 func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
+	// Two rows per 64-bit word (rows z and z+1 lie side by side in all).
 	y &= last
-	py := &s.rows[voxel.PosY][y]
-	var liveP, anyN uint32
-	for z := range size {
-		r := cur[z]
-		a := r &^ up[z]
-		py[z] = a
-		liveP |= nonZero(a) << z
-		anyN |= r &^ dn[z]
+	py := (*[size / 2]uint64)(unsafe.Pointer(&s.rows[voxel.PosY][y]))
+	c := (*[size / 2]uint64)(unsafe.Pointer(cur))
+	u := (*[size / 2]uint64)(unsafe.Pointer(up))
+	d := (*[size / 2]uint64)(unsafe.Pointer(dn))
+	var liveP uint32
+	var anyN uint64
+	for j := range size / 2 {
+		r := c[j]
+		a := r &^ u[j]
+		py[j] = a
+		liveP |= nonZero2(a) << (2 * j)
+		anyN |= r &^ d[j]
 	}
 	var liveN uint32
 	if anyN != 0 {
-		ny := &s.rows[voxel.NegY][y]
-		for z := range size {
-			b := cur[z] &^ dn[z]
-			ny[z] = b
-			liveN |= nonZero(b) << z
+		ny := (*[size / 2]uint64)(unsafe.Pointer(&s.rows[voxel.NegY][y]))
+		for j := range size / 2 {
+			b := c[j] &^ d[j]
+			ny[j] = b
+			liveN |= nonZero2(b) << (2 * j)
 		}
 	}
 	s.live[voxel.PosY][y], s.live[voxel.NegY][y] = liveP, liveN
@@ -377,30 +395,6 @@ func (s *scratch) findPlanes() {
 			m |= nonZero(l) << p
 		}
 		s.planes[f] = m
-	}
-}
-
-// fullFaces is faces for a full chunk: only its six boundary planes can
-// show, where the neighbour's touching row is not solid.
-func (s *scratch) fullFaces(nb *Neighbours) {
-	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
-	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
-	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
-	var l [voxel.NumFaces]uint32
-	for i := range size {
-		r := [voxel.NumFaces]uint32{
-			voxel.PosX: ^pxN[i*size], voxel.NegX: ^nxN[i*size+last],
-			voxel.PosY: ^upN[i], voxel.NegY: ^dnN[last*size+i],
-			voxel.PosZ: ^pzN[i*size], voxel.NegZ: ^nzN[i*size+last],
-		}
-		for f := range r {
-			s.rows[f][edgePlane(f)][i] = r[f]
-			l[f] |= nonZero(r[f]) << i
-		}
-	}
-	for f := range l { // only the edge plane's live mask is ever read
-		s.live[f][edgePlane(f)] = l[f]
-		s.planes[f] = nonZero(l[f]) << edgePlane(f)
 	}
 }
 
@@ -720,4 +714,81 @@ func nonZeroBytes(x uint64) uint64 {
 	const lo7, gather = 0x7f7f7f7f7f7f7f7f, 0x0102040810204080
 	hi := ((x & lo7) + lo7 | x) >> 7 & 0x0101010101010101 // bit 0 of each byte: byte ≠ 0
 	return hi * gather >> 56                              // byte i's bit lands at 56+i, no carries
+}
+
+// pair packs row a of one layer and row b of the next into one word.
+func pair(a, b uint32) uint64 { return uint64(a) | uint64(b)<<32 }
+
+// nonZero2 has bit 0 set if the low half of x has a bit set, bit 1 if the
+// high half has.
+func nonZero2(x uint64) uint32 { return nonZero(uint32(x)) + nonZero(uint32(x>>32))*2 }
+
+// facesAcross2 is facesAcross for layers y and y+1 at once: their rows
+// (cur: rowX of both layers, curZ: rowZ) paired in 64-bit words, whose
+// face rows lie side by side in s.rows and are stored as one word. It
+// halves the stores and the live-mask updates, which bound the loop.
+func (s *scratch) facesAcross2(y int, cur, curZ *[2 * size]uint32, hiZ, loZ, hiX, loX uint64) {
+	y &= last              // < last: the caller pairs layers y and y+1
+	const plane = size * 4 // bytes from a direction's plane to the next
+	const face = size * plane
+	base := unsafe.Pointer(&s.rows[0][0][y]) // plane 0 of direction 0, rows y and y+1
+	lpz, lnz := &s.live[voxel.PosZ], &s.live[voxel.NegZ]
+	lpx, lnx := &s.live[voxel.PosX], &s.live[voxel.NegX]
+	prevZ, prevX := loZ, loX
+	r, q := pair(cur[0], cur[size]), pair(curZ[0], curZ[size])
+	for i := range last {
+		// one direction at a time: few values live at once
+		p := unsafe.Add(base, i*plane)
+		nr := pair(cur[i+1], cur[size+i+1])
+		a := r &^ nr
+		*(*uint64)(unsafe.Add(p, int(voxel.PosZ)*face)) = a
+		lpz[i] |= nonZero2(a) << y
+		a = r &^ prevZ
+		*(*uint64)(unsafe.Add(p, int(voxel.NegZ)*face)) = a
+		lnz[i] |= nonZero2(a) << y
+		prevZ, r = r, nr
+		nq := pair(curZ[i+1], curZ[size+i+1])
+		a = q &^ nq
+		*(*uint64)(unsafe.Add(p, int(voxel.PosX)*face)) = a
+		lpx[i] |= nonZero2(a) << y
+		a = q &^ prevX
+		*(*uint64)(unsafe.Add(p, int(voxel.NegX)*face)) = a
+		lnx[i] |= nonZero2(a) << y
+		prevX, q = q, nq
+	}
+	a, b := r&^hiZ, r&^prevZ
+	c, d := q&^hiX, q&^prevX
+	p := unsafe.Add(base, last*plane)
+	*(*uint64)(unsafe.Add(p, int(voxel.PosZ)*face)) = a
+	*(*uint64)(unsafe.Add(p, int(voxel.NegZ)*face)) = b
+	*(*uint64)(unsafe.Add(p, int(voxel.PosX)*face)) = c
+	*(*uint64)(unsafe.Add(p, int(voxel.NegX)*face)) = d
+	lpz[last] |= nonZero2(a) << y
+	lnz[last] |= nonZero2(b) << y
+	lpx[last] |= nonZero2(c) << y
+	lnx[last] |= nonZero2(d) << y
+}
+
+// fullFaces is faces for a full chunk: only its six boundary planes can
+// show, where the neighbour's touching row is not solid.
+func (s *scratch) fullFaces(nb *Neighbours) {
+	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
+	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
+	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	var l [voxel.NumFaces]uint32
+	for i := range size {
+		r := [voxel.NumFaces]uint32{
+			voxel.PosX: ^pxN[i*size], voxel.NegX: ^nxN[i*size+last],
+			voxel.PosY: ^upN[i], voxel.NegY: ^dnN[last*size+i],
+			voxel.PosZ: ^pzN[i*size], voxel.NegZ: ^nzN[i*size+last],
+		}
+		for f := range r {
+			s.rows[f][edgePlane(f)][i] = r[f]
+			l[f] |= nonZero(r[f]) << i
+		}
+	}
+	for f := range l { // only the edge plane's live mask is ever read
+		s.live[f][edgePlane(f)] = l[f]
+		s.planes[f] = nonZero(l[f]) << edgePlane(f)
+	}
 }
