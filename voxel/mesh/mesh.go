@@ -240,34 +240,13 @@ func buried(nb *Neighbours) bool {
 	return true
 }
 
-// layerMasks has bit y set in solid where layer y holds a solid block and
-// in full where all its blocks are solid.
-func layerMasks(c *voxel.Chunk) (solid, full uint32) {
-	// Two rows per 64-bit word, two accumulators per mask: one OR and
-	// one AND chain of 32 words would wait on their own latency.
-	rx := (*[voxel.ChunkArea / 2]uint64)(unsafe.Pointer(c.RowsX()))
-	for y := range size {
-		row := (*[size / 2]uint64)(rx[y*size/2:])
-		var a0, a1 uint64
-		l0, l1 := ^uint64(0), ^uint64(0)
-		for i := 0; i < size/2; i += 2 {
-			a0, a1 = a0|row[i], a1|row[i+1]
-			l0, l1 = l0&row[i], l1&row[i+1]
-		}
-		any, all := a0|a1, l0&l1
-		solid |= nonZero(uint32(any)|uint32(any>>32)) << y
-		full |= nonZero(^(uint32(all) & uint32(all>>32))) << y
-	}
-	return solid, ^full
-}
-
 // faces computes every face row of the chunk's non-empty layers in one
 // pass and which planes hold faces. Inside a full layer there are no ±X or
 // ±Z faces, only its edge rows against the neighbours can show, and a full
 // layer between two full layers has no ±Y faces either: in solid ground
 // most layers are full, and these skip most of their rows.
 func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
-	layers, full := layerMasks(c)
+	layers, full := c.LayerMasks()
 	rx, rz := c.RowsX(), c.RowsZ()
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
