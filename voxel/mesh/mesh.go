@@ -515,6 +515,10 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t:
 						w = 1
 					case w == 2:
+					case contiguous && w <= 8: // one word of the row, without a call
+						if x := (wordAt(blocks, rb, u) ^ uint64(t)*broadcast) & wordBytes(w); x != 0 {
+							w = bits.TrailingZeros64(x) >> 3
+						}
 					case contiguous:
 						w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
 					default:
@@ -535,6 +539,19 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 	return dst, k
 }
 
+// wordBytes masks the low w bytes of a word (w in 1..8).
+func wordBytes(w int) uint64 { return ^uint64(0) >> ((8 - w) * 8 & shiftCount) }
+
+// wordAt is the eight blocks from u on of the contiguous row at rb
+// (little-endian, blocks past the row's end wrapped from its start): two
+// aligned words of the row shifted together, without a branch.
+func wordAt(blocks *[voxel.ChunkVolume]voxel.Block, rb, u int) uint64 {
+	row := (*[size / 8]uint64)(unsafe.Pointer(&blocks[rb&(voxel.ChunkVolume-size)]))
+	k := u >> 3
+	sh := uint(u&7) * 8
+	return row[k&3]>>sh | row[(k+1)&3]<<1<<(63-sh)
+}
+
 // growRun extends the run of w faces of kind t at u, starting in row v
 // (block index rb), down the live rows from v2 while each holds the whole
 // run in that kind alone, clearing them; it returns the first row not
@@ -548,9 +565,14 @@ func growRun(blocks *[voxel.ChunkVolume]voxel.Block, rows *[size]uint32, v2, v, 
 		}
 		if w > 1 {
 			var other uint32
-			if bu == 1 {
+			switch {
+			case bu == 1 && w <= 8: // one word of the row, without a call
+				if (wordAt(blocks, rb2, u)^uint64(t)*broadcast)&wordBytes(w) != 0 {
+					other = span
+				}
+			case bu == 1:
 				other = otherContiguous(blocks, rb2, span, u, t)
-			} else {
+			default:
 				other = otherStrided(blocks, rb2, bu, span, t)
 			}
 			if other&span != 0 {
