@@ -738,24 +738,24 @@ func (s *scratch) facesAcross2(y int, cur, curZ *[2 * size]uint32, hiZ, loZ, hiX
 	prevZ, prevX := loZ, loX
 	r, q := pair(cur[0], cur[size]), pair(curZ[0], curZ[size])
 	for i := range last {
-		// one direction at a time: few values live at once
+		nr, nq := pair(cur[i+1], cur[size+i+1]), pair(curZ[i+1], curZ[size+i+1])
+		a, b, c, d := r&^nr, r&^prevZ, q&^nq, q&^prevX
+		prevZ, prevX, r, q = r, q, nr, nq
+		// Rows without faces need not be written (their live bits stay
+		// clear), and in the ground below the surface or the air above
+		// it they come in long stretches of i.
+		if a|b|c|d == 0 {
+			continue
+		}
 		p := unsafe.Add(base, i*plane)
-		nr := pair(cur[i+1], cur[size+i+1])
-		a := r &^ nr
 		*(*uint64)(unsafe.Add(p, int(voxel.PosZ)*face)) = a
+		*(*uint64)(unsafe.Add(p, int(voxel.NegZ)*face)) = b
+		*(*uint64)(unsafe.Add(p, int(voxel.PosX)*face)) = c
+		*(*uint64)(unsafe.Add(p, int(voxel.NegX)*face)) = d
 		lpz[i] |= nonZero2(a) << y
-		a = r &^ prevZ
-		*(*uint64)(unsafe.Add(p, int(voxel.NegZ)*face)) = a
-		lnz[i] |= nonZero2(a) << y
-		prevZ, r = r, nr
-		nq := pair(curZ[i+1], curZ[size+i+1])
-		a = q &^ nq
-		*(*uint64)(unsafe.Add(p, int(voxel.PosX)*face)) = a
-		lpx[i] |= nonZero2(a) << y
-		a = q &^ prevX
-		*(*uint64)(unsafe.Add(p, int(voxel.NegX)*face)) = a
-		lnx[i] |= nonZero2(a) << y
-		prevX, q = q, nq
+		lnz[i] |= nonZero2(b) << y
+		lpx[i] |= nonZero2(c) << y
+		lnx[i] |= nonZero2(d) << y
 	}
 	a, b := r&^hiZ, r&^prevZ
 	c, d := q&^hiX, q&^prevX
