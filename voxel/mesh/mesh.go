@@ -317,9 +317,12 @@ func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
 	for j := range size / 2 {
 		r := c[j]
 		a := r &^ u[j]
+		anyN |= r &^ d[j]
+		if a == 0 { // no face: the row stays dead, unwritten (see facesAcross2)
+			continue
+		}
 		py[j] = a
 		liveP |= nonZero2(a) << (2 * j)
-		anyN |= r &^ d[j]
 	}
 	var liveN uint32
 	if anyN != 0 {
