@@ -531,7 +531,7 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 				span := runSpan(u, w)
 				v2 := v + 1
 				if next&span == span { // the next live row holds the span: it may grow
-					v2 = growRun(blocks, rows, v2, v, end, rb, bu, bv, u, w, t)
+					v2 = growRun(blocks, rows, v2, end, rb+bv, bu, bv, span, t)
 				}
 				r &^= span
 				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
@@ -555,14 +555,15 @@ func wordAt(blocks *[voxel.ChunkVolume]voxel.Block, rb, u int) uint64 {
 	return row[k&3]>>sh | row[(k+1)&3]<<1<<(63-sh)
 }
 
-// growRun extends the run of w faces of kind t at u, starting in row v
-// (block index rb), down the live rows from v2 while each holds the whole
-// run in that kind alone, clearing them; it returns the first row not
-// taken.
-func growRun(blocks *[voxel.ChunkVolume]voxel.Block, rows *[size]uint32, v2, v, end, rb, bu, bv, u, w int, t voxel.Block) int {
-	span := runSpan(u, w)
-	for ; v2 < end && rows[v2&last]&span == span; v2++ {
-		rb2 := rb + (v2-v)*bv
+// growRun extends the run of faces span (w of them from u) of kind t in
+// row v down the live rows from v2 (below end; rb2: the block index of
+// row v2's u = 0, bv the V stride) while each holds the whole run in that
+// kind alone, clearing them; it returns the first row not taken. Nine
+// arguments: all in registers.
+func growRun(blocks *[voxel.ChunkVolume]voxel.Block, rows *[size]uint32, v2, end, rb2, bu, bv int, span uint32, t voxel.Block) int {
+	u := bits.TrailingZeros32(span)
+	w := bits.OnesCount32(span)
+	for ; v2 < end && rows[v2&last]&span == span; v2, rb2 = v2+1, rb2+bv {
 		if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
 			break
 		}
@@ -633,7 +634,7 @@ func (m *maskScan) row(k int, r, next uint32, v, end int, row uint64, rb int) in
 		v2 := v + 1
 		if mv&span == span { // the next row continues the whole run
 			rows[v2&last] &^= span
-			v2 = growRun(blocks, rows, v2+1, v, end, rb, bu, bv, u, w, t)
+			v2 = growRun(blocks, rows, v2+1, end, rb+2*bv, bu, bv, span, t)
 		}
 		r &^= span
 		out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
