@@ -508,6 +508,14 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 				k = m.row(k, r, next, v, end, row, rb)
 				continue
 			}
+			if r&(r>>1|r<<1|next) == 0 { // faces with none beside nor above them: 1×1 quads
+				for ; r != 0; r &= r - 1 {
+					u := bits.TrailingZeros32(r)
+					out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(blocks[(rb+u*bu)&(voxel.ChunkVolume-1)])<<shiftBlock)
+					k++
+				}
+				continue
+			}
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
 				w := bits.TrailingZeros32(^(r >> (u & last)))
