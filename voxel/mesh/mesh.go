@@ -9,9 +9,11 @@
 // neighbour chunk's boundary row; an absent neighbour is air). No bit
 // transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. Inside a
 // full layer only the edge rows against the neighbours are computed (and
-// no ±Y rows between full layers). The pass also records, per plane, which
-// rows hold faces, so the merges visit only planes with faces and, within
-// them, only those rows.
+// no ±Y rows between full layers); two consecutive other layers are done
+// together, their rows paired in 64-bit words. The pass also records, per
+// plane, which rows hold faces, so the merges visit only planes with faces
+// and, within them, only those rows (rows without faces are mostly not
+// even written).
 //
 // Each plane is then merged greedily, in a fixed order (face, plane, row V,
 // U): the lowest set bit starts a run widened along U while bits are set
@@ -159,8 +161,9 @@ var dirs = [voxel.NumFaces]dir{
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
 	// Only rows that may hold faces are written (those of non-empty
-	// layers; of a full layer only its edge rows); readers consult live,
-	// so the 24 KiB are not cleared between builds.
+	// layers; of a full layer only its edge rows; paired layers and +Y
+	// skip rows without faces); readers consult live, so the 24 KiB are
+	// not cleared between builds.
 	rows   [voxel.NumFaces][size][size]uint32
 	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
 	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
