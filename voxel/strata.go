@@ -158,9 +158,12 @@ func (c *Chunk) FillStrata(s *Strata) {
 		rx := (*[ChunkSize]uint32)(c.rowX[y<<ChunkBits:])
 		rz := (*[ChunkSize]uint32)(c.rowZ[y<<ChunkBits:])
 		and, or := fullRow, uint32(0)
+		n := 0
 		for _, r := range rx {
 			and, or = and&r, or|r
+			n += bits.OnesCount32(r)
 		}
+		c.layer[y] = uint16(n)
 		switch {
 		case and == fullRow:
 			*rz = fullRows32
@@ -187,6 +190,9 @@ func (c *Chunk) fillLayers(y0, y1 int, b Block) {
 	}
 	copy(c.rowX[y0*ChunkSize:y1*ChunkSize], fullRows[:])
 	copy(c.rowZ[y0*ChunkSize:y1*ChunkSize], fullRows[:])
+	for y := y0; y < y1; y++ {
+		c.layer[y] = ChunkArea
+	}
 }
 
 // transpose32 transposes a 32×32 bit matrix in place (a[i] bit j becomes

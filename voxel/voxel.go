@@ -141,6 +141,7 @@ type Chunk struct {
 	rowX   [ChunkArea]uint32
 	rowZ   [ChunkArea]uint32
 	counts [numBlockIDs]uint16 // blocks of each non-air kind
+	layer  [ChunkSize]uint16   // non-air blocks of each Y layer
 	solid  int32               // non-air blocks
 	kinds  int32               // distinct non-air kinds present
 }
@@ -164,9 +165,11 @@ func (c *Chunk) SetIndex(i int, b Block) {
 	x, y, z := Coords(i)
 	if old != Air {
 		c.uncount(old)
+		c.layer[y]--
 	}
 	if b != Air {
 		c.count(b)
+		c.layer[y]++
 		c.rowX[y<<ChunkBits|z] |= 1 << x
 		c.rowZ[y<<ChunkBits|x] |= 1 << z
 	} else {
@@ -203,9 +206,11 @@ func (c *Chunk) FillColumn(x, z, y0, y1 int, b Block) {
 		i := Index(x, y, z)
 		if old := c.blocks[i]; old != Air {
 			c.uncount(old)
+			c.layer[y]--
 		}
 		c.blocks[i] = b
 		if b != Air {
+			c.layer[y]++
 			c.rowX[y<<ChunkBits|z] |= bx
 			c.rowZ[y<<ChunkBits|x] |= bz
 		} else {
@@ -266,10 +271,14 @@ func (c *Chunk) Fill(b Block) {
 	c.counts = [numBlockIDs]uint16{}
 	row := uint32(0)
 	c.solid, c.kinds = 0, 0
+	c.layer = [ChunkSize]uint16{}
 	if b != Air {
 		row = fullRow
 		c.counts[b] = ChunkVolume // a constant: fails to compile if it outgrows uint16
 		c.solid, c.kinds = ChunkVolume, 1
+		for y := range c.layer {
+			c.layer[y] = ChunkArea
+		}
 	}
 	for i := range c.rowX {
 		c.rowX[i], c.rowZ[i] = row, row
@@ -295,6 +304,17 @@ func (c *Chunk) Uniform() (Block, bool) {
 			return b, true
 		}
 	}
+}
+
+// LayerMasks has bit y set in solid where layer y holds a non-air block
+// and in full where all its blocks are (the mesher's first question,
+// answered from per-layer counts kept in step with the blocks).
+func (c *Chunk) LayerMasks() (solid, full uint32) {
+	for y, n := range &c.layer {
+		solid |= uint32(-uint64(n)>>63) << y
+		full |= uint32(n>>(2*ChunkBits)) << y // n ≤ ChunkArea = 1<<10
+	}
+	return solid, full
 }
 
 // RowX is the occupancy of row (y, z) along X: bit x set where solid.

@@ -9,9 +9,11 @@
 // neighbour chunk's boundary row; an absent neighbour is air). No bit
 // transposes are needed: rowX covers ±Y and ±Z, rowZ covers ±X. Inside a
 // full layer only the edge rows against the neighbours are computed (and
-// no ±Y rows between full layers). The pass also records, per plane, which
-// rows hold faces, so the merges visit only planes with faces and, within
-// them, only those rows.
+// no ±Y rows between full layers); two consecutive other layers are done
+// together, their rows paired in 64-bit words. The pass also records, per
+// plane, which rows hold faces, so the merges visit only planes with faces
+// and, within them, only those rows (rows without faces are mostly not
+// even written).
 //
 // Each plane is then merged greedily, in a fixed order (face, plane, row V,
 // U): the lowest set bit starts a run widened along U while bits are set
@@ -159,8 +161,9 @@ var dirs = [voxel.NumFaces]dir{
 type scratch struct {
 	// rows[f][p][v]: exposed faces of direction f in plane p, row v (bit u).
 	// Only rows that may hold faces are written (those of non-empty
-	// layers; of a full layer only its edge rows); readers consult live,
-	// so the 24 KiB are not cleared between builds.
+	// layers; of a full layer only its edge rows; paired layers and +Y
+	// skip rows without faces); readers consult live, so the 24 KiB are
+	// not cleared between builds.
 	rows   [voxel.NumFaces][size][size]uint32
 	live   [voxel.NumFaces][size]uint32 // bit v: row v of the plane holds a face
 	planes [voxel.NumFaces]uint32       // bit p: plane p holds a face
@@ -240,34 +243,13 @@ func buried(nb *Neighbours) bool {
 	return true
 }
 
-// layerMasks has bit y set in solid where layer y holds a solid block and
-// in full where all its blocks are solid.
-func layerMasks(c *voxel.Chunk) (solid, full uint32) {
-	// Two rows per 64-bit word, two accumulators per mask: one OR and
-	// one AND chain of 32 words would wait on their own latency.
-	rx := (*[voxel.ChunkArea / 2]uint64)(unsafe.Pointer(c.RowsX()))
-	for y := range size {
-		row := (*[size / 2]uint64)(rx[y*size/2:])
-		var a0, a1 uint64
-		l0, l1 := ^uint64(0), ^uint64(0)
-		for i := 0; i < size/2; i += 2 {
-			a0, a1 = a0|row[i], a1|row[i+1]
-			l0, l1 = l0&row[i], l1&row[i+1]
-		}
-		any, all := a0|a1, l0&l1
-		solid |= nonZero(uint32(any)|uint32(any>>32)) << y
-		full |= nonZero(^(uint32(all) & uint32(all>>32))) << y
-	}
-	return solid, ^full
-}
-
 // faces computes every face row of the chunk's non-empty layers in one
 // pass and which planes hold faces. Inside a full layer there are no ±X or
 // ±Z faces, only its edge rows against the neighbours can show, and a full
 // layer between two full layers has no ±Y faces either: in solid ground
 // most layers are full, and these skip most of their rows.
 func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
-	layers, full := layerMasks(c)
+	layers, full := c.LayerMasks()
 	rx, rz := c.RowsX(), c.RowsZ()
 	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
 	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
@@ -301,6 +283,19 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
 			continue
 		}
 		s.facesY(y, cur, up, dn)
+		if y < last && (layers&^full)>>(y+1)&1 != 0 { // the next layer too
+			y1 := y + 1
+			up1 := (*[size]uint32)(upN[:])
+			if y1 < last {
+				up1 = (*[size]uint32)(rx[(y1+1)*size:])
+			}
+			s.facesY(y1, (*[size]uint32)(rx[y1*size:]), up1, cur)
+			s.facesAcross2(y, (*[2 * size]uint32)(rx[y*size:]), (*[2 * size]uint32)(rz[y*size:]),
+				pair(pzN[y*size], pzN[y1*size]), pair(nzN[y*size+last], nzN[y1*size+last]),
+				pair(pxN[y*size], pxN[y1*size]), pair(nxN[y*size+last], nxN[y1*size+last]))
+			ls &^= 1 << y1
+			continue
+		}
 
 		// ±Z: row z against rows z±1 of the same layer; ±X: rowZ's row x
 		// against rows x±1.
@@ -314,23 +309,31 @@ func (s *scratch) faces(c *voxel.Chunk, nb *Neighbours) {
 // rare in terrain, so the first pass only tests for them, and a second
 // writes them where there are any.
 func (s *scratch) facesY(y int, cur, up, dn *[size]uint32) {
+	// Two rows per 64-bit word (rows z and z+1 lie side by side in all).
 	y &= last
-	py := &s.rows[voxel.PosY][y]
-	var liveP, anyN uint32
-	for z := range size {
-		r := cur[z]
-		a := r &^ up[z]
-		py[z] = a
-		liveP |= nonZero(a) << z
-		anyN |= r &^ dn[z]
+	py := (*[size / 2]uint64)(unsafe.Pointer(&s.rows[voxel.PosY][y]))
+	c := (*[size / 2]uint64)(unsafe.Pointer(cur))
+	u := (*[size / 2]uint64)(unsafe.Pointer(up))
+	d := (*[size / 2]uint64)(unsafe.Pointer(dn))
+	var liveP uint32
+	var anyN uint64
+	for j := range size / 2 {
+		r := c[j]
+		a := r &^ u[j]
+		anyN |= r &^ d[j]
+		if a == 0 { // no face: the row stays dead, unwritten (see facesAcross2)
+			continue
+		}
+		py[j] = a
+		liveP |= nonZero2(a) << (2 * j)
 	}
 	var liveN uint32
 	if anyN != 0 {
-		ny := &s.rows[voxel.NegY][y]
-		for z := range size {
-			b := cur[z] &^ dn[z]
-			ny[z] = b
-			liveN |= nonZero(b) << z
+		ny := (*[size / 2]uint64)(unsafe.Pointer(&s.rows[voxel.NegY][y]))
+		for j := range size / 2 {
+			b := c[j] &^ d[j]
+			ny[j] = b
+			liveN |= nonZero2(b) << (2 * j)
 		}
 	}
 	s.live[voxel.PosY][y], s.live[voxel.NegY][y] = liveP, liveN
@@ -377,30 +380,6 @@ func (s *scratch) findPlanes() {
 			m |= nonZero(l) << p
 		}
 		s.planes[f] = m
-	}
-}
-
-// fullFaces is faces for a full chunk: only its six boundary planes can
-// show, where the neighbour's touching row is not solid.
-func (s *scratch) fullFaces(nb *Neighbours) {
-	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
-	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
-	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
-	var l [voxel.NumFaces]uint32
-	for i := range size {
-		r := [voxel.NumFaces]uint32{
-			voxel.PosX: ^pxN[i*size], voxel.NegX: ^nxN[i*size+last],
-			voxel.PosY: ^upN[i], voxel.NegY: ^dnN[last*size+i],
-			voxel.PosZ: ^pzN[i*size], voxel.NegZ: ^nzN[i*size+last],
-		}
-		for f := range r {
-			s.rows[f][edgePlane(f)][i] = r[f]
-			l[f] |= nonZero(r[f]) << i
-		}
-	}
-	for f := range l { // only the edge plane's live mask is ever read
-		s.live[f][edgePlane(f)] = l[f]
-		s.planes[f] = nonZero(l[f]) << edgePlane(f)
 	}
 }
 
@@ -532,6 +511,14 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 				k = m.row(k, r, next, v, end, row, rb)
 				continue
 			}
+			if r&(r>>1|r<<1|next) == 0 { // faces with none beside nor above them: 1×1 quads
+				for ; r != 0; r &= r - 1 {
+					u := bits.TrailingZeros32(r)
+					out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(blocks[(rb+u*bu)&(voxel.ChunkVolume-1)])<<shiftBlock)
+					k++
+				}
+				continue
+			}
 			for r != 0 {
 				u := bits.TrailingZeros32(r)
 				w := bits.TrailingZeros32(^(r >> (u & last)))
@@ -542,6 +529,10 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 					case blocks[(at+bu)&(voxel.ChunkVolume-1)] != t:
 						w = 1
 					case w == 2:
+					case contiguous && w <= 8: // one word of the row, without a call
+						if x := (wordAt(blocks, rb, u) ^ uint64(t)*broadcast) & wordBytes(w); x != 0 {
+							w = bits.TrailingZeros64(x) >> 3
+						}
 					case contiguous:
 						w = min(w, bits.TrailingZeros32(otherContiguous(blocks, rb, runSpan(u, w), u, t)>>(u&last)))
 					default:
@@ -551,7 +542,7 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 				span := runSpan(u, w)
 				v2 := v + 1
 				if next&span == span { // the next live row holds the span: it may grow
-					v2 = growRun(blocks, rows, v2, v, end, rb, bu, bv, u, w, t)
+					v2 = growRun(blocks, rows, v2, end, rb+bv, bu, bv, span, t)
 				}
 				r &^= span
 				out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
@@ -562,22 +553,41 @@ func (s *scratch) mergeMixed(dst []Quad, k int, blocks *[voxel.ChunkVolume]voxel
 	return dst, k
 }
 
-// growRun extends the run of w faces of kind t at u, starting in row v
-// (block index rb), down the live rows from v2 while each holds the whole
-// run in that kind alone, clearing them; it returns the first row not
-// taken.
-func growRun(blocks *[voxel.ChunkVolume]voxel.Block, rows *[size]uint32, v2, v, end, rb, bu, bv, u, w int, t voxel.Block) int {
-	span := runSpan(u, w)
-	for ; v2 < end && rows[v2&last]&span == span; v2++ {
-		rb2 := rb + (v2-v)*bv
+// wordBytes masks the low w bytes of a word (w in 1..8).
+func wordBytes(w int) uint64 { return ^uint64(0) >> ((8 - w) * 8 & shiftCount) }
+
+// wordAt is the eight blocks from u on of the contiguous row at rb
+// (little-endian, blocks past the row's end wrapped from its start): two
+// aligned words of the row shifted together, without a branch.
+func wordAt(blocks *[voxel.ChunkVolume]voxel.Block, rb, u int) uint64 {
+	row := (*[size / 8]uint64)(unsafe.Pointer(&blocks[rb&(voxel.ChunkVolume-size)]))
+	k := u >> 3
+	sh := uint(u&7) * 8
+	return row[k&3]>>sh | row[(k+1)&3]<<1<<(63-sh)
+}
+
+// growRun extends the run of faces span (w of them from u) of kind t in
+// row v down the live rows from v2 (below end; rb2: the block index of
+// row v2's u = 0, bv the V stride) while each holds the whole run in that
+// kind alone, clearing them; it returns the first row not taken. Nine
+// arguments: all in registers.
+func growRun(blocks *[voxel.ChunkVolume]voxel.Block, rows *[size]uint32, v2, end, rb2, bu, bv int, span uint32, t voxel.Block) int {
+	u := bits.TrailingZeros32(span)
+	w := bits.OnesCount32(span)
+	for ; v2 < end && rows[v2&last]&span == span; v2, rb2 = v2+1, rb2+bv {
 		if blocks[(rb2+u*bu)&(voxel.ChunkVolume-1)] != t {
 			break
 		}
 		if w > 1 {
 			var other uint32
-			if bu == 1 {
+			switch {
+			case bu == 1 && w <= 8: // one word of the row, without a call
+				if (wordAt(blocks, rb2, u)^uint64(t)*broadcast)&wordBytes(w) != 0 {
+					other = span
+				}
+			case bu == 1:
 				other = otherContiguous(blocks, rb2, span, u, t)
-			} else {
+			default:
 				other = otherStrided(blocks, rb2, bu, span, t)
 			}
 			if other&span != 0 {
@@ -635,7 +645,7 @@ func (m *maskScan) row(k int, r, next uint32, v, end int, row uint64, rb int) in
 		v2 := v + 1
 		if mv&span == span { // the next row continues the whole run
 			rows[v2&last] &^= span
-			v2 = growRun(blocks, rows, v2+1, v, end, rb, bu, bv, u, w, t)
+			v2 = growRun(blocks, rows, v2+1, end, rb+2*bv, bu, bv, span, t)
 		}
 		r &^= span
 		out[k&(quadBuf-1)] = Quad(row | uint64(u)<<su | uint64(w-1)<<shiftW | uint64(v2-v-1)<<shiftH | uint64(t)<<shiftBlock)
@@ -720,4 +730,81 @@ func nonZeroBytes(x uint64) uint64 {
 	const lo7, gather = 0x7f7f7f7f7f7f7f7f, 0x0102040810204080
 	hi := ((x & lo7) + lo7 | x) >> 7 & 0x0101010101010101 // bit 0 of each byte: byte ≠ 0
 	return hi * gather >> 56                              // byte i's bit lands at 56+i, no carries
+}
+
+// pair packs row a of one layer and row b of the next into one word.
+func pair(a, b uint32) uint64 { return uint64(a) | uint64(b)<<32 }
+
+// nonZero2 has bit 0 set if the low half of x has a bit set, bit 1 if the
+// high half has.
+func nonZero2(x uint64) uint32 { return nonZero(uint32(x)) + nonZero(uint32(x>>32))*2 }
+
+// facesAcross2 is facesAcross for layers y and y+1 at once: their rows
+// (cur: rowX of both layers, curZ: rowZ) paired in 64-bit words, whose
+// face rows lie side by side in s.rows and are stored as one word. It
+// halves the stores and the live-mask updates, which bound the loop.
+func (s *scratch) facesAcross2(y int, cur, curZ *[2 * size]uint32, hiZ, loZ, hiX, loX uint64) {
+	y &= last              // < last: the caller pairs layers y and y+1
+	const plane = size * 4 // bytes from a direction's plane to the next
+	const face = size * plane
+	base := unsafe.Pointer(&s.rows[0][0][y]) // plane 0 of direction 0, rows y and y+1
+	lpz, lnz := &s.live[voxel.PosZ], &s.live[voxel.NegZ]
+	lpx, lnx := &s.live[voxel.PosX], &s.live[voxel.NegX]
+	prevZ, prevX := loZ, loX
+	r, q := pair(cur[0], cur[size]), pair(curZ[0], curZ[size])
+	for i := range last {
+		nr, nq := pair(cur[i+1], cur[size+i+1]), pair(curZ[i+1], curZ[size+i+1])
+		a, b, c, d := r&^nr, r&^prevZ, q&^nq, q&^prevX
+		prevZ, prevX, r, q = r, q, nr, nq
+		// Rows without faces need not be written (their live bits stay
+		// clear), and in the ground below the surface or the air above
+		// it they come in long stretches of i.
+		if a|b|c|d == 0 {
+			continue
+		}
+		p := unsafe.Add(base, i*plane)
+		*(*uint64)(unsafe.Add(p, int(voxel.PosZ)*face)) = a
+		*(*uint64)(unsafe.Add(p, int(voxel.NegZ)*face)) = b
+		*(*uint64)(unsafe.Add(p, int(voxel.PosX)*face)) = c
+		*(*uint64)(unsafe.Add(p, int(voxel.NegX)*face)) = d
+		lpz[i] |= nonZero2(a) << y
+		lnz[i] |= nonZero2(b) << y
+		lpx[i] |= nonZero2(c) << y
+		lnx[i] |= nonZero2(d) << y
+	}
+	a, b := r&^hiZ, r&^prevZ
+	c, d := q&^hiX, q&^prevX
+	p := unsafe.Add(base, last*plane)
+	*(*uint64)(unsafe.Add(p, int(voxel.PosZ)*face)) = a
+	*(*uint64)(unsafe.Add(p, int(voxel.NegZ)*face)) = b
+	*(*uint64)(unsafe.Add(p, int(voxel.PosX)*face)) = c
+	*(*uint64)(unsafe.Add(p, int(voxel.NegX)*face)) = d
+	lpz[last] |= nonZero2(a) << y
+	lnz[last] |= nonZero2(b) << y
+	lpx[last] |= nonZero2(c) << y
+	lnx[last] |= nonZero2(d) << y
+}
+
+// fullFaces is faces for a full chunk: only its six boundary planes can
+// show, where the neighbour's touching row is not solid.
+func (s *scratch) fullFaces(nb *Neighbours) {
+	upN, dnN := rowsX(nb[voxel.PosY]), rowsX(nb[voxel.NegY])
+	pzN, nzN := rowsX(nb[voxel.PosZ]), rowsX(nb[voxel.NegZ])
+	pxN, nxN := rowsZ(nb[voxel.PosX]), rowsZ(nb[voxel.NegX])
+	var l [voxel.NumFaces]uint32
+	for i := range size {
+		r := [voxel.NumFaces]uint32{
+			voxel.PosX: ^pxN[i*size], voxel.NegX: ^nxN[i*size+last],
+			voxel.PosY: ^upN[i], voxel.NegY: ^dnN[last*size+i],
+			voxel.PosZ: ^pzN[i*size], voxel.NegZ: ^nzN[i*size+last],
+		}
+		for f := range r {
+			s.rows[f][edgePlane(f)][i] = r[f]
+			l[f] |= nonZero(r[f]) << i
+		}
+	}
+	for f := range l { // only the edge plane's live mask is ever read
+		s.live[f][edgePlane(f)] = l[f]
+		s.planes[f] = nonZero(l[f]) << edgePlane(f)
+	}
 }
