@@ -24,7 +24,8 @@
 # 0-1, 2-3, 4-5, 6-7), the NATS nodes to 8-9 and the bots to the rest;
 # with fewer, nothing is pinned. State lives in a temp dir (KEEP=1 keeps
 # it); everything started is stopped on exit. ARTEFACTS=DIR copies the
-# run's reports, logs and each server's /metrics there (not the data).
+# run's reports, logs and each server's /metrics there (not the data);
+# PROFILE=1 has each server write a CPU profile of its run (cpuK.pprof).
 #
 # Other knobs: SEED (1), BOTS_PROCS (4: bots process k reads server k's
 # metrics), SPREAD (300 m between bots' starting points), EDIT_EVERY (10s),
@@ -49,7 +50,7 @@ stop() {
 	for p in $pids; do wait "$p" 2>/dev/null || true; done
 	if [ -n "${ARTEFACTS:-}" ]; then
 		mkdir -p "$ARTEFACTS"
-		for f in "$DIR"/*.out "$DIR"/*.log "$DIR"/*.txt "$DIR"/*.md "$DIR"/edits*.jsonl; do
+		for f in "$DIR"/*.out "$DIR"/*.log "$DIR"/*.txt "$DIR"/*.md "$DIR"/edits*.jsonl "$DIR"/*.pprof; do
 			[ -f "$f" ] && cp "$f" "$ARTEFACTS/"
 		done
 	fi
@@ -117,7 +118,7 @@ server() { # server K (1-based): cores 2K-2, 2K-1
 	run_on $((2 * $1 - 2))-$((2 * $1 - 1)) "$CITYDRIVE" server -addr 127.0.0.1:$((PORT + 700 + $1)) \
 		-data "$DIR/server$1" -seed "$SEED" -cluster "$natsurls" -cluster-creds "$creds" -cluster-ca "$ca" \
 		-metrics-addr 127.0.0.1:$((PORT + 800 + $1)) -max-players "$N" -max-players-per-addr "$N" -spawn-radius 0 \
-		-max-handshakes-per-addr "$N" >"$DIR/server$1.out" 2>"$DIR/server$1.log" &
+		-max-handshakes-per-addr "$N" ${PROFILE:+-cpuprofile "$DIR/cpu$1.pprof"} >"$DIR/server$1.out" 2>"$DIR/server$1.log" &
 	pids="$pids $!"
 }
 for i in 1 2 3; do waitfor "$DIR/nats$i.log" 'Server is ready'; done
