@@ -107,3 +107,52 @@ func TestAForwardedEditIsDroppedOnceItsSenderStoppedWaiting(t *testing.T) {
 	_, err = w.commit(request{e: e, reply: reply, until: time.Now().Add(time.Minute)})
 	assert.ErrorIs(t, err, errNotOwner)
 }
+
+// A region the players' areas leave stays watched, with its values, for
+// watchLinger: one entered again meanwhile is ready at once (no new
+// watch, no catch-up); after it, the region is dropped.
+func TestALeftRegionLingersWatchedThenIsDropped(t *testing.T) {
+	w := newWorld(nil, bucketOnly{}, newDirectory(1, time.Second, time.Now), 1, slog.New(slog.DiscardHandler), WorldOptions{})
+	r := Region{2, -1}
+	now := time.Unix(1000, 0)
+	w.want[r] = true
+	want, fresh := w.reconcile(now)
+	require.True(t, fresh, "entered: a catch-up is due")
+	require.True(t, want[r])
+	w.watched[r].ready = true // caught up
+
+	delete(w.want, r) // the areas left it
+	want, fresh = w.reconcile(now.Add(time.Second))
+	assert.False(t, fresh)
+	assert.True(t, want[r], "still in the watch's filters")
+	require.NotNil(t, w.watched[r])
+	assert.True(t, w.watched[r].ready, "its values kept")
+
+	w.want[r] = true // entered again within the linger: ready, nothing to catch up
+	_, fresh = w.reconcile(now.Add(watchLinger))
+	assert.False(t, fresh)
+	assert.True(t, w.watched[r].ready)
+
+	delete(w.want, r)
+	left := now.Add(watchLinger + time.Second)
+	want, _ = w.reconcile(left)
+	assert.True(t, want[r])
+	want, _ = w.reconcile(left.Add(watchLinger - time.Millisecond))
+	assert.True(t, want[r], "the linger runs from this leaving, not the first")
+	want, _ = w.reconcile(left.Add(watchLinger))
+	assert.False(t, want[r], "dropped after the linger")
+	assert.Nil(t, w.watched[r])
+
+	// Entered once more: loading again, a catch-up due.
+	w.want[r] = true
+	_, fresh = w.reconcile(left.Add(2 * watchLinger))
+	assert.True(t, fresh)
+	assert.False(t, w.watched[r].ready)
+}
+
+func TestCovers(t *testing.T) {
+	a, b := Region{0, 0}, Region{1, 0}
+	assert.True(t, covers(map[Region]bool{a: true, b: true}, map[Region]bool{a: true}))
+	assert.False(t, covers(map[Region]bool{a: true}, map[Region]bool{a: true, b: true}))
+	assert.True(t, covers(nil, nil))
+}

@@ -137,11 +137,11 @@ func (w *World) rewatch(s *watches) {
 		s.retry = time.After(s.backoff)
 		s.backoff = min(2*s.backoff, time.Second)
 	}
-	want, fresh := w.reconcile()
+	want, fresh := w.reconcile(time.Now())
 	if w.stale.Swap(false) {
 		s.stopMain() // resumed below just after the last revision it delivered
 	}
-	if s.main == nil || !sameRegions(want, s.filters) {
+	if s.main == nil || !covers(s.filters, want) || len(s.filters) > 2*len(want)+minExtraFilters {
 		// Its first start takes the directory's current values.
 		s.stopMain()
 		keys := []string{ownPrefix + ".>", livePrefix + ".>"}
@@ -181,7 +181,15 @@ func (w *World) rewatch(s *watches) {
 // reconcile brings the watched set to the regions wanted (the union's and
 // the owned ones): a region left is forgotten (its parked acks answered),
 // a region entered starts unready. fresh: some region was entered.
-func (w *World) reconcile() (map[Region]bool, bool) {
+//
+// A region left stays watched (and deliverable) for watchLinger: with
+// hundreds of players, areas cross region borders every few hundred
+// milliseconds, often back and forth, and each change of the set made the
+// watch again and each region entered needed a catch-up, restarted by
+// the next entry (under that churn a region could stay loading for many
+// seconds, its edits waiting). With it, a region entered again soon is
+// still ready, and one left costs nothing until it is dropped.
+func (w *World) reconcile(now time.Time) (map[Region]bool, bool) {
 	owned := w.dir.owned()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -192,11 +200,28 @@ func (w *World) reconcile() (map[Region]bool, bool) {
 	for _, r := range owned {
 		want[r] = true
 	}
+	for r := range want {
+		delete(w.linger, r)
+	}
+	for r := range w.watched {
+		if want[r] {
+			continue
+		}
+		until, ok := w.linger[r]
+		if !ok {
+			until = now.Add(watchLinger)
+			w.linger[r] = until
+		}
+		if now.Before(until) {
+			want[r] = true
+		}
+	}
 	fresh := false
 	for r := range w.watched {
 		if want[r] {
 			continue
 		}
+		delete(w.linger, r)
 		delete(w.watched, r)
 		for pos, ps := range w.parked { // nobody here holds them any more
 			if RegionOf(pos) == r {
@@ -224,12 +249,18 @@ func (w *World) reconcile() (map[Region]bool, bool) {
 	return want, fresh
 }
 
-func sameRegions(a, b map[Region]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for r := range a {
-		if !b[r] {
+// watchLinger is how long a region no longer wanted stays watched.
+const watchLinger = 10 * time.Second
+
+// minExtraFilters: the main watch is made again to drop regions no longer
+// watched only once they outnumber the watched ones (2×, plus this):
+// until then their entries cost less than making the watch again.
+const minExtraFilters = 16
+
+// covers reports whether filters holds every region of want.
+func covers(filters, want map[Region]bool) bool {
+	for r := range want {
+		if !filters[r] {
 			return false
 		}
 	}

@@ -72,6 +72,9 @@ type World struct {
 	mu      sync.Mutex
 	want    map[Region]bool // the union's regions
 	watched map[Region]*watch
+	// linger: regions neither wanted nor owned any more, kept watched
+	// until then (watchLinger).
+	linger  map[Region]time.Time
 	parked  map[voxel.ChunkPos][]parkedCommit
 	written map[voxel.ChunkPos]known // own writes the watch has not shown yet
 	suspect map[Region]uint64        // a lease revision whose last write's fate is unknown
@@ -161,6 +164,7 @@ func newWorld(js jetstream.JetStream, kv jetstream.KeyValue, dir *Directory, sel
 		wake:    make(chan struct{}, 1),
 		want:    map[Region]bool{},
 		watched: map[Region]*watch{},
+		linger:  map[Region]time.Time{},
 		parked:  map[voxel.ChunkPos][]parkedCommit{},
 		written: map[voxel.ChunkPos]known{},
 		suspect: map[Region]uint64{},
