@@ -24,6 +24,19 @@ type halves struct {
 	west, east string
 }
 
+// startHalves starts the west and the east server (through nodes 0 and 1),
+// each owning its half of the world as dir says.
+func startHalves(t *testing.T, nc *natstest.Cluster) (dir *halves, west, east *server) {
+	t.Helper()
+	dir = &halves{}
+	withDir := func(c *netsync.ServerConfig) { c.Owners = dir }
+	west, east = startServerWith(t, nc, 0, withDir), startServerWith(t, nc, 1, withDir)
+	dir.mu.Lock()
+	dir.west, dir.east = west.Addr().String(), east.Addr().String()
+	dir.mu.Unlock()
+	return dir, west, east
+}
+
 func (d *halves) Owner(rx, _ int32) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -48,12 +61,7 @@ func TestRegionsAreTheWiresRegions(t *testing.T) {
 // once, in order.
 func TestHandoverAcrossABorder20Times(t *testing.T) {
 	nc := natstest.Start(t, 3)
-	dir := &halves{}
-	withDir := func(c *netsync.ServerConfig) { c.Owners = dir }
-	west, east := startServerWith(t, nc, 0, withDir), startServerWith(t, nc, 1, withDir)
-	dir.mu.Lock()
-	dir.west, dir.east = west.Addr().String(), east.Addr().String()
-	dir.mu.Unlock()
+	dir, west, east := startHalves(t, nc)
 
 	const (
 		z      = 272.0 // metres: inside chunk row 8, far from other borders

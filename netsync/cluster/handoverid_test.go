@@ -24,12 +24,7 @@ import (
 // is the rule).
 func TestCarKeepsItsIDAfterItsFirstConnectionCloses(t *testing.T) {
 	nc := natstest.Start(t, 3)
-	dir := &halves{}
-	withDir := func(c *netsync.ServerConfig) { c.Owners = dir }
-	west, east := startServerWith(t, nc, 0, withDir), startServerWith(t, nc, 1, withDir)
-	dir.mu.Lock()
-	dir.west, dir.east = west.Addr().String(), east.Addr().String()
-	dir.mu.Unlock()
+	dir, west, east := startHalves(t, nc)
 
 	const (
 		z      = 272.0 // metres: inside chunk row 8, far from other borders

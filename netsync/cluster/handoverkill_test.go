@@ -22,12 +22,7 @@ import (
 // edit answered once and stored.
 func TestOwnerKilledDuringHandoverClientEndsOnALiveServer(t *testing.T) {
 	nc := natstest.Start(t, 3)
-	dir := &halves{}
-	withDir := func(c *netsync.ServerConfig) { c.Owners = dir }
-	west, east := startServerWith(t, nc, 0, withDir), startServerWith(t, nc, 1, withDir)
-	dir.mu.Lock()
-	dir.west, dir.east = west.Addr().String(), east.Addr().String()
-	dir.mu.Unlock()
+	dir, west, east := startHalves(t, nc)
 	const z, radius = 272.0, 4
 	chunkOf := func(x float64) voxel.ChunkPos {
 		return voxel.ChunkPos{X: int32(math.Floor(x / voxel.ChunkSize)), Y: 1, Z: int32(math.Floor(z / voxel.ChunkSize))}
