@@ -92,6 +92,13 @@ func TestOwnerKilledDuringHandoverClientEndsOnALiveServer(t *testing.T) {
 				frame(x)
 				time.Sleep(5 * time.Millisecond) // a frame
 			}
+			// Past the border the switch also waits for the east server
+			// to vouch for the car's id (up to 2 s): stay there meanwhile,
+			// as a loaded machine can outrun it.
+			for x >= 16 && h.PrimaryAddr() != dir.east && time.Now().Before(end) {
+				frame(x)
+				time.Sleep(5 * time.Millisecond) // a frame
+			}
 		}
 		x += 8
 	}
