@@ -16,7 +16,7 @@
 # and dmon.txt: nvidia-smi's clocks during the run; DMON=0 leaves it out).
 set -eu
 B=${BUNDLE:?set BUNDLE to the prepared gpu-bundle folder}
-VARIANTS=${VARIANTS:-"base;prepass=off;farprepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;shadow1;direct,lean,shadow1;prepass=off,farsort,direct,lean,shadow1;farprepass=off,farsort,direct,lean,vfog,shadow1"}
+VARIANTS=${VARIANTS:-"base;prepass=off,farsort,lean;prepass=off,farsort,lean,shadow1;prepass=off;farprepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;shadow1;direct,lean,shadow1;prepass=off,farsort,direct,lean,shadow1;farprepass=off,farsort,direct,lean,vfog,shadow1"}
 FRAMES=${FRAMES:-240}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-"1920x1080 3840x2160"}

@@ -55,6 +55,11 @@ var (
 const testW, testH = 320, 240
 
 // glRenderer returns the shared test renderer, skipping without a display.
+// testPasses forces the depth pre-pass in the shared test renderer (the
+// full profile leaves it out), so the tests of what it draws keep running;
+// TestPassVariantsDrawTheSameImage holds the profile's passes to its picture.
+var testPasses = Passes{DepthPrepass: On}
+
 func glRenderer(t *testing.T) *Renderer {
 	t.Helper()
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
@@ -62,7 +67,7 @@ func glRenderer(t *testing.T) *Renderer {
 	}
 	onMain(func() {
 		if shared == nil && sharedErr == nil {
-			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, GLProfile: glprofile.Full, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}, Far: slots.Config{Slots: 8, VertsPerSlot: 600}}, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
+			shared, sharedErr = Open(Options{Width: testW, Height: testH, Title: "render test", FixedScale: 1, GLProfile: glprofile.Full, Passes: testPasses, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}, Far: slots.Config{Slots: 8, VertsPerSlot: 600}}, TerrainChunks: testTerrainSlots, TerrainQuadsPerChunk: testTerrainQuads})
 		}
 	})
 	require.NoError(t, sharedErr)
@@ -473,7 +478,7 @@ func syntheticCity(t testing.TB) (*Renderer, *Frame) {
 	var big *Renderer
 	var err error
 	onMain(func() {
-		big, err = Open(Options{Title: "render bench", FixedScale: 1, GLProfile: glprofile.Full, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
+		big, err = Open(Options{Title: "render bench", FixedScale: 1, GLProfile: glprofile.Full, Passes: testPasses, Layout: slots.Layout{Near: slots.Config{Slots: 16, VertsPerSlot: 1200}}})
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { onMain(func() { big.Close() }) })
