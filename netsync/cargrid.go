@@ -53,6 +53,12 @@ func (g *carGrid) build() {
 
 // appendCovered appends every car but skip's whose chunk a covers.
 func (g *carGrid) appendCovered(a *area, skip uint32, dst []wire.CarSnapshot) []wire.CarSnapshot {
+	return g.appendIn(a, skip, true, dst)
+}
+
+// appendIn appends the cars whose chunk a covers, leaving out skip's
+// when skipping.
+func (g *carGrid) appendIn(a *area, skip uint32, skipping bool, dst []wire.CarSnapshot) []wire.CarSnapshot {
 	if !a.subscribed || len(g.cars) == 0 {
 		return dst
 	}
@@ -64,7 +70,7 @@ func (g *carGrid) appendCovered(a *area, skip uint32, dst []wire.CarSnapshot) []
 		i, _ := slices.BinarySearchFunc(g.cars, lo, func(c gridCar, k uint64) int { return cmp.Compare(c.cell, k) })
 		for ; i < len(g.cars) && g.cars[i].cell <= hi; i++ {
 			c := &g.cars[i]
-			if c.snap.Player != skip && a.covers(c.chunk) {
+			if (!skipping || c.snap.Player != skip) && a.covers(c.chunk) {
 				dst = append(dst, c.snap)
 			}
 		}

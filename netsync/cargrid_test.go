@@ -53,3 +53,19 @@ func TestCarGridUnsubscribedSeesNothing(t *testing.T) {
 	g.build()
 	require.Empty(t, g.appendCovered(newArea(), 2, nil))
 }
+
+// appendIn without skipping keeps the receiver's own player too (a
+// handover's car shown by another server is relayed to its spare).
+func TestCarGridAppendInSkipsOnlyWhenAsked(t *testing.T) {
+	var g carGrid
+	g.add(wire.QuantiseCar(1, 1, 0, 0, 0, 0, 0))
+	g.add(wire.QuantiseCar(2, 1, 10, 0, 0, 0, 0))
+	g.build()
+	a := newArea()
+	var ch areaChange
+	a.subscribe(voxel.ChunkPos{}, 4, 4, &ch)
+	require.Len(t, g.appendIn(a, 1, false, nil), 2)
+	got := g.appendIn(a, 1, true, nil)
+	require.Len(t, got, 1)
+	require.Equal(t, uint32(2), got[0].Player)
+}

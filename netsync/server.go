@@ -62,6 +62,7 @@ type Server struct {
 	scratchCars []wire.CarSnapshot
 	remoteCars  []wire.CarSnapshot // other servers' cars (exchange.go)
 	carGrid     carGrid            // relayCars' index, reused
+	remoteGrid  carGrid            // the same for remoteCars (exchange.go)
 	lastTick    time.Time
 
 	// live mirrors peers for the metrics collector (other goroutines).
@@ -669,6 +670,7 @@ func (s *Server) relayCars() {
 		}
 	}
 	g.build()
+	s.indexRemoteCars()
 	for _, to := range s.order {
 		if !to.area.subscribed || to.ctx.Err() != nil {
 			continue
