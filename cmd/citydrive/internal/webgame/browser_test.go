@@ -103,7 +103,8 @@ type pageStats struct {
 	Vehicles, Trees                int
 	TerrainChunks, TerrainResident int
 	FarSlots, ShadowMaps           int
-	ShadowVertices                 int
+	ShadowVertices, FarVertices    int
+	TerrainQuads                   int
 }
 
 // driveFrames: frames of autopilot driving the test waits for (seconds
@@ -133,7 +134,7 @@ func TestBrowserDrivesTheCityInWebGL2(t *testing.T) {
 				Draws: c.stats.draws, Vertices: c.stats.vertices, Km: c.stats.km, Fallback: c.stats.fallback,
 				Vehicles: c.stats.vehicles, Trees: c.stats.trees, TerrainChunks: c.stats.terrainChunks,
 				TerrainResident: c.stats.terrainResident, FarSlots: c.stats.farSlots, ShadowMaps: c.stats.shadowMaps,
-				ShadowVertices: c.stats.shadowVertices});
+				ShadowVertices: c.stats.shadowVertices, FarVertices: c.stats.farVertices, TerrainQuads: c.stats.terrainQuads});
 			setTimeout(poll, 200);
 		})();
 	})`)
