@@ -29,6 +29,8 @@ const (
 	terrainFrag      = glsl.TerrainFrag
 	floorVert        = glsl.FloorVert
 	floorFrag        = glsl.FloorFrag
+	vehicleVert      = glsl.VehicleVert
+	vehicleFrag      = glsl.VehicleFrag
 )
 
 func src(parts ...string) string { return glsl.Source(glsl.Desktop, nil, parts...) }

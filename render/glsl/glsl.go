@@ -28,7 +28,7 @@ const (
 // build-age tint.
 const (
 	desktopVersion = "#version 410 core\n"
-	esVersion      = "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\nprecision highp sampler2DShadow;\n#define LEAN 1\n"
+	esVersion      = "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\nprecision highp sampler2DShadow;\nprecision highp usampler2D;\nprecision highp isampler2D;\n#define LEAN 1\n"
 )
 
 // fl writes a float constant with a decimal point: GLSL ES converts no int
@@ -72,12 +72,18 @@ var defines = fmt.Sprintf(`#define PALETTE_SIZE %d
 #define SIGNAL_LAMP_STEP %s
 #define FAR_FLOOR_H %s
 #define FAR_BAY_W %s
+#define TERRAIN_TEX_W %d
 `, slots.PaletteSize, slots.LampFlagScale, slots.MaterialRoad, slots.MaterialBuilding,
 	slots.MaterialWindow, slots.MaterialWater, slots.MaterialFoliage, slots.MaterialLamp, slots.MaterialCar,
 	slots.PaletteWater, voxel.NumBlocks, voxel.Grass, voxel.Dirt, voxel.Water, voxel.ChunkSize,
 	fl(slots.LampSpacing), slots.LampLeft, slots.LampRight,
 	fl(slots.PosStep), slots.PosBiasXZ, slots.PosBiasY, fl(slots.AlongStep), slots.AlongBias, fl(slots.AcrossStep), fl(slots.HalfWidthStep),
-	slots.MaterialFarFacade, slots.MaterialSignal, fl(slots.SignalLampStep), fl(slots.FarFloorHeight), fl(slots.FarBayWidth))
+	slots.MaterialFarFacade, slots.MaterialSignal, fl(slots.SignalLampStep), fl(slots.FarFloorHeight), fl(slots.FarBayWidth), TerrainTexWidth)
+
+// TerrainTexWidth is the width in texels of the voxel terrain's quad and
+// chunk-table textures in GLSL ES (TerrainGLSL), where WebGL2 has no
+// texture buffers; WebGL2 guarantees 2,048.
+const TerrainTexWidth = 1024
 
 // Header is the version line and the constants for d.
 func Header(d Dialect) string {
@@ -473,6 +479,77 @@ void main() {
 }
 `
 
+// VehicleVert draws traffic instances: one small mesh of
+// scene.VehicleModels models, per instance the camera-relative position,
+// the heading's cosine and sine, and the body colour.
+const VehicleVert = `
+layout(location = 0) in vec3 aPos;
+layout(location = 1) in vec3 aNormal;
+layout(location = 2) in float aPart;
+layout(location = 5) in vec3 iPos;
+layout(location = 6) in vec2 iCosSin;
+layout(location = 7) in vec3 iColour;
+
+uniform mat4 uViewProj;
+uniform mat4 uShadowVP;
+uniform vec3 uShadowShift;
+
+out vec3 vRel;
+out vec3 vNormal;
+out vec3 vColour;
+flat out int vPart;
+out vec3 vShadow;
+
+void main() {
+	// heading from +X towards +Z
+	mat2 r = mat2(iCosSin.x, iCosSin.y, -iCosSin.y, iCosSin.x);
+	vec3 p = aPos;
+	p.xz = r * p.xz;
+	vec3 n = aNormal;
+	n.xz = r * n.xz;
+	vec3 rel = iPos + p;
+	gl_Position = uViewProj * vec4(rel, 1.0);
+	vRel = rel;
+	vNormal = n;
+	vColour = iColour;
+	vPart = int(aPart + 0.5);
+	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+}
+`
+
+// VehicleFrag: body in the instance colour with a little gloss, glass
+// reflecting the sky, head and tail lights that glow with the night.
+const VehicleFrag = LightingGLSL + `
+in vec3 vRel;
+in vec3 vNormal;
+in vec3 vColour;
+flat in int vPart;
+in vec3 vShadow;
+out vec4 oColour;
+void main() {
+	vec3 n = normalize(vNormal);
+	vec3 view = normalize(-vRel);
+	vec3 col;
+	if (vPart == 0) { // body: the instance colour, a little gloss
+		col = shade(vColour, n, 1.0, shadowAt(vShadow));
+		vec3 h = normalize(uSunDir + view);
+		col += uSunColour * pow(max(dot(n, h), 0.0), 40.0) * 0.35;
+		// the street lamps light the traffic too (the city's streets are lit
+		// along their kerbs; a vehicle is always on a street)
+		col += vColour * vec3(1.0, 0.78, 0.45) * 0.35 * uNight * (0.6 + 0.4 * max(n.y, 0.0));
+	} else if (vPart == 1) { // glass: dark, reflecting the sky
+		col = shade(vec3(0.06, 0.08, 0.1), n, 1.0, 1.0) + 0.25 * skyColour(reflect(-view, n)) * (1.0 - 0.7 * uNight);
+	} else if (vPart == 2) { // headlights
+		col = mix(vec3(0.75, 0.75, 0.7), vec3(1.0, 0.95, 0.8) * 3.0, uNight);
+	} else if (vPart == 3) { // tail lights
+		col = mix(vec3(0.45, 0.05, 0.04), vec3(1.0, 0.1, 0.06) * 2.0, uNight);
+	} else { // tyres
+		col = shade(vec3(0.04), n, 1.0, 1.0);
+	}
+	oColour = vec4(fogged(col, vRel), 1.0);
+}
+`
+
 // The sky: one full-screen triangle at the far plane (depth 1), drawn after
 // the opaque geometry with GL_LEQUAL so it only fills what nothing covered.
 const SkyVert = `
@@ -554,9 +631,23 @@ void main() {
 // integer arithmetic, and only the eye's offset inside its chunk (in
 // [0, 32)) is a float, so nothing loses precision far from the world
 // origin. The Go mirror of the expansion is render/terrain.Corner.
+//
+// WebGL2 has no texture buffers: in GLSL ES (GL_ES is defined there) the
+// quads and the chunk table are 2-D integer textures TerrainTexWidth texels
+// wide, texel i at (i mod width, i / width); the text after the fetch is
+// the same for both.
 const TerrainGLSL = `
+#ifdef GL_ES
+uniform highp usampler2D uQuads;
+uniform highp isampler2D uChunkTable;
+uvec2 quadAt(int i) { return texelFetch(uQuads, ivec2(i % TERRAIN_TEX_W, i / TERRAIN_TEX_W), 0).xy; }
+ivec3 chunkAt(int i) { return texelFetch(uChunkTable, ivec2(i % TERRAIN_TEX_W, i / TERRAIN_TEX_W), 0).xyz; }
+#else
 uniform usamplerBuffer uQuads;
 uniform isamplerBuffer uChunkTable;
+uvec2 quadAt(int i) { return texelFetch(uQuads, i).xy; }
+ivec3 chunkAt(int i) { return texelFetch(uChunkTable, i).xyz; }
+#endif
 uniform int uQuadsPerSlot;
 uniform ivec3 uEyeChunk;
 uniform vec3 uEyeFrac;
@@ -565,7 +656,7 @@ vec3 terrainVertex(out vec3 local, out int face, out int block, out ivec3 chunk)
 	int q = gl_VertexID / 6;
 	int c = gl_VertexID - q * 6;
 	int k = c < 3 ? c : (c == 3 ? 0 : c - 2); // corners 0 1 2, 0 2 3
-	uvec2 d = texelFetch(uQuads, q).xy;        // x: bits 0-31, y: bits 32-63
+	uvec2 d = quadAt(q); // x: bits 0-31, y: bits 32-63
 	uint lo = d.x;
 	ivec3 p = ivec3(int(lo & 31u), int((lo >> 5u) & 31u), int((lo >> 10u) & 31u));
 	int w = int((lo >> 15u) & 31u) + 1;
@@ -587,7 +678,7 @@ vec3 terrainVertex(out vec3 local, out int face, out int block, out ivec3 chunk)
 	if (pos) {
 		lp += ivec3(axis == 0 ? 1 : 0, axis == 1 ? 1 : 0, axis == 2 ? 1 : 0);
 	}
-	chunk = texelFetch(uChunkTable, q / uQuadsPerSlot).xyz;
+	chunk = chunkAt(q / uQuadsPerSlot);
 	local = vec3(lp);
 	return vec3((chunk - uEyeChunk) * CHUNK_SIZE) - uEyeFrac + local;
 }

@@ -5,9 +5,11 @@
 // the same shader text (render/glsl, in its GLSL ES 3.00 dialect). One
 // vertex buffer holds the fixed slots and the dynamic region, as on the
 // desktop; each group of slots is one draw through WEBGL_multi_draw where
-// the browser has it, else one drawArrays a slot. The main pass and the
-// sky are drawn; shadows, the far tier, trees, traffic instances and the
-// voxel terrain (texture buffers, which WebGL2 lacks) are not yet.
+// the browser has it, else one drawArrays a slot. A frame is the sun's
+// shadow map (shadow.go, when due), then one main pass: the near slots,
+// the dynamic region, the far tier (far.go), trees and traffic instances
+// (instances.go), the voxel ground (terrain.go), then the sky. There is
+// no depth pre-pass.
 package webgl
 
 import (
@@ -26,9 +28,6 @@ import (
 	"citydrive/render/input"
 	"citydrive/render/scene"
 	"citydrive/slots"
-	"citydrive/voxel"
-	"citydrive/voxel/mesh"
-	"citydrive/voxel/meshpool"
 )
 
 // WebGL2 enums used here (the values are the GL ones).
@@ -57,11 +56,14 @@ const (
 	glNearest          = 0x2600
 )
 
-// Texture units: the shadow sampler and the near-mask sampler must not
-// share one (WebGL refuses two sampler types on a unit).
+// Texture units: samplers of different types must not share one (WebGL
+// refuses two sampler types on a unit), so each texture has its own, bound
+// there once.
 const (
-	unitShadow   = 0
-	unitNearMask = 1
+	unitShadow        = 0
+	unitNearMask      = 1
+	unitTerrainQuads  = 2
+	unitTerrainChunks = 3
 )
 
 // Display draws frames into a canvas. It implements game.Display.
@@ -69,14 +71,24 @@ type Display struct {
 	gl, canvas, hud js.Value
 	multi           js.Value // WEBGL_multi_draw, or undefined
 	layout          slots.Layout
-	vbo             js.Value
+	vao, vbo        js.Value
 	world, sky      *program
 	counts          []int
 	lists           [scene.MaxGroups]scene.DrawList
 	dynWords        []uint32
-	staging         js.Value // Uint8Array over which uploads travel
+	staging         staging  // over which uploads travel
+	palette         js.Value // Float32Array for uPalette
 	firsts, cnts    js.Value // Int32Array for the multi-draw lists
+	firstsU8        js.Value // their bytes
+	cntsU8          js.Value
 	hudText         string
+	trees           treesGL
+	vehicles        vehiclesGL
+	terrain         terrainGL
+	far             farGL
+	shadow          shadowGL
+	shadowRefreshes int // shadow maps drawn since New
+	lastShadowVerts int // slot vertices the last shadow map drew
 
 	mu      sync.Mutex
 	down    map[input.Key]bool
@@ -123,9 +135,14 @@ func (p *program) setMat4(name string, m mgl32.Mat4) {
 	p.gl.Call("uniformMatrix4fv", p.loc(name), false, a)
 }
 
+// worldDefs are the world programs' defines: one filtered shadow-map read
+// a pixel (the desktop's shadow1 variant), which SwiftShader's per-pixel
+// cost wants.
+var worldDefs = []string{"SHADOW_ONE_TAP"}
+
 // New opens WebGL2 on canvas; hud is an element whose text becomes the
-// frame's HUD lines (null: none). The buffer holds layout's near tier and
-// dynamic region (the far tier is not drawn here).
+// frame's HUD lines (null: none). The buffer holds layout's near tier, far
+// tier (none when layout.Far.Slots is 0) and dynamic region.
 func New(canvas, hud js.Value, layout slots.Layout) (*Display, error) {
 	opts := js.Global().Get("Object").New()
 	opts.Set("antialias", false)
@@ -138,16 +155,16 @@ func New(canvas, hud js.Value, layout slots.Layout) (*Display, error) {
 		down: map[input.Key]bool{}, pressed: map[input.Key]bool{}, frame: make(chan float64, 1)}
 	d.multi = gl.Call("getExtension", "WEBGL_multi_draw")
 	var err error
-	if d.world, err = d.link("world", glsl.Source(glsl.ES, nil, glsl.WorldVert), glsl.Source(glsl.ES, nil, glsl.WorldFrag)); err != nil {
-		return nil, err
-	}
 	if d.sky, err = d.link("sky", glsl.Source(glsl.ES, nil, glsl.SkyVert), glsl.Source(glsl.ES, nil, glsl.SkyFrag)); err != nil {
 		return nil, err
 	}
+	if d.world, err = d.link("world", glsl.Source(glsl.ES, worldDefs, glsl.WorldVert), glsl.Source(glsl.ES, worldDefs, glsl.WorldFrag)); err != nil {
+		return nil, err
+	}
 	near := layout.Near
-	total := near.SlotVerts() + near.DynamicVerts
-	vao := gl.Call("createVertexArray")
-	gl.Call("bindVertexArray", vao)
+	total := layout.TotalVerts()
+	d.vao = gl.Call("createVertexArray")
+	gl.Call("bindVertexArray", d.vao)
 	d.vbo = gl.Call("createBuffer")
 	gl.Call("bindBuffer", glArrayBuffer, d.vbo)
 	gl.Call("bufferData", glArrayBuffer, total*slots.BytesPerVertex, glDynamicDraw)
@@ -161,18 +178,22 @@ func New(canvas, hud js.Value, layout slots.Layout) (*Display, error) {
 	gl.Call("vertexAttribIPointer", 1, 2, glUnsignedInt, slots.BytesPerVertex, 16)
 	d.counts = make([]int, near.Slots)
 	d.dynWords = make([]uint32, near.DynamicVerts*slots.WordsPerVertex)
-	d.staging = js.Global().Get("Uint8Array").New(max(near.VertsPerSlot, near.DynamicVerts) * slots.BytesPerVertex)
-	d.firsts = js.Global().Get("Int32Array").New(near.Slots)
-	d.cnts = js.Global().Get("Int32Array").New(near.Slots)
-	// A 1×1 depth texture for the (unused) shadow sampler: a sampler with
-	// nothing of its type bound is an error on some drivers.
-	tex := gl.Call("createTexture")
-	gl.Call("activeTexture", glTexture0+unitShadow)
-	gl.Call("bindTexture", glTexture2D, tex)
-	gl.Call("texImage2D", glTexture2D, 0, glDepthComponent16, 1, 1, 0, glDepthComponent, glUnsignedShort, js.Null())
-	gl.Call("texParameteri", glTexture2D, glTexCompareMode, glCompareRefToTex)
-	gl.Call("texParameteri", glTexture2D, glTexMinFilter, glNearest)
-	gl.Call("texParameteri", glTexture2D, glTexMagFilter, glNearest)
+	d.stage(max(near.VertsPerSlot, layout.Far.VertsPerSlot, near.DynamicVerts) * slots.BytesPerVertex)
+	d.palette = js.Global().Get("Float32Array").New(3 * slots.PaletteSize)
+	lists := max(near.Slots, layout.Far.Slots, terrainSlots)
+	d.firsts = js.Global().Get("Int32Array").New(lists)
+	d.cnts = js.Global().Get("Int32Array").New(lists)
+	d.firstsU8 = js.Global().Get("Uint8Array").New(d.firsts.Get("buffer"))
+	d.cntsU8 = js.Global().Get("Uint8Array").New(d.cnts.Get("buffer"))
+	for _, setup := range []func() error{d.setupShadow, d.setupTrees, d.setupVehicles, d.setupTerrain, d.setupFar} {
+		if err := setup(); err != nil {
+			return nil, err
+		}
+	}
+	gl.Call("bindVertexArray", d.vao)
+	if e := gl.Call("getError").Int(); e != 0 {
+		return nil, fmt.Errorf("webgl: setting up: GL error %#x", e)
+	}
 	d.listen()
 	d.onFrame = js.FuncOf(func(_ js.Value, a []js.Value) any {
 		select {
@@ -226,6 +247,7 @@ func (d *Display) Upload(slot int, verts []uint32, count int) error {
 	}
 	d.write(slot*near.VertsPerSlot, verts[:count*slots.WordsPerVertex])
 	d.counts[slot] = count
+	d.shadow.slotsChanged = true
 	d.stats.Uploads++
 	return nil
 }
@@ -235,29 +257,108 @@ func (d *Display) write(firstVertex int, words []uint32) {
 		return
 	}
 	b := asBytes(words)
-	js.CopyBytesToJS(d.staging, b)
+	s := d.stageBytes(b).u8
 	d.gl.Call("bindBuffer", glArrayBuffer, d.vbo)
-	d.gl.Call("bufferSubData", glArrayBuffer, firstVertex*slots.BytesPerVertex, d.staging, 0, len(b))
+	d.gl.Call("bufferSubData", glArrayBuffer, firstVertex*slots.BytesPerVertex, s, 0, len(b))
+}
+
+// staging is one JavaScript buffer that uploads are copied into, seen as
+// bytes, unsigned and signed 32-bit words (texture uploads take the view
+// of their texel type).
+type staging struct {
+	u8, u32, i32 js.Value
+	n            int // bytes
+}
+
+// stage grows the staging buffer to hold n bytes and returns it as bytes.
+func (d *Display) stage(n int) js.Value {
+	if n > d.staging.n {
+		n = (n + 3) &^ 3
+		u8 := js.Global().Get("Uint8Array").New(n)
+		buf := u8.Get("buffer")
+		d.staging = staging{u8: u8, u32: js.Global().Get("Uint32Array").New(buf), i32: js.Global().Get("Int32Array").New(buf), n: n}
+	}
+	return d.staging.u8
+}
+
+// stageBytes copies b into the staging buffer.
+func (d *Display) stageBytes(b []byte) *staging {
+	js.CopyBytesToJS(d.stage(len(b)), b)
+	return &d.staging
 }
 
 // Clear marks a slot empty: no GPU write.
 func (d *Display) Clear(slot int) {
 	if slot >= 0 && slot < len(d.counts) {
 		d.counts[slot] = 0
+		d.shadow.slotsChanged = true
 	}
 }
 
-// MeshSink drops the voxel ground's meshes: the terrain is not drawn in
-// the browser yet (it needs texture buffers).
-func (d *Display) MeshSink() meshpool.MeshSink { return dropMeshes{} }
+// frameState is what one Draw computes once and every pass uses.
+type frameState struct {
+	f                *scene.Frame
+	groups           []scene.Group
+	vp32             mgl32.Mat4
+	light            scene.Light
+	pal              *scene.Palette
+	fogStart, fogEnd float32
+	dynCount, trees  int
+	terrainOn        bool
+	shadowOn         bool
+	shadowVP         mgl32.Mat4
+	shadowShift      mgl32.Vec3
+}
 
-type dropMeshes struct{}
+// setLighting sets the uniforms glsl.LightingGLSL reads, and the shadow
+// map's.
+func (d *Display) setLighting(p *program, fs *frameState) {
+	light := fs.light
+	dir := light.Dir
+	p.setVec3("uSunDir", mgl32.Vec3{float32(dir[0]), float32(dir[1]), float32(dir[2])})
+	p.setVec3("uSunColour", light.Colour)
+	p.setVec3("uAmbient", light.Ambient)
+	p.setVec3("uZenith", light.Zenith)
+	p.setVec3("uHorizon", light.Horizon)
+	p.setFloat("uNight", light.Night)
+	wet := float32(0)
+	if fs.f.Weather == scene.Wet {
+		wet = 1
+	}
+	p.setFloat("uWet", wet)
+	p.setFloat("uFogStart", fs.fogStart)
+	p.setFloat("uFogEnd", fs.fogEnd)
+	p.setInt("uShadowMap", unitShadow)
+	p.setInt("uNearMask", unitNearMask)
+	on := float32(0)
+	if fs.shadowOn {
+		on = 1
+	}
+	p.setFloat("uShadowOn", on)
+	p.setFloat("uShadowTexel", 1.0/shadowSize)
+	p.setMat4("uShadowVP", fs.shadowVP)
+	p.setVec3("uShadowShift", fs.shadowShift)
+}
 
-func (dropMeshes) Insert(*mesh.Mesh)     {}
-func (dropMeshes) Remove(voxel.ChunkPos) {}
+// setPalette sets uPalette from the frame's palette (copied once a
+// frame, in Draw).
+func (d *Display) setPalette(p *program) {
+	d.gl.Call("uniform3fv", p.loc("uPalette[0]"), d.palette)
+}
 
-// Draw draws one frame: the slot groups and the dynamic region in the main
-// pass, then the sky where nothing was drawn, and the HUD's text.
+// setWorld sets the world programs' own uniforms (near and far).
+func (d *Display) setWorld(p *program, fs *frameState) {
+	p.setMat4("uViewProj", fs.vp32)
+	d.setPalette(p)
+	p.setVec4("uFlat", mgl32.Vec4{})
+	sig := fs.f.Signals
+	p.setVec3("uSignals", mgl32.Vec3{sig.Time, sig.Period, sig.Green})
+	p.setInt("uFarMask", 0)
+}
+
+// Draw draws one frame: the shadow map when due, then the main pass (near
+// slots, dynamic region, far tier, trees, traffic, voxel ground), the sky
+// where nothing was drawn, and the HUD's text.
 func (d *Display) Draw(f *scene.Frame) error {
 	gl := d.gl
 	st := scene.Stats{Uploads: d.stats.Uploads}
@@ -272,104 +373,111 @@ func (d *Display) Draw(f *scene.Frame) error {
 		d.canvas.Set("height", h)
 	}
 	st.TargetW, st.TargetH, st.Scale = w, h, 1
-	gl.Call("viewport", 0, 0, w, h)
 	cam := f.Camera
 	vp := cam.ViewProj(float64(w) / float64(h))
-	light := scene.LightAt(f.TimeOfDay, f.Weather)
-	pal := f.Palette
-	if pal == nil {
-		pal = scene.PaletteFor(f.Weather)
+	fs := frameState{f: f, vp32: scene.Mat32(vp), light: scene.LightAt(f.TimeOfDay, f.Weather), pal: f.Palette}
+	if fs.pal == nil {
+		fs.pal = scene.PaletteFor(f.Weather)
+	}
+	for i, c := range fs.pal {
+		for k := range 3 {
+			d.palette.SetIndex(3*i+k, c[k])
+		}
 	}
 	far := float32(cam.FarPlane())
-	fogStart, fogEnd := far*0.35, far*0.97
+	fs.fogStart, fs.fogEnd = far*0.35, far*0.97
 	if f.Weather == scene.Wet {
-		fogStart = far * 0.15
+		fs.fogStart = far * 0.15
 	}
-	hz := light.Horizon
-	gl.Call("clearColor", hz[0], hz[1], hz[2], 1)
+	fs.groups = f.Groups
+	if len(fs.groups) > scene.MaxGroups {
+		fs.groups = fs.groups[:scene.MaxGroups]
+	}
+	if f.Loading {
+		fs.groups = nil
+	}
+	fr := frustum.FromViewProj(vp)
+	near := d.layout.Near
+	for i, g := range fs.groups {
+		l := &d.lists[i]
+		l.Reset()
+		l.Build(g.Slots, d.counts, g.Origin.Sub(cam.Position), &fr, near.Slots, near.VertsPerSlot)
+		st.Culled += l.Culled
+		st.BadSlots += l.Bad
+	}
+	d.prepareFar(&fs, &fr, &st)
+	if t := &d.terrain; !f.Loading && !f.NoTerrain && t.store.Len() > 0 {
+		t.list.Build(t.store, cam.Position, &fr)
+		st.TerrainCulled = t.list.Culled
+		fs.terrainOn = true
+	}
+	d.terrain.stats(&st)
+	if !f.Loading && len(f.Dynamic) >= slots.FloatsPerVertex {
+		n := min(len(f.Dynamic)/slots.FloatsPerVertex, near.DynamicVerts)
+		st.DynamicDropped = len(f.Dynamic)/slots.FloatsPerVertex - n
+		n = slots.EncodeWide(d.dynWords[:n*slots.WordsPerVertex], f.Dynamic[:n*slots.FloatsPerVertex])
+		d.write(d.layout.DynamicFirst(), d.dynWords[:n*slots.WordsPerVertex])
+		fs.dynCount = n
+	}
+	fs.trees = d.prepareTrees(&fs, &fr, &st)
+	d.prepareVehicles(&fs, &fr, &st)
+
 	gl.Call("enable", glDepthTest)
+	d.shadowPass(&fs, &st)
+
+	gl.Call("viewport", 0, 0, w, h)
+	hz := fs.light.Horizon
+	gl.Call("clearColor", hz[0], hz[1], hz[2], 1)
 	gl.Call("depthFunc", glLEqual)
 	gl.Call("depthMask", true)
 	gl.Call("clear", glColorBufferBit|glDepthBufferBit)
-	lighting := func(p *program) {
-		dir := light.Dir
-		p.setVec3("uSunDir", mgl32.Vec3{float32(dir[0]), float32(dir[1]), float32(dir[2])})
-		p.setVec3("uSunColour", light.Colour)
-		p.setVec3("uAmbient", light.Ambient)
-		p.setVec3("uZenith", light.Zenith)
-		p.setVec3("uHorizon", light.Horizon)
-		p.setFloat("uNight", light.Night)
-		wet := float32(0)
-		if f.Weather == scene.Wet {
-			wet = 1
-		}
-		p.setFloat("uWet", wet)
-		p.setFloat("uFogStart", fogStart)
-		p.setFloat("uFogEnd", fogEnd)
-		p.setInt("uShadowMap", unitShadow)
-		p.setInt("uNearMask", unitNearMask)
-		p.setFloat("uShadowOn", 0)
-	}
-	groups := f.Groups
-	if len(groups) > scene.MaxGroups {
-		groups = groups[:scene.MaxGroups]
-	}
-	if f.Loading {
-		groups = nil
-	}
-	if len(groups) > 0 || (!f.Loading && len(f.Dynamic) > 0) {
+	if len(fs.groups) > 0 || fs.dynCount > 0 {
 		p := d.world
 		gl.Call("useProgram", p.p)
-		lighting(p)
-		p.setMat4("uViewProj", scene.Mat32(vp))
-		pa := js.Global().Get("Float32Array").New(3 * slots.PaletteSize)
-		for i, c := range pal {
-			pa.SetIndex(3*i, c[0])
-			pa.SetIndex(3*i+1, c[1])
-			pa.SetIndex(3*i+2, c[2])
-		}
-		gl.Call("uniform3fv", p.loc("uPalette[0]"), pa)
-		p.setVec4("uFlat", mgl32.Vec4{})
-		sig := f.Signals
-		p.setVec3("uSignals", mgl32.Vec3{sig.Time, sig.Period, sig.Green})
-		p.setInt("uFarMask", 0)
-		fr := frustum.FromViewProj(vp)
-		for i, g := range groups {
-			l := &d.lists[i]
-			l.Reset()
-			l.Build(g.Slots, d.counts, g.Origin.Sub(cam.Position), &fr, d.layout.Near.Slots, d.layout.Near.VertsPerSlot)
-			st.Culled += l.Culled
-			st.BadSlots += l.Bad
+		d.setLighting(p, &fs)
+		d.setWorld(p, &fs)
+		gl.Call("bindVertexArray", d.vao)
+		for i, g := range fs.groups {
 			p.setVec3("uOffset", scene.Relative(g.Origin, cam.Position))
-			d.multiDraw(l, &st.Main)
+			d.multiDraw(&d.lists[i], &st.Main)
 		}
-		if !f.Loading && len(f.Dynamic) >= slots.FloatsPerVertex {
-			n := min(len(f.Dynamic)/slots.FloatsPerVertex, d.layout.Near.DynamicVerts)
-			st.DynamicDropped = len(f.Dynamic)/slots.FloatsPerVertex - n
-			n = slots.EncodeWide(d.dynWords[:n*slots.WordsPerVertex], f.Dynamic[:n*slots.FloatsPerVertex])
-			first := d.layout.Near.SlotVerts()
-			d.write(first, d.dynWords[:n*slots.WordsPerVertex])
+		if fs.dynCount > 0 {
 			p.setVec3("uOffset", scene.Relative(f.DynamicOrigin, cam.Position))
-			gl.Call("drawArrays", glTriangles, first, n)
+			gl.Call("drawArrays", glTriangles, d.layout.DynamicFirst(), fs.dynCount)
 			st.Main.Draws++
-			st.Main.Vertices += n
+			st.Main.Vertices += fs.dynCount
 		}
+	}
+	d.drawFar(&fs, &st.Far)
+	if fs.trees > 0 {
+		t := d.trees.prog
+		gl.Call("useProgram", t.p)
+		d.setLighting(t, &fs)
+		t.setMat4("uViewProj", fs.vp32)
+		t.setVec3("uOffset", mgl32.Vec3{})
+		d.drawTrees(&fs, &st.Main)
+	}
+	d.drawVehicles(&fs, &st.Main)
+	if fs.terrainOn {
+		d.terrainMain(&fs, &st.Main)
 	}
 	// The sky: where nothing was drawn (depth 1, GL_LEQUAL).
 	p := d.sky
 	gl.Call("useProgram", p.p)
-	lighting(p)
+	d.setLighting(p, &fs)
 	p.setMat4("uInvViewProj", scene.Mat32(vp.Inv()))
-	disc := light.Dir
+	disc := fs.light.Dir
 	size := float32(0.9996)
-	if light.Night > 0.99 {
+	if fs.light.Night > 0.99 {
 		size = 0.99985
 	}
 	p.setVec3("uSunDisc", mgl32.Vec3{float32(disc[0]), float32(disc[1]), float32(disc[2])})
 	p.setFloat("uDiscSize", size)
+	gl.Call("bindVertexArray", d.terrain.vao) // empty: the sky's triangle is gl_VertexID's
 	gl.Call("depthMask", false)
 	gl.Call("drawArrays", glTriangles, 0, 3)
 	gl.Call("depthMask", true)
+	gl.Call("bindVertexArray", d.vao)
 	st.Main.Draws++
 	d.setHUD(f)
 	d.stats = st
@@ -380,8 +488,8 @@ func (d *Display) Draw(f *scene.Frame) error {
 	return nil
 }
 
-// multiDraw draws a group's list: one call with WEBGL_multi_draw, else
-// one drawArrays a slot.
+// multiDraw draws a slot list: one call with WEBGL_multi_draw, else one
+// drawArrays a slot.
 func (d *Display) multiDraw(l *scene.DrawList, ps *scene.PassStats) {
 	n := l.Len()
 	if n == 0 {
@@ -389,19 +497,35 @@ func (d *Display) multiDraw(l *scene.DrawList, ps *scene.PassStats) {
 	}
 	ps.Slots += n
 	ps.Vertices += l.Vertices()
-	if d.multi.Truthy() {
-		for i := 0; i < n; i++ {
-			d.firsts.SetIndex(i, l.First[i])
-			d.cnts.SetIndex(i, l.Count[i])
-		}
-		d.multi.Call("multiDrawArraysWEBGL", glTriangles, d.firsts, 0, d.cnts, 0, n)
+	if d.multiDrawLists(l.First, l.Count) {
 		ps.MultiDraws++
-		return
+	} else {
+		ps.Draws += n
 	}
-	for i := 0; i < n; i++ {
-		d.gl.Call("drawArrays", glTriangles, l.First[i], l.Count[i])
-		ps.Draws++
+}
+
+// multiDrawLists draws first/count as one multiDrawArraysWEBGL where the
+// browser has it (true), else one drawArrays each (false). The arrays
+// travel as bytes (one copy each, not a call per element).
+func (d *Display) multiDrawLists(first, count []int32) bool {
+	n := min(len(first), len(count), d.firsts.Get("length").Int())
+	if n == 0 {
+		return d.multi.Truthy()
 	}
+	if !d.multi.Truthy() {
+		for i := 0; i < n; i++ {
+			d.gl.Call("drawArrays", glTriangles, first[i], count[i])
+		}
+		return false
+	}
+	js.CopyBytesToJS(d.firstsU8, asBytes32(first[:n]))
+	js.CopyBytesToJS(d.cntsU8, asBytes32(count[:n]))
+	d.multi.Call("multiDrawArraysWEBGL", glTriangles, d.firsts, 0, d.cnts, 0, n)
+	return true
+}
+
+func asBytes32(w []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*4)
 }
 
 func (d *Display) setHUD(f *scene.Frame) {
@@ -458,3 +582,21 @@ func (d *Display) Stats() scene.Stats { return d.stats }
 
 // Close releases the animation-frame callback.
 func (d *Display) Close() { d.onFrame.Release() }
+
+// PublishStats writes what the last frame drew beyond the slots into o
+// (the page's window.citydrive.stats): traffic vehicles and trees drawn,
+// voxel chunks and quads drawn and stored, far-tier slots and vertices
+// drawn, and the shadow maps drawn since New.
+func (d *Display) PublishStats(o js.Value) {
+	s := d.stats
+	o.Set("vehicles", s.Vehicles)
+	o.Set("trees", s.Trees)
+	o.Set("terrainChunks", s.Main.TerrainChunks)
+	o.Set("terrainQuads", s.Main.TerrainQuads)
+	o.Set("terrainResident", s.TerrainResident)
+	o.Set("terrainInserts", s.TerrainInserts)
+	o.Set("farSlots", s.Far.Slots)
+	o.Set("farVertices", s.Far.Vertices)
+	o.Set("shadowMaps", d.shadowRefreshes)
+	o.Set("shadowVertices", d.lastShadowVerts)
+}

@@ -26,7 +26,6 @@ import (
 	"citydrive/render/scene"
 	"citydrive/render/webgl"
 	"citydrive/roadgraph/world"
-	"citydrive/slots"
 	"citydrive/voxel/ground"
 )
 
@@ -114,7 +113,7 @@ func main() {
 	cfg.MaxInFlight = maxInFlight
 	w := world.New(seed)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	d, err := webgl.New(doc.Call("getElementById", "view"), hud, slots.Layout{Near: cfg.Slots})
+	d, err := webgl.New(doc.Call("getElementById", "view"), hud, cfg.Layout())
 	if err != nil {
 		fail(err)
 		return
@@ -179,6 +178,7 @@ func main() {
 		st.Set("draws", ds.Main.Draws)
 		st.Set("vertices", ds.Main.Vertices)
 		st.Set("fallback", sum.Stats.Fallback)
+		d.PublishStats(st)
 		stats.Set("textContent", fmt.Sprintf("%s%.0f fps  frame work p50 %.1f ms p99 %.1f ms  %d builds  %d stale  %d slots  %s",
 			linkText(c, s.Link()), fps, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Used, drawsText(ds)))
 	}
