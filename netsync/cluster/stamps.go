@@ -100,7 +100,7 @@ func (s stamp) judge(seq uint32, index uint16) (outcome, error) {
 		}
 	}
 	if back > uint32(s.known) {
-		return 0, fmt.Errorf("%w (request %d; the server remembers %d of your edits in this chunk below %d)", errEditTooOld, seq, s.known, n)
+		return 0, fmt.Errorf("%w (request %d; for this chunk the server knows requests %d to %d)", errEditTooOld, seq, n-uint32(s.known), n)
 	}
 	for _, d := range s.done {
 		if d.index == index && wire.SeqNewer(d.seq, seq) {
