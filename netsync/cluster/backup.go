@@ -200,8 +200,10 @@ func apply(chunks map[voxel.ChunkPos]backup.Chunk, e jetstream.KeyValueEntry, bu
 		return nil
 	}
 	c := backup.Chunk{Pos: pos, Overlay: v.overlay}
+	// A backup (format 1) keeps each player's newest request, not the
+	// window: a restored stamp refuses older requests (stamps.go).
 	for _, s := range v.stamps {
-		c.Stamps = append(c.Stamps, backup.Stamp{Player: s.player, Seq: s.seq})
+		c.Stamps = append(c.Stamps, backup.Stamp{Player: s.player, Seq: s.newest()})
 	}
 	chunks[pos] = c
 	return nil
@@ -263,7 +265,9 @@ func Import(ctx context.Context, opt Options, r *backup.Reader) (written int, er
 			for c := range chunks {
 				v := chunkValue{pos: c.Pos, overlay: c.Overlay}
 				for _, s := range c.Stamps {
-					v.stamps = append(v.stamps, stamp{s.Player, s.Seq})
+					// A backup keeps each player's newest request only:
+					// older ones are refused, not guessed (stamps.go).
+					v.stamps = append(v.stamps, legacyStamp(s.Player, s.Seq))
 				}
 				b, err := v.encode(enc)
 				if err == nil {

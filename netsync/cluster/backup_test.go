@@ -126,8 +126,13 @@ func TestImportExportRoundTrip(t *testing.T) {
 	c := want[2]
 	s := c.Stamps[len(c.Stamps)-1]
 	v, _ := w.latest(c.Pos)
-	_, dup := v.with(voxel.BlockEdit{Pos: c.Pos, Index: 1, Block: 1}, s.Player, s.Seq)
-	assert.True(t, dup)
+	_, done, err := v.with(voxel.BlockEdit{Pos: c.Pos, Index: 1, Block: 1}, s.Player, s.Seq)
+	require.NoError(t, err)
+	assert.Equal(t, duplicate, done)
+	// An older one: the backup kept no window, so it is refused, not
+	// acknowledged as if stored.
+	_, _, err = v.with(voxel.BlockEdit{Pos: c.Pos, Index: 1, Block: 1}, s.Player, s.Seq-1)
+	assert.ErrorIs(t, err, errEditTooOld)
 
 	_, err = Import(ctx, opt, reader(t, file))
 	assert.ErrorIs(t, err, ErrNotEmpty, "never merged into a world with edits")

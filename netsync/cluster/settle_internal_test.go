@@ -47,7 +47,9 @@ func TestALateAnswerDoesNotUndoWhatTheWatchShowedSince(t *testing.T) {
 
 	value := chunkValue{pos: pos}
 	put := func(e voxel.BlockEdit, seq uint32, rev uint64) {
-		value, _ = value.with(e, 42, seq)
+		var err error
+		value, _, err = value.with(e, 42, seq)
+		require.NoError(t, err)
 		b, err := value.encode(wire.NewEncoder())
 		require.NoError(t, err)
 		w.onEntry(entry{key: chunkKey(pos), val: b, rev: rev})

@@ -296,7 +296,8 @@ func (w *World) committer(ch chan request) {
 // commit stores r's edit: by a fenced write if this server owns the
 // region, through the owner if another does, after taking the region if
 // nobody alive does. rev 0 with no error: the request was applied before
-// (a retry).
+// (a retry) or superseded by a newer edit of its player of the same
+// block (stamps.go).
 func (w *World) commit(r request) (uint64, error) {
 	reg := RegionOf(r.e.Pos)
 	deadline := time.Now().Add(w.opt.CommitFor)
@@ -404,9 +405,12 @@ func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again
 		return 0, w.lease.refence(w.ctx, reg, token), true
 	}
 	cur, crev := w.latest(r.e.Pos)
-	next, dup := cur.with(r.e, r.player, r.seq)
-	if dup {
-		return 0, nil, false
+	next, done, err := cur.with(r.e, r.player, r.seq)
+	if err != nil {
+		return 0, err, false // too old to place: refused, the player is told
+	}
+	if done != applied {
+		return 0, nil, false // stored before, or superseded by the player's newer edit
 	}
 	val, err := next.encode(wire.NewEncoder())
 	if err != nil {
@@ -514,7 +518,7 @@ func (w *World) settle(r request, rev uint64, err error) {
 		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: fmt.Errorf("%w: %v", voxel.ErrNotSaved, err)})
 		return
 	}
-	if rev == 0 { // a retry of a request stored before: acked, not broadcast
+	if rev == 0 { // a retry of a request stored before, or superseded: acked, not broadcast
 		w.done.Add(voxel.Committed{Tag: r.tag, Edit: r.e, Err: voxel.ErrAlreadyApplied})
 		return
 	}
