@@ -144,8 +144,17 @@ func main() {
 		fail(err)
 		return
 	}
+	audioObj := js.Global().Get("Object").New()
+	page.Set("audio", audioObj)
 	opt := game.Options{Streaming: cfg, World: w, Display: d, Autopilot: autopilot,
 		Traffic: true, TimeOfDay: 11, Log: log, Out: console{}, Start: start}
+	var audio *pageAudio
+	if q.Get("mute") == "1" {
+		audioObj.Set("state", "muted (?mute=1)")
+	} else {
+		audio = newPageAudio(audioObj)
+		opt.Sound = audio.synth
+	}
 	if c != nil {
 		opt.Net, opt.Redial, opt.TerrainRadius = c, redial, ground.DefaultRadius
 	}
@@ -164,9 +173,13 @@ func main() {
 	st.Set("loading", true)
 	var frames int
 	var first float64 // ms from navigation to the first frame of the world
-	var last, fps float64
+	var last, fps, prev float64
 	d.OnPresent = func() {
 		now := perf.Call("now").Float()
+		if audio != nil && prev > 0 {
+			audio.pump((now - prev) / 1000)
+		}
+		prev = now
 		ds := d.Stats()
 		if c != nil {
 			publishLink(linkObj, s.Link())
