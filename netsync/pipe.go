@@ -116,16 +116,30 @@ func (e *pipeEnd) ReceiveDatagram(ctx context.Context) ([]byte, error) {
 	}
 }
 
-// countedStream counts what its end writes.
-type countedStream struct {
+// pipeStream is one end's half of a stream: it counts what the end
+// writes, and once the connection is closed its errors are the close's
+// (as a QUIC stream's are), so the reader explains a kick, not a pipe.
+type pipeStream struct {
 	net.Conn
-	n *atomic.Uint64
+	end *pipeEnd
 }
 
-func (s countedStream) Write(b []byte) (int, error) {
+func (s pipeStream) Write(b []byte) (int, error) {
 	n, err := s.Conn.Write(b)
-	s.n.Add(uint64(n))
-	return n, err
+	s.end.sent.Add(uint64(n))
+	return n, s.why(err)
+}
+
+func (s pipeStream) Read(b []byte) (int, error) {
+	n, err := s.Conn.Read(b)
+	return n, s.why(err)
+}
+
+func (s pipeStream) why(err error) error {
+	if err != nil && s.end.ctx.Err() != nil { // cancelled before the pipes close
+		return context.Cause(s.end.ctx)
+	}
+	return err
 }
 
 // pipeClient is the client's end (clientConn).
@@ -142,8 +156,8 @@ func (c pipeClient) OpenStream(ctx context.Context) (peerStream, error) {
 	l.opened = append(l.opened, a, b)
 	l.mu.Unlock()
 	select {
-	case l.streams <- countedStream{Conn: b, n: &c.other.sent}:
-		return countedStream{Conn: a, n: &c.sent}, nil
+	case l.streams <- pipeStream{Conn: b, end: c.other}:
+		return pipeStream{Conn: a, end: c.pipeEnd}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-c.ctx.Done():

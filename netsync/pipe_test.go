@@ -40,6 +40,7 @@ func TestInProcessServerIsJoinedThroughMemory(t *testing.T) {
 
 	// A server on the network is dialled at its address, not in process.
 	net := startServer(t, nil)
+	dial(t, net.clientConfig()) // Run has started (Close racing a Run not begun is another matter)
 	_, err = net.dialPipe(wire.ProtocolVersion)
 	assert.ErrorContains(t, err, "dial its address")
 }
