@@ -53,6 +53,10 @@ type ClientConfig struct {
 	// and does not send unanswered edits again (the handover does, at the
 	// switch).
 	SpareOf uint32
+	// InProcess, when set, joins that server (ServerConfig.InProcess)
+	// through memory, not the network (pipe.go); Addr and Fingerprint are
+	// then unused.
+	InProcess *Server
 	// WebTransport, when set, joins over this WebTransport session
 	// instead of native QUIC (the browser build: the page's own
 	// WebTransport). Fingerprint must vouch for its Offer (webcert.Verify),

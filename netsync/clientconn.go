@@ -40,9 +40,13 @@ type WebTransportTarget struct {
 	Offer webcert.Offer // the identity and the certificates the page may accept
 }
 
-// dialConn opens the connection cfg names: WebTransport when it has a
-// target (in a browser), else native QUIC.
+// dialConn opens the connection cfg names: memory to an in-process
+// server, WebTransport when it has a target (in a browser), else native
+// QUIC.
 func dialConn(ctx context.Context, cfg ClientConfig) (clientConn, error) {
+	if s := cfg.InProcess; s != nil {
+		return s.dialPipe(cfg.Protocol)
+	}
 	if t := cfg.WebTransport; t != nil {
 		u, err := url.Parse(t.URL)
 		if err != nil || u.Scheme != "https" || u.Host == "" {

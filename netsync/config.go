@@ -23,9 +23,14 @@ type ServerConfig struct {
 	// browsers' WebTransport sessions (webtransport.go); "": none.
 	WebTransportAddr string
 	DataDir          string // where the server identity (certificate) is kept; required
-	Seed             uint64 // world seed
-	Generator        uint32 // terrain generator version
-	World            World  // the voxel world; required
+	// InProcess makes a server with no socket and no identity on disk
+	// (Addr, WebTransportAddr and DataDir unused): players join it only
+	// from the same process, through memory (ClientConfig.InProcess,
+	// pipe.go). The browser's solo play runs one in the page.
+	InProcess bool
+	Seed      uint64 // world seed
+	Generator uint32 // terrain generator version
+	World     World  // the voxel world; required
 	// Cars, if set, exchanges cars with other servers of the same world
 	// (a cluster); nil: players see this server's cars only.
 	Cars CarExchange
@@ -203,9 +208,11 @@ func (c *ServerConfig) check() error {
 	switch {
 	case c.World == nil:
 		return errors.New("netsync: ServerConfig.World is required")
-	case c.DataDir == "":
+	case c.InProcess && c.WebTransportAddr != "":
+		return errors.New("netsync: an InProcess server takes no WebTransport sessions")
+	case !c.InProcess && c.DataDir == "":
 		return errors.New("netsync: ServerConfig.DataDir is required (the server identity lives there)")
-	case c.Addr == "":
+	case !c.InProcess && c.Addr == "":
 		return errors.New("netsync: ServerConfig.Addr is required")
 	case c.MaxRadius < 1 || c.MaxRadius > wire.AbsMaxRadius:
 		return fmt.Errorf("netsync: MaxRadius %d out of range (1..%d)", c.MaxRadius, wire.AbsMaxRadius)

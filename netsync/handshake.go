@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"time"
 
@@ -33,31 +34,39 @@ func (s *Server) acceptLoop(ln *quic.Listener, serve func(conn *quic.Conn, key s
 		if err != nil {
 			return
 		}
-		key := addrKey(conn.RemoteAddr())
-		slot, busy := s.pool.acquire(key, func() {
-			s.metrics.handshakesBusy.WithLabelValues(string(limitEvicted)).Inc()
-			_ = conn.CloseWithError(CodeBusy, "server busy: your unfinished handshake's slot went to another address; try again")
-		})
-		switch busy {
-		case limitAddr:
-			s.metrics.handshakesBusy.WithLabelValues(string(busy)).Inc()
-			s.log.Warn("too many concurrent handshakes from one address; refusing", "remote", conn.RemoteAddr())
-			_ = conn.CloseWithError(CodeBusy, fmt.Sprintf("server busy: more than %d handshakes at once from your address, try again", s.cfg.MaxHandshakesPerAddr))
-			continue
-		case limitServer:
-			s.metrics.handshakesBusy.WithLabelValues(string(busy)).Inc()
-			s.log.Warn("too many concurrent handshakes; refusing", "remote", conn.RemoteAddr())
-			_ = conn.CloseWithError(CodeBusy, "server busy, try again")
-			continue
-		}
-		helloIn := func() { s.pool.release(slot) }
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer helloIn()
+		s.admitConn(addrKey(conn.RemoteAddr()), conn.RemoteAddr(), conn.CloseWithError, func(key string, helloIn func()) {
 			serve(conn, key, helloIn)
-		}()
+		})
 	}
+}
+
+// admitConn takes a handshake slot for a new connection from key (or
+// refuses it, through closeConn) and runs serve in a goroutine of its own;
+// the slot is given back by helloIn or when serve returns.
+func (s *Server) admitConn(key string, remote net.Addr, closeConn func(quic.ApplicationErrorCode, string) error, serve func(key string, helloIn func())) {
+	slot, busy := s.pool.acquire(key, func() {
+		s.metrics.handshakesBusy.WithLabelValues(string(limitEvicted)).Inc()
+		_ = closeConn(CodeBusy, "server busy: your unfinished handshake's slot went to another address; try again")
+	})
+	switch busy {
+	case limitAddr:
+		s.metrics.handshakesBusy.WithLabelValues(string(busy)).Inc()
+		s.log.Warn("too many concurrent handshakes from one address; refusing", "remote", remote)
+		_ = closeConn(CodeBusy, fmt.Sprintf("server busy: more than %d handshakes at once from your address, try again", s.cfg.MaxHandshakesPerAddr))
+		return
+	case limitServer:
+		s.metrics.handshakesBusy.WithLabelValues(string(busy)).Inc()
+		s.log.Warn("too many concurrent handshakes; refusing", "remote", remote)
+		_ = closeConn(CodeBusy, "server busy, try again")
+		return
+	}
+	helloIn := func() { s.pool.release(slot) }
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer helloIn()
+		serve(key, helloIn)
+	}()
 }
 
 // seatResult is reservePlayer's answer.

@@ -89,24 +89,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	log := logger(cfg.Logger)
-	cert, fp, err := transport.LoadOrCreateIdentity(cfg.DataDir, log)
-	if err != nil {
-		return nil, err
-	}
-	resetKey, err := transport.ResetKey(cert)
-	if err != nil {
-		return nil, err
-	}
-	ep, ln, err := transport.Listen(cfg.Addr, transport.ServerTLS(cert, wire.ProtocolVersion, log), transport.ServerQUIC(), resetKey)
-	if err != nil {
-		return nil, fmt.Errorf("netsync: listen on %s: %w", cfg.Addr, err)
-	}
+	var ep *transport.Endpoint
+	var ln *quic.Listener
 	var wt *wtListener
-	if cfg.WebTransportAddr != "" {
-		if wt, err = listenWebTransport(cfg.WebTransportAddr, cert, resetKey); err != nil {
-			_ = ln.Close()
-			_ = ep.Close()
-			return nil, fmt.Errorf("netsync: WebTransport on %s: %w", cfg.WebTransportAddr, err)
+	fp := inProcessFingerprint
+	if !cfg.InProcess {
+		var err error
+		if ep, ln, wt, fp, err = listen(cfg, log); err != nil {
+			return nil, err
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -137,16 +127,12 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s.metrics = newMetrics(s)
 	if cfg.Registerer != nil {
 		if err := s.metrics.register(cfg.Registerer); err != nil {
-			_ = ln.Close()
-			_ = ep.Close()
-			if wt != nil {
-				_ = wt.close()
-			}
+			_ = s.closeSockets()
 			cancel()
 			return nil, fmt.Errorf("netsync: registering metrics: %w", err)
 		}
 	}
-	log.Info("server listening", "addr", ln.Addr().String(), "alpn", transport.ALPN(wire.ProtocolVersion),
+	log.Info("server listening", "addr", s.Addr().String(), "alpn", transport.ALPN(wire.ProtocolVersion),
 		"fingerprint", fp, "tick_hz", cfg.TickHz, "max_radius", cfg.MaxRadius)
 	if wt != nil {
 		log.Info("WebTransport listening", "addr", wt.ln.Addr().String(), "path", s.WebTransportPath())
@@ -154,8 +140,57 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	return s, nil
 }
 
-// Addr is the address the server listens on.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+// inProcessFingerprint stands for an InProcess server's identity: it has
+// none (nothing to pin: nobody reaches it over a network).
+const inProcessFingerprint = "in-process"
+
+// listen opens the server's sockets and loads (or creates) its identity.
+func listen(cfg ServerConfig, log *slog.Logger) (*transport.Endpoint, *quic.Listener, *wtListener, string, error) {
+	cert, fp, err := transport.LoadOrCreateIdentity(cfg.DataDir, log)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	resetKey, err := transport.ResetKey(cert)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	ep, ln, err := transport.Listen(cfg.Addr, transport.ServerTLS(cert, wire.ProtocolVersion, log), transport.ServerQUIC(), resetKey)
+	if err != nil {
+		return nil, nil, nil, "", fmt.Errorf("netsync: listen on %s: %w", cfg.Addr, err)
+	}
+	var wt *wtListener
+	if cfg.WebTransportAddr != "" {
+		if wt, err = listenWebTransport(cfg.WebTransportAddr, cert, resetKey); err != nil {
+			_ = ln.Close()
+			_ = ep.Close()
+			return nil, nil, nil, "", fmt.Errorf("netsync: WebTransport on %s: %w", cfg.WebTransportAddr, err)
+		}
+	}
+	return ep, ln, wt, fp, nil
+}
+
+// closeSockets closes what listen opened (nothing InProcess).
+func (s *Server) closeSockets() error {
+	if s.ln == nil {
+		return nil
+	}
+	err := s.ln.Close()
+	// Closing the endpoint ends every remaining connection, which unblocks
+	// the per-connection readers.
+	err = errors.Join(err, s.endpoint.Close())
+	if s.wt != nil {
+		err = errors.Join(err, s.wt.close())
+	}
+	return err
+}
+
+// Addr is the address the server listens on (InProcess: "in-process").
+func (s *Server) Addr() net.Addr {
+	if s.ln == nil {
+		return pipeAddr{}
+	}
+	return s.ln.Addr()
+}
 
 // Fingerprint is the SHA-256 fingerprint clients pin.
 func (s *Server) Fingerprint() string { return s.fingerprint }
@@ -172,13 +207,15 @@ func (s *Server) Run(ctx context.Context) error {
 	defer close(s.runDone)
 	stop := context.AfterFunc(ctx, s.cancel)
 	defer stop()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.acceptLoop(s.ln, func(conn *quic.Conn, key string, helloIn func()) {
-			s.handshake(nativeConn{conn}, key, time.Now().Add(s.cfg.HelloTimeout), helloIn)
-		})
-	}()
+	if s.ln != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.acceptLoop(s.ln, func(conn *quic.Conn, key string, helloIn func()) {
+				s.handshake(nativeConn{conn}, key, time.Now().Add(s.cfg.HelloTimeout), helloIn)
+			})
+		}()
+	}
 	if s.wt != nil {
 		s.wg.Add(1)
 		go func() {
@@ -229,7 +266,9 @@ func (s *Server) Close() error {
 // told (as when the process is killed): they notice only by their idle
 // timeout. For fault drills and tests.
 func (s *Server) CloseAbruptly() error {
-	_ = s.endpoint.Drop()
+	if s.endpoint != nil {
+		_ = s.endpoint.Drop()
+	}
 	return s.Close()
 }
 
@@ -243,13 +282,7 @@ func (s *Server) close() error {
 	if s.wt != nil {
 		s.wt.drain() // pages hear the shutdown before the socket closes
 	}
-	err := s.ln.Close()
-	// Closing the endpoint ends every remaining connection, which unblocks
-	// the per-connection readers.
-	err = errors.Join(err, s.endpoint.Close())
-	if s.wt != nil {
-		err = errors.Join(err, s.wt.close())
-	}
+	err := s.closeSockets()
 	s.wg.Wait()
 	return err
 }

@@ -58,5 +58,4 @@ func (d *Display) Pressed(k input.Key) bool {
 	return d.pressed[k]
 }
 
-// Gamepad: none yet in the browser.
-func (d *Display) Gamepad() (input.Gamepad, bool) { return input.Gamepad{}, false }
+// Gamepad is in pointer.go.

@@ -169,7 +169,34 @@ func TestBrowserDrivesTheCityInWebGL2(t *testing.T) {
 	if path := os.Getenv("WEBGAME_SCREENSHOT"); path != "" {
 		require.NoError(t, os.WriteFile(path, shot, 0o644))
 	}
+
+	// The engine sound waits for a gesture (browsers allow audio only
+	// from one); a click starts it and the frames keep it fed.
+	before, err := eval[pageAudio](ctx, readAudio)
+	require.NoError(t, err)
+	assert.Zero(t, before.Chunks, "no sound before a gesture")
+	require.NoError(t, chromedp.Do(ctx, chromedp.MouseClickXY(100, 100)))
+	a, err := eval[pageAudio](ctx, `new Promise((res, rej) => {
+		const t0 = performance.now();
+		(function poll() {
+			const a = window.citydrive.audio;
+			if (performance.now() - t0 > 60000) return rej(new Error("no sound 60 s after the click: " + JSON.stringify(a)));
+			if (a.state === "running" && a.chunks >= 5) return res(`+readAudio+`);
+			setTimeout(poll, 100);
+		})();
+	})`)
+	require.NoError(t, err)
+	t.Logf("audio after the click: %+v", a)
+	assert.Equal(t, "running", a.State)
 }
+
+// pageAudio is window.citydrive.audio.
+type pageAudio struct {
+	State        string
+	Chunks, Gaps int
+}
+
+const readAudio = `(() => { const a = window.citydrive.audio; return {State: a.state || "", Chunks: a.chunks || 0, Gaps: a.gaps || 0}; })()`
 
 type imageSpread struct {
 	colours      int     // distinct colours at 16 levels a channel

@@ -24,9 +24,10 @@ import (
 // joinSeed is the joined test's world.
 const joinSeed = 412
 
-// joinedFrames: frames the page drives joined before the checks (tens
-// of seconds on SwiftShader).
-const joinedFrames = 60
+// joinedDrive is how long the autopilot drives joined before the checks
+// (the issue's 30 s; at SwiftShader's few frames a second, about 100
+// frames).
+const joinedDrive = 30 * time.Second
 
 // pageLink is window.citydrive.link with the stats the test reads.
 type pageLink struct {
@@ -37,14 +38,14 @@ type pageLink struct {
 	EditsSent, EditsApplied, EditsRefd int
 	ConnectMs                          float64
 	Frames, Builds                     int
-	FPS                                float64
+	FPS, Km                            float64
 	Status, Lost                       string
 }
 
 const readLink = `(() => { const l = window.citydrive.link, s = window.citydrive.stats;
 	return {Connected: !!l.connected, Player: l.player || 0, CarSeq: l.carSeq || 0, X: l.x || 0, Y: l.y || 0, Z: l.z || 0, Heading: l.heading || 0, Cars: l.cars || 0,
 		EditsSent: l.editsSent || 0, EditsApplied: l.editsApplied || 0, EditsRefd: l.editsRefused || 0,
-		ConnectMs: l.connectMs || 0, Frames: s.frames || 0, Builds: s.builds || 0, FPS: s.fps || 0, Status: l.status || "", Lost: l.lost || ""}; })()`
+		ConnectMs: l.connectMs || 0, Frames: s.frames || 0, Builds: s.builds || 0, FPS: s.fps || 0, Km: s.km || 0, Status: l.status || "", Lost: l.lost || ""}; })()`
 
 // The real game page joins a server over WebTransport with the join code
 // in its fragment and plays in the server's world: a native client on the
@@ -145,13 +146,14 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 		t.Logf("console errors: %v", errs())
 	}
 	require.NoError(t, err)
+	tDriving := time.Now()
 	t.Logf("joined: connected in %.0f ms (navigation to driving: %.1f s)", l.ConnectMs, time.Since(tNav).Seconds())
 	assert.NotZero(t, l.Player)
 	assert.NotEqual(t, native.Player(), l.Player)
 
 	// The native player drives ahead of the page's car (its first snapshot
 	// may be anywhere within the server's spawn radius), subscribed
-	// around it, while the page drives joinedFrames frames.
+	// around it, while the page drives joinedDrive.
 	var at pageLink
 	follow := func() (pageLink, error) {
 		drain()
@@ -166,12 +168,15 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 		_ = native.Subscribe(voxel.ChunkAt(at.X, at.Y, at.Z), ccfg.Radius)
 		return at, nil
 	}
-	waitFor(t, 150*time.Second, "the page drove joined and showed the native car", func() (bool, error) {
+	waitFor(t, joinedDrive+120*time.Second, "the page drove joined and showed the native car", func() (bool, error) {
 		at, err = follow()
-		return at.Frames >= joinedFrames && at.Cars >= 1, err
+		// Frames: the page's statistics are published every 30 frames, which
+		// a loaded machine may not draw in 30 s.
+		return time.Since(tDriving) >= joinedDrive && at.Frames > 0 && at.Cars >= 1, err
 	})
-	t.Logf("driving joined: %+v (navigation to %d frames: %.1f s)", at, joinedFrames, time.Since(tNav).Seconds())
+	t.Logf("driving joined: %+v (%.1f s driven, navigation to here %.1f s)", at, time.Since(tDriving).Seconds(), time.Since(tNav).Seconds())
 	assert.True(t, at.Connected)
+	assert.Greater(t, at.Km, 0.0, "the autopilot drove")
 	assert.Greater(t, at.Builds, 50, "the streamer built the city")
 	assert.Equal(t, 1, at.Cars, "the page shows the native player's car")
 
@@ -263,7 +268,8 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 	}
 }
 
-// A join code whose server takes no browsers plays solo in its world; a
+// A join code whose server takes no browsers plays solo in its world (on
+// the page's own server); a
 // join code that does not pin the server serving the page is refused,
 // with what is wrong, before any session is opened.
 func TestBrowserPageWithoutWebTransportPlaysSoloAndAWrongPinIsRefused(t *testing.T) {
@@ -291,7 +297,7 @@ func TestBrowserPageWithoutWebTransportPlaysSoloAndAWrongPinIsRefused(t *testing
 	})`)
 	require.NoError(t, err)
 	t.Logf("solo: %s", got)
-	assert.Contains(t, got, `"connected":false`)
+	assert.Contains(t, got, `"solo":true`, "the page's own server")
 	assert.Contains(t, got, fmt.Sprintf(`"seed":"%d"`, joinSeed), "the join code's world")
 	for _, e := range errs() { // Chromium logs the config's 404 itself; the page logs nothing
 		assert.Contains(t, e, "404", "the page logged an error")

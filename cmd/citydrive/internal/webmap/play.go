@@ -77,7 +77,7 @@ func (s *Server) play() http.Handler {
 			httpError(w, http.StatusNotFound, "the browser game is not in this build")
 		})
 	}
-	return http.StripPrefix(PlayPath, http.FileServerFS(s.opt.GameFiles))
+	return http.StripPrefix(PlayPath, newCompressedFiles(s.opt.GameFiles)) // the module gzipped (compressed.go)
 }
 
 // gameFilesOK reports whether files holds a page.

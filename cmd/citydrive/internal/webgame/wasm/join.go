@@ -150,6 +150,7 @@ func fetchConfig(ctx context.Context, code joinCode) (netsync.WebTransportTarget
 type joiner struct {
 	code joinCode
 	id   *netsync.Identity
+	name string
 	log  *slog.Logger
 }
 
@@ -166,7 +167,7 @@ func (j joiner) dial(ctx context.Context) (*netsync.Client, error) {
 func (j joiner) dialTarget(ctx context.Context, target netsync.WebTransportTarget) (*netsync.Client, error) {
 	c, err := netsync.Dial(ctx, netsync.ClientConfig{
 		Addr: j.code.addr, Fingerprint: j.code.fingerprint, Seed: j.code.seed, Generator: gen.Version,
-		Radius: ground.DefaultRadius, Logger: j.log, Identity: j.id, Name: "browser",
+		Radius: ground.DefaultRadius, Logger: j.log, Identity: j.id, Name: j.name,
 		WebTransport: &target,
 	})
 	if err != nil {

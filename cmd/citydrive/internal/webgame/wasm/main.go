@@ -4,8 +4,8 @@
 // render/webgl into the page's canvas. With a join code in the fragment
 // and a server that takes browsers (/play/config), it joins that server
 // over WebTransport (join.go) and plays in its world, as `citydrive join`
-// does; otherwise it plays solo (the world from the seed, generated in
-// the page). It publishes window.citydrive.stats (see statsEvery) and
+// does; otherwise it plays solo on a server in the page (solo.go), with
+// its edits kept in IndexedDB. It publishes window.citydrive.stats (see statsEvery) and
 // window.citydrive.link, and takes window.citydrive.edit(x, y, z, block).
 package main
 
@@ -72,6 +72,12 @@ func main() {
 	}
 	autopilot := q.Get("autopilot") == "1"
 	log := slog.New(slog.NewTextHandler(console{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	id := pageIdentity(log)
+	name, err := pageName(q)
+	if err != nil {
+		fail(err)
+		return
+	}
 
 	// Joined: the server's world and the car where the server puts it.
 	var c *netsync.Client
@@ -79,16 +85,18 @@ func main() {
 	var start world.Vec2
 	linkObj := js.Global().Get("Object").New()
 	linkObj.Set("connected", false)
+	linkObj.Set("key", fmt.Sprintf("%016x", id.Key()))
+	linkObj.Set("name", name)
 	page.Set("link", linkObj)
 	if joining {
-		j := joiner{code: code, id: netsync.NewIdentity(), log: log}
+		j := joiner{code: code, id: id, name: name, log: log}
 		hud.Set("textContent", "joining "+code.addr+" over WebTransport…")
 		t0 := perf.Call("now").Float()
 		ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
 		target, err := fetchConfig(ctx, code)
 		switch {
 		case errors.Is(err, errNoWebTransport):
-			log.Info("playing solo", "why", err) // the page's solo world, from the code's seed
+			log.Info("playing solo", "why", err) // the page's solo server, in the code's world
 		case err != nil:
 			cancel()
 			fail(err)
@@ -108,6 +116,23 @@ func main() {
 		}
 		cancel()
 	}
+	if c == nil { // solo: the page's own server, as the desktop runs one on loopback
+		linkObj.Set("solo", true)
+		solo, err := startSolo(seed, log)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer solo.close()
+		hooks, release := solo.hooks()
+		defer release()
+		page.Set("solo", hooks)
+		if c, err = solo.dial(id, name, log); err != nil {
+			fail(err)
+			return
+		}
+		log.Info("playing solo on the page's own server", "seed", seed, "edited_blocks", solo.world.Edited())
+	}
 
 	cfg := buildworkers.DefaultConfig()
 	cfg.MaxInFlight = maxInFlight
@@ -118,8 +143,17 @@ func main() {
 		fail(err)
 		return
 	}
+	audioObj := js.Global().Get("Object").New()
+	page.Set("audio", audioObj)
 	opt := game.Options{Streaming: cfg, World: w, Display: d, Autopilot: autopilot,
 		Traffic: true, TimeOfDay: 11, Log: log, Out: console{}, Start: start}
+	var audio *pageAudio
+	if q.Get("mute") == "1" {
+		audioObj.Set("state", "muted (?mute=1)")
+	} else {
+		audio = newPageAudio(audioObj)
+		opt.Sound = audio.synth
+	}
 	if c != nil {
 		opt.Net, opt.Redial, opt.TerrainRadius = c, redial, ground.DefaultRadius
 	}
@@ -138,9 +172,13 @@ func main() {
 	st.Set("loading", true)
 	var frames int
 	var first float64 // ms from navigation to the first frame of the world
-	var last, fps float64
+	var last, fps, prev float64
 	d.OnPresent = func() {
 		now := perf.Call("now").Float()
+		if audio != nil && prev > 0 {
+			audio.pump((now - prev) / 1000)
+		}
+		prev = now
 		ds := d.Stats()
 		if c != nil {
 			publishLink(linkObj, s.Link())
