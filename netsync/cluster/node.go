@@ -245,7 +245,7 @@ func (n *Node) SetAdvertise(addr string) { n.lease.setAddr(addr) }
 // Register adds the cluster metrics to r.
 func (n *Node) Register(r prometheus.Registerer) error {
 	w := n.world
-	return errors.Join(r.Register(w.commitSeconds), r.Register(w.casRetries), r.Register(w.watchedGauge),
+	return errors.Join(r.Register(w.commitSeconds), r.Register(w.casRetries), r.Register(w.chunkWrites), r.Register(w.watchedGauge),
 		r.Register(w.fenced), r.Register(w.forwarded), r.Register(w.consumerStarts), r.Register(n.lease.ownedGauge),
 		r.Register(n.carsX.rejected))
 }

@@ -94,20 +94,20 @@ func TestALateAnswerDoesNotUndoWhatTheWatchShowedSince(t *testing.T) {
 
 // A forwarded edit is worked on only while its sender waits for the
 // answer: copies of one edit resent while the store was slow must not
-// hold the committer's other regions behind them (the owner used to retry
+// hold the region's other edits behind them (the owner used to retry
 // each for CommitFor, 10 s, against the sender's 3 s).
 func TestAForwardedEditIsDroppedOnceItsSenderStoppedWaiting(t *testing.T) {
 	w := newWorld(nil, bucketOnly{}, newDirectory(1, time.Second, time.Now), 1, slog.New(slog.DiscardHandler), WorldOptions{})
 	e := voxel.BlockEdit{Pos: voxel.ChunkPos{X: 3, Y: 1, Z: 3}, Index: 7, Block: voxel.Stone}
 	reply := func(uint64, error) {}
 
-	_, err := w.commit(request{e: e, reply: reply, until: time.Now().Add(-time.Millisecond)})
-	assert.ErrorIs(t, err, errSenderGone, "the sender gave up: not worked on")
+	ps := w.commitChunk([]request{{e: e, reply: reply, until: time.Now().Add(-time.Millisecond)}})
+	assert.ErrorIs(t, ps[0].err, errSenderGone, "the sender gave up: not worked on")
 
 	// While the sender waits it is judged as before: nobody owns the
 	// region, so the sender is told to look again.
-	_, err = w.commit(request{e: e, reply: reply, until: time.Now().Add(time.Minute)})
-	assert.ErrorIs(t, err, errNotOwner)
+	ps = w.commitChunk([]request{{e: e, reply: reply, until: time.Now().Add(time.Minute)}})
+	assert.ErrorIs(t, ps[0].err, errNotOwner)
 }
 
 // A region the players' areas leave stays watched, with its values, for

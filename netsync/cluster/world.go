@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -25,7 +24,7 @@ import (
 // netsync.OnceWorld). One key per edited chunk holds its overlay.
 //
 // Each region has one owner (lease.go): only the owner writes its chunks,
-// one committer per region, and every write is fenced by the region's
+// one commit worker per region (commits.go), and every write is fenced by the region's
 // lease: it is stored only if the lease key is still at the revision the
 // owner holds it by, so a server that lost the lease while paused writes
 // nothing. A server that does not own an edit's region forwards it to the
@@ -82,10 +81,15 @@ type World struct {
 	moved   chan struct{}            // closed at the next change of the watched state
 	done    voxel.Commits
 
-	shards []chan request
-	seed   maphash.Seed
+	// commit queues (commits.go)
+	qmu     sync.Mutex
+	queues  map[Region]*regionQueue // regions with a worker running
+	queued  int                     // edits waiting or being committed
+	qclosed bool
+	writes  chan struct{} // a slot per chunk write in flight
 
 	commitSeconds  prometheus.Histogram
+	chunkWrites    prometheus.Counter
 	casRetries     prometheus.Counter
 	fenced         prometheus.Counter
 	forwarded      prometheus.Counter
@@ -95,8 +99,8 @@ type World struct {
 
 // WorldOptions tune a World; zero values take the defaults shown.
 type WorldOptions struct {
-	Committers  int           // commit goroutines, regions hashed over them (4)
-	CommitQueue int           // edits waiting per committer before "busy" (256)
+	Committers  int           // chunk writes in flight at once, over all regions (16)
+	CommitQueue int           // edits waiting or being committed before "busy" (1024)
 	OpTimeout   time.Duration // one KV call (2 s)
 	CommitFor   time.Duration // retrying one edit through NATS outages and owner changes before rejecting it (10 s)
 	ParkFor     time.Duration // an ack waits this long at most for its own revision on the watch (3 s)
@@ -104,10 +108,10 @@ type WorldOptions struct {
 
 func (o *WorldOptions) defaults() {
 	if o.Committers <= 0 {
-		o.Committers = 4
+		o.Committers = 16
 	}
 	if o.CommitQueue <= 0 {
-		o.CommitQueue = 256
+		o.CommitQueue = 1024
 	}
 	if o.OpTimeout <= 0 {
 		o.OpTimeout = 2 * time.Second
@@ -170,11 +174,16 @@ func newWorld(js jetstream.JetStream, kv jetstream.KeyValue, dir *Directory, sel
 		suspect: map[Region]uint64{},
 		used:    map[Region]time.Time{},
 		moved:   make(chan struct{}),
-		seed:    maphash.MakeSeed(),
+		queues:  map[Region]*regionQueue{},
+		writes:  make(chan struct{}, opt.Committers),
 		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "citydrive_cluster_edit_commit_seconds",
 			Help:    "Time from an edit leaving the queue to JetStream storing it (owner changes, forwarding and retries included).",
 			Buckets: []float64{0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1, 4},
+		}),
+		chunkWrites: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "citydrive_cluster_chunk_writes_total",
+			Help: "Chunk writes sent by this server as an owner (each carries every edit of the chunk queued meanwhile).",
 		}),
 		casRetries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "citydrive_cluster_cas_retries_total",
@@ -203,17 +212,9 @@ func newWorld(js jetstream.JetStream, kv jetstream.KeyValue, dir *Directory, sel
 	return w
 }
 
-// start runs the watch, the committers and the reaper.
+// start runs the watch and the reaper (commit workers start with the
+// edits, commits.go).
 func (w *World) start() {
-	for range w.opt.Committers {
-		ch := make(chan request, w.opt.CommitQueue)
-		w.shards = append(w.shards, ch)
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			w.committer(ch)
-		}()
-	}
 	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
@@ -258,102 +259,10 @@ func (w *World) SubmitEditOnce(tag uint64, player uint64, seq uint32, e voxel.Bl
 	return w.enqueue(request{tag: tag, player: player, seq: seq, e: e})
 }
 
-// enqueue hands r to its region's committer: one region, one committer,
-// so one chunk's edits keep their order and a region has one fenced write
-// in flight.
-func (w *World) enqueue(r request) error {
-	shard := maphash.Comparable(w.seed, RegionOf(r.e.Pos)) % uint64(len(w.shards))
-	select {
-	case w.shards[shard] <- r:
-		return nil
-	default:
-		return voxel.ErrBusy
-	}
-}
-
 // CommittedEdits hands back this server's finished commits and the other
 // servers' edits of watched chunks, in the order the watch saw them.
 func (w *World) CommittedEdits(done func(tag uint64, e voxel.BlockEdit, err error)) {
 	w.done.Drain(done)
-}
-
-// committer commits its chunks' edits one at a time, so edits of one chunk
-// keep their order.
-func (w *World) committer(ch chan request) {
-	for {
-		select {
-		case <-w.ctx.Done():
-			return
-		case r := <-ch:
-			start := time.Now()
-			rev, err := w.commit(r)
-			w.commitSeconds.Observe(time.Since(start).Seconds())
-			w.settle(r, rev, err)
-		}
-	}
-}
-
-// commit stores r's edit: by a fenced write if this server owns the
-// region, through the owner if another does, after taking the region if
-// nobody alive does. rev 0 with no error: the request was applied before
-// (a retry) or superseded by a newer edit of its player of the same
-// block (stamps.go).
-func (w *World) commit(r request) (uint64, error) {
-	reg := RegionOf(r.e.Pos)
-	deadline := time.Now().Add(w.opt.CommitFor)
-	if !r.until.IsZero() && r.until.Before(deadline) {
-		deadline = r.until
-	}
-	backoff := 20 * time.Millisecond
-	for {
-		if w.ctx.Err() != nil {
-			return 0, voxel.ErrClosed
-		}
-		if !r.until.IsZero() && time.Now().After(r.until) {
-			// Nobody waits for this answer: the sender has sent the edit
-			// again (or given up). Working on it would hold this
-			// committer's other regions behind copies of one edit while
-			// the store is slow.
-			return 0, errSenderGone
-		}
-		moved := w.movedChan()
-		var (
-			rev   uint64
-			err   error
-			again bool
-		)
-		switch slot, alive := w.dir.OwnerSlot(reg); {
-		case !alive && r.reply != nil:
-			return 0, errNotOwner // forwarded to us: the sender takes it
-		case !alive:
-			err, again = fmt.Errorf("no server owns region %d,%d right now", reg.X, reg.Z), true
-			if w.lease != nil && w.lease.fresh() {
-				if cerr := w.lease.claim(w.ctx, reg); cerr != nil {
-					err = cerr
-				}
-			}
-		case slot == w.self:
-			rev, err, again = w.commitOwned(r, reg)
-		default:
-			rev, err, again = w.fwd.forward(w.ctx, slot, r)
-			if !again {
-				w.forwarded.Inc()
-			}
-		}
-		if !again {
-			return rev, err
-		}
-		if time.Now().After(deadline) {
-			if storeDown(err) {
-				// The player reads this: say what is wrong, not which
-				// call timed out.
-				return 0, fmt.Errorf("%w (%v)", ErrStoreDown, err)
-			}
-			return 0, err
-		}
-		w.casRetries.Inc()
-		w.waitMoved(moved, &backoff)
-	}
 }
 
 // WriterHeader names, on every chunk write, the slot of the server that
@@ -379,12 +288,14 @@ var errSenderGone = errors.New("the forwarding server stopped waiting for this e
 // regions any moment; it writes nothing until it is back.
 var errLapsing = errors.New("this server's region lease is lapsing (its NATS heartbeat is late)")
 
-// commitOwned is one attempt at a fenced write of r into a region the
-// directory says this server owns. again: try once more (after the state
-// moves on); otherwise rev/err are final.
-func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again bool) {
+// commitOwned is one attempt at a fenced write of rest, edits of one chunk
+// in order, into a region the directory says this server owns: all of
+// them in one write, a request already in the value (a retry) answered
+// without, one too old for its stamp refused. The rest it finishes all,
+// or leaves and returns why (try once more after the state moves on).
+func (w *World) commitOwned(rest []*pending, reg Region) error {
 	if !w.lease.fresh() {
-		return 0, errLapsing, true
+		return errLapsing
 	}
 	token := w.dir.lease(reg).rev
 	w.mu.Lock()
@@ -396,30 +307,49 @@ func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again
 		// Owned regions are watched: their values are on the way. The
 		// lease's own entry came through the same watch, so once ready
 		// every write before the lease is in the values.
-		return 0, fmt.Errorf("region %d,%d is still loading here", reg.X, reg.Z), true
+		return fmt.Errorf("region %d,%d is still loading here", reg.X, reg.Z)
 	}
 	if suspect {
 		// A write's fate is unknown: move the lease on (by our own CAS)
 		// so the write cannot land later, and commit once the watch has
 		// shown the new lease (and with it everything before).
-		return 0, w.lease.refence(w.ctx, reg, token), true
+		if err := w.lease.refence(w.ctx, reg, token); err != nil {
+			return err
+		}
+		return fmt.Errorf("region %d,%d: fenced off a write whose fate was unknown", reg.X, reg.Z)
 	}
-	cur, crev := w.latest(r.e.Pos)
-	next, done, err := cur.with(r.e, r.player, r.seq)
-	if err != nil {
-		return 0, err, false // too old to place: refused, the player is told
+	pos := rest[0].e.Pos
+	next, crev := w.latest(pos)
+	stored := make([]bool, len(rest))
+	anyStored := false
+	for i, p := range rest {
+		v, done, err := next.with(p.e, p.player, p.seq)
+		switch {
+		case err != nil:
+			p.finish(0, err) // too old to place: refused, the player is told
+		case done == applied:
+			next, stored[i], anyStored = v, true, true
+		}
 	}
-	if done != applied {
-		return 0, nil, false // stored before, or superseded by the player's newer edit
+	if !anyStored {
+		for _, p := range rest {
+			if !p.done {
+				p.finish(0, nil) // stored before, or superseded by the player's newer edit
+			}
+		}
+		return nil
 	}
 	val, err := next.encode(wire.NewEncoder())
 	if err != nil {
-		return 0, err, false
+		for _, p := range unfinished(rest) {
+			p.finish(0, err)
+		}
+		return nil
 	}
 	if h := w.testHookWrite; h != nil {
 		h()
 	}
-	msg := nats.NewMsg(w.subj + chunkKey(r.e.Pos))
+	msg := nats.NewMsg(w.subj + chunkKey(pos))
 	msg.Data = val
 	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(token, 10))
 	msg.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, w.subj+ownKey(reg))
@@ -427,20 +357,29 @@ func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again
 	// which server committed each write (the drill and tests check that
 	// it was the lease holder of the moment).
 	msg.Header.Set(WriterHeader, strconv.FormatUint(uint64(w.self), 10))
-	ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
-	ack, err := w.js.PublishMsg(ctx, msg)
-	cancel()
+	ack, err := w.publish(msg)
 	if err == nil {
 		w.mu.Lock()
 		if ack.Sequence > crev {
-			w.written[r.e.Pos] = known{v: next, rev: ack.Sequence}
+			w.written[pos] = known{v: next, rev: ack.Sequence}
 		}
 		w.used[reg] = time.Now()
 		w.mu.Unlock()
-		return ack.Sequence, nil, false
+		for i, p := range rest {
+			switch {
+			case stored[i]:
+				p.finish(ack.Sequence, nil)
+			case !p.done:
+				p.finish(0, nil) // stored before, or superseded
+			}
+		}
+		return nil
 	}
 	if w.ctx.Err() != nil {
-		return 0, voxel.ErrClosed, false
+		for _, p := range unfinished(rest) {
+			p.finish(0, voxel.ErrClosed)
+		}
+		return nil
 	}
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
@@ -452,11 +391,26 @@ func (w *World) commitOwned(r request, reg Region) (rev uint64, err error, again
 			w.fenced.Inc()
 			w.markSuspect(reg, token)
 		}
-		return 0, err, true // refused: not stored
+		return err // refused: not stored
 	}
 	// Not stored, or stored and the answer lost.
 	w.markSuspect(reg, token)
-	return 0, err, true
+	return err
+}
+
+// publish sends one chunk write, holding one of the Committers write
+// slots while it is in flight.
+func (w *World) publish(msg *nats.Msg) (*jetstream.PubAck, error) {
+	select {
+	case w.writes <- struct{}{}:
+	case <-w.ctx.Done():
+		return nil, w.ctx.Err()
+	}
+	defer func() { <-w.writes }()
+	w.chunkWrites.Inc()
+	ctx, cancel := context.WithTimeout(w.ctx, w.opt.OpTimeout)
+	defer cancel()
+	return w.js.PublishMsg(ctx, msg)
 }
 
 func (w *World) markSuspect(reg Region, token uint64) {
@@ -596,5 +550,8 @@ func (w *World) Ready() bool {
 // unacknowledged; one being written finishes or times out).
 func (w *World) close() {
 	w.cancel()
+	w.qmu.Lock()
+	w.qclosed = true // no worker starts after this (enqueue)
+	w.qmu.Unlock()
 	w.wg.Wait()
 }
