@@ -255,8 +255,11 @@ func quiet() js.Func {
 
 // closeGrace is how long a stream's error waits for the session's close:
 // a server ending the session resets its streams as it sends the close,
-// and the page may read the reset first (Chromium does).
-const closeGrace = time.Second
+// and the page may read the reset first (Chromium does), by more than a
+// second in a page busy drawing at a few frames a second (the kick's
+// reason was lost so in a loaded test run). A reset with no close is
+// rare; it costs that connection's redial this long.
+const closeGrace = 5 * time.Second
 
 // streamErr is the session's end (the server's code and reason) if the
 // session ends within closeGrace, else err.
