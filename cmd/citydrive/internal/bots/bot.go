@@ -297,6 +297,7 @@ func (b *bot) reconnect(ctx context.Context) bool {
 // follows its area, takes what arrived, and now and then edits.
 func (b *bot) tick(now time.Time) {
 	dt := now.Sub(b.last).Seconds()
+	b.countTick(now.Sub(b.last))
 	b.last = now
 	if b.o.TeleportAt > 0 && !b.teleported && now.Sub(b.start) >= b.o.TeleportAt {
 		b.teleport(now)
@@ -355,6 +356,19 @@ func (b *bot) place(now time.Time, ch voxel.ChunkPos) {
 	}
 	b.fleet.put(id, b.shownAs, ch, seq, now)
 	b.shownAs = id
+}
+
+// lateTick is how far past its period a tick must come to count late:
+// the bot (and so its view of the other cars) fell behind.
+const lateTick = 2
+
+// countTick counts a tick that came dt after the one before.
+func (b *bot) countTick(dt time.Duration) {
+	b.res.Ticks++
+	if dt > lateTick*time.Second/time.Duration(b.hz) {
+		b.res.LateTicks++
+	}
+	b.res.LongestTick = max(b.res.LongestTick, dt)
 }
 
 // teleport moves the bot far away, once, and starts timing the burst of

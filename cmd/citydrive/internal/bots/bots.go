@@ -105,6 +105,12 @@ type Bot struct {
 	HandoverAnyGap   time.Duration
 	HandoverAnyLost  int
 	Edits            []Edit // with Options.RecordEdits
+	// Ticks counts the bot's ticks, LateTicks those that came more than
+	// lateTick periods after the one before, LongestTick the longest
+	// between two: how far the bots' process kept up (a late watcher
+	// sees every car late).
+	Ticks, LateTicks int
+	LongestTick      time.Duration
 }
 
 // rateSampleEvery is how often Run reads the server's tick rate.

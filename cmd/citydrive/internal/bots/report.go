@@ -66,7 +66,8 @@ func (r Report) WriteTable(w io.Writer) {
 	failed := 0
 	acked, rejected := 0, 0
 	var ackLat []float64
-	failovers, handovers := 0, 0
+	failovers, handovers, ticks, late := 0, 0, 0, 0
+	var longest time.Duration
 	var gaps handoverGaps
 	var lastBack time.Time
 	var radii []int32
@@ -88,6 +89,7 @@ func (r Report) WriteTable(w io.Writer) {
 		ackLat = append(ackLat, b.AckLatency...)
 		failovers += b.Failovers
 		handovers += b.Handovers
+		ticks, late, longest = ticks+b.Ticks, late+b.LateTicks, max(longest, b.LongestTick)
 		gaps.add(b)
 		if b.FailedOverAt.After(lastBack) {
 			lastBack = b.FailedOverAt
@@ -145,6 +147,10 @@ func (r Report) WriteTable(w io.Writer) {
 			per = float64(handovers) / mins
 		}
 		fmt.Fprintf(w, "handovers: %d (%.2f per bot-minute); %s\n", handovers, per, gaps)
+	}
+	if ticks > 0 {
+		fmt.Fprintf(w, "bot ticks: %d, %.2f %% late (over %d periods after the last), longest between two %.0f ms\n",
+			ticks, 100*float64(late)/float64(ticks), lateTick, float64(longest)/float64(time.Millisecond))
 	}
 	if len(ackLat) > 0 {
 		slices.Sort(ackLat)
