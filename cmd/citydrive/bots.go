@@ -40,6 +40,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the bots' run to this `file`")
 	password := fs.String("password", "", "the server's join `password`, if it has one; every bot gives it (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
 	editsOut := fs.String("edits-out", "", "write every acknowledged edit (and those unanswered at the end) to this `file`, one JSON object a line, for citydrive check-edits")
+	gapsOut := fs.String("gaps-out", "", "write every car gap timed at a handover (cars in view throughout), in ms, one a line, to this `file`")
 	stay := fs.Bool("stay", false, "keep each bot on the server it joined: in a cluster, never hand it over to a region's owner")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
@@ -85,6 +86,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if err := checkOptionalFile("edits-out", *editsOut); err != nil {
 		return err
 	}
+	if err := checkOptionalFile("gaps-out", *gapsOut); err != nil {
+		return err
+	}
 	if err := ready(); err != nil {
 		return err
 	}
@@ -117,6 +121,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	rep.WriteTable(stdout)
 	if *editsOut != "" {
 		err = errors.Join(err, writeEdits(*editsOut, rep))
+	}
+	if *gapsOut != "" {
+		err = errors.Join(err, writeReportFile(*gapsOut, rep.WriteGaps))
 	}
 	return err
 }
@@ -182,10 +189,13 @@ func checkServers(addrs, fps string) error {
 }
 
 // writeEdits writes the run's recorded edits to file.
-func writeEdits(file string, rep bots.Report) error {
+func writeEdits(file string, rep bots.Report) error { return writeReportFile(file, rep.WriteEdits) }
+
+// writeReportFile writes one of the bots report's files.
+func writeReportFile(file string, write func(io.Writer) error) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
-	return errors.Join(rep.WriteEdits(f), f.Close())
+	return errors.Join(write(f), f.Close())
 }

@@ -62,12 +62,9 @@ type bot struct {
 	cars        []wire.CarSnapshot
 	seen        map[uint32]struct{} // players whose cars this bot saw
 	sent        map[uint32]sentEdit // edit requests awaiting their answer
-	// Handed over (with h): when each car was last seen moving (a new
-	// snapshot), and the cars seen just before the last switch, not yet
-	// seen again, with when they were last seen then.
-	lastSeen map[uint32]carSeen
-	gapWatch map[uint32]time.Time
-	gapUntil time.Time
+	fleet       *fleet              // where this process's bots drive
+	shownAs     uint32              // the id this bot's car is in the fleet under
+	gaps        *gapWatch           // handed over (with h): the other cars across each switch
 	// bytes of connections lost before this one (failover)
 	earlierIn, earlierOut uint64
 }
@@ -94,26 +91,14 @@ type sentEdit struct {
 	block voxel.Block
 }
 
-// carSeen is a car's newest snapshot seen and when.
-type carSeen struct {
-	seq uint32
-	at  time.Time
-}
-
-// How a bot times the cars it sees at a handover: the cars it saw this
-// recently before the switch are watched until seen again, for at most
-// gapWatchFor (a car gone longer has driven off).
-const (
-	gapRecent   = 250 * time.Millisecond
-	gapWatchFor = 2 * time.Second
-)
-
-// drive runs bot id until ctx ends or its connection is lost for good.
-func drive(ctx context.Context, o Options, id int) Bot {
+// drive runs bot id until ctx ends or its connection is lost for good;
+// f is where the process's bots drive.
+func drive(ctx context.Context, o Options, id int, f *fleet) Bot {
 	b, err := newBot(ctx, o, id)
 	if err != nil {
 		return Bot{ID: id, Err: err}
 	}
+	b.fleet = f
 	defer b.close()
 	tick := time.NewTicker(time.Second / time.Duration(b.hz))
 	defer tick.Stop()
@@ -195,6 +180,9 @@ func (b *bot) dialPatiently(ctx context.Context) (*netsync.Client, error) {
 }
 
 func (b *bot) close() {
+	if b.shownAs != 0 {
+		b.fleet.drop(b.shownAs)
+	}
 	if b.c != nil {
 		_ = b.c.Close()
 	}
@@ -226,8 +214,8 @@ func (b *bot) adopt(o *wire.Owners, later []wire.Message) {
 		return
 	}
 	b.h, b.c, b.cl = h, h, nil
-	if b.lastSeen == nil {
-		b.lastSeen, b.gapWatch = map[uint32]carSeen{}, map[uint32]time.Time{}
+	if b.gaps == nil {
+		b.gaps = newGapWatch(b.fleet)
 	}
 }
 
@@ -240,41 +228,7 @@ func (b *bot) step(now time.Time, p world.Vec2) {
 		return
 	}
 	b.res.Handovers += b.h.Switches() - before
-	clear(b.gapWatch)
-	for id, s := range b.lastSeen {
-		if now.Sub(s.at) <= gapRecent {
-			b.gapWatch[id] = s.at
-			b.res.HandoverWatched++
-		}
-	}
-	b.gapUntil = now.Add(gapWatchFor)
-}
-
-// watchCars notes the cars seen moving this tick and, after a switch,
-// how long each watched car went unseen across it.
-func (b *bot) watchCars(now time.Time) {
-	for _, s := range b.cars {
-		// Only a newer snapshot is the car seen again: the handover's
-		// merged view steps back one when the connection that had the
-		// newest is closed.
-		if old, ok := b.lastSeen[s.Player]; ok && !wire.SeqNewer(s.Seq, old.seq) {
-			continue
-		}
-		b.lastSeen[s.Player] = carSeen{seq: s.Seq, at: now}
-		if at, ok := b.gapWatch[s.Player]; ok {
-			b.res.HandoverGap = max(b.res.HandoverGap, now.Sub(at))
-			delete(b.gapWatch, s.Player)
-		}
-	}
-	if len(b.gapWatch) > 0 && now.After(b.gapUntil) {
-		b.res.HandoverCarsLost += len(b.gapWatch)
-		clear(b.gapWatch)
-	}
-	for id, s := range b.lastSeen { // bounded: cars not seen for a while are forgotten
-		if now.Sub(s.at) > gapWatchFor {
-			delete(b.lastSeen, id)
-		}
-	}
+	b.gaps.switched(now, b.ar, &b.res)
 }
 
 // handedOn is the handover's answer to its primary's connection ending:
@@ -343,6 +297,7 @@ func (b *bot) reconnect(ctx context.Context) bool {
 // follows its area, takes what arrived, and now and then edits.
 func (b *bot) tick(now time.Time) {
 	dt := now.Sub(b.last).Seconds()
+	b.countTick(now.Sub(b.last))
 	b.last = now
 	if b.o.TeleportAt > 0 && !b.teleported && now.Sub(b.start) >= b.o.TeleportAt {
 		b.teleport(now)
@@ -355,6 +310,7 @@ func (b *bot) tick(now time.Time) {
 		b.step(now, p)
 	}
 	b.c.SendCar(snapshot(p, y, dir, b.o.Speed))
+	b.place(now, ch)
 	if ch != b.ar.centre {
 		_ = b.c.Subscribe(ch, uint32(b.radius))
 		b.ar.move(ch)
@@ -383,8 +339,36 @@ func (b *bot) tick(now time.Time) {
 		b.seen[s.Player] = struct{}{}
 	}
 	if b.h != nil {
-		b.watchCars(now)
+		b.gaps.seen(now, b.cars, b.ar, &b.res)
 	}
+}
+
+// place tells the fleet where this bot's car is (in chunk ch, its
+// snapshot sent at now), under the id the world shows it by (the
+// handover's first server's; a failover's new one).
+func (b *bot) place(now time.Time, ch voxel.ChunkPos) {
+	id, seq := b.shownAs, uint32(0)
+	switch {
+	case b.h != nil:
+		id, seq = b.h.CarID(), b.h.CarSeq()
+	case b.cl != nil:
+		id, seq = b.cl.Player(), b.cl.CarSeq()
+	}
+	b.fleet.put(id, b.shownAs, ch, seq, now)
+	b.shownAs = id
+}
+
+// lateTick is how far past its period a tick must come to count late:
+// the bot (and so its view of the other cars) fell behind.
+const lateTick = 2
+
+// countTick counts a tick that came dt after the one before.
+func (b *bot) countTick(dt time.Duration) {
+	b.res.Ticks++
+	if dt > lateTick*time.Second/time.Duration(b.hz) {
+		b.res.LateTicks++
+	}
+	b.res.LongestTick = max(b.res.LongestTick, dt)
 }
 
 // teleport moves the bot far away, once, and starts timing the burst of

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"citydrive/netsync"
-	"citydrive/netsync/wire"
 )
 
 // The steady window adds up its periods: a reading that ends one period
@@ -30,19 +29,4 @@ func TestSteadyWindowCountsEachByteOnce(t *testing.T) {
 	assert.Equal(t, uint64(400+200), w.in)
 	assert.Equal(t, uint64(40+30), w.out)
 	assert.InDelta(t, 3+2, w.secs, 1e-9)
-}
-
-// A car watched across a switch is seen again at its next newer
-// snapshot, not at an older one (the merged view of a handover steps back
-// when the connection that had the newest closes).
-func TestWatchedCarIsSeenAgainOnlyAtANewerSnapshot(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	b := &bot{lastSeen: map[uint32]carSeen{7: {seq: 10, at: t0}}, gapWatch: map[uint32]time.Time{7: t0}, gapUntil: t0.Add(gapWatchFor)}
-	b.cars = []wire.CarSnapshot{{Player: 7, Seq: 9}}
-	b.watchCars(t0.Add(100 * time.Millisecond))
-	assert.Zero(t, b.res.HandoverGap, "an older snapshot is not the car seen again")
-	b.cars = []wire.CarSnapshot{{Player: 7, Seq: 11}}
-	b.watchCars(t0.Add(300 * time.Millisecond))
-	assert.Equal(t, 300*time.Millisecond, b.res.HandoverGap)
-	assert.Empty(t, b.gapWatch)
 }

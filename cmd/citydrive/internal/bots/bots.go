@@ -86,14 +86,31 @@ type Bot struct {
 	Failovers       int       // connections replaced after the server was lost (several -addr)
 	FailedOverAt    time.Time // when the last one was back
 	// Handovers counts switches between region owners (a cluster's
-	// servers that tell them); HandoverGap is the longest a car seen
-	// just before a switch went without a new snapshot across it, and
-	// HandoverCarsLost the cars not seen again within gapWatchFor.
+	// servers that tell them). Across each, the cars this bot saw just
+	// before it (gapRecent) that are this process's bots well inside its
+	// area are watched (gapwatch.go says exactly how): HandoverWatched
+	// of them. HandoverGaps is each one's gap, seconds; HandoverCarsLost
+	// those still in view and not shown within gapWatchFor;
+	// HandoverLeftView those that drove out of view first (not counted).
+	// HandoverUnjudged counts the cars seen before a switch that are
+	// other processes' bots, whose place is unknown here.
+	// HandoverAnyGap and HandoverAnyLost are the old measure: every car
+	// seen before a switch, wherever it drove.
 	Handovers        int
-	HandoverGap      time.Duration
+	HandoverWatched  int
+	HandoverGaps     []float64
 	HandoverCarsLost int
-	HandoverWatched  int    // cars seen just before a switch, watched across it
+	HandoverLeftView int
+	HandoverUnjudged int
+	HandoverAnyGap   time.Duration
+	HandoverAnyLost  int
 	Edits            []Edit // with Options.RecordEdits
+	// Ticks counts the bot's ticks, LateTicks those that came more than
+	// lateTick periods after the one before, LongestTick the longest
+	// between two: how far the bots' process kept up (a late watcher
+	// sees every car late).
+	Ticks, LateTicks int
+	LongestTick      time.Duration
 }
 
 // rateSampleEvery is how often Run reads the server's tick rate.
@@ -146,6 +163,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	} else {
 		close(ratesDone)
 	}
+	f := newFleet()
 	for i := range o.N {
 		wg.Go(func() {
 			ctx := runCtx
@@ -154,7 +172,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				ctx, cancel = context.WithTimeout(runCtx, o.LeaveHalfAfter)
 				defer cancel()
 			}
-			bots[i] = drive(ctx, o, o.First+i)
+			bots[i] = drive(ctx, o, o.First+i, f)
 		})
 	}
 	wg.Wait()

@@ -66,8 +66,9 @@ func (r Report) WriteTable(w io.Writer) {
 	failed := 0
 	acked, rejected := 0, 0
 	var ackLat []float64
-	failovers, handovers, gapLost := 0, 0, 0
-	var gap time.Duration
+	failovers, handovers, ticks, late := 0, 0, 0, 0
+	var longest time.Duration
+	var gaps handoverGaps
 	var lastBack time.Time
 	var radii []int32
 	var lastReject string
@@ -88,7 +89,8 @@ func (r Report) WriteTable(w io.Writer) {
 		ackLat = append(ackLat, b.AckLatency...)
 		failovers += b.Failovers
 		handovers += b.Handovers
-		gap, gapLost = max(gap, b.HandoverGap), gapLost+b.HandoverCarsLost
+		ticks, late, longest = ticks+b.Ticks, late+b.LateTicks, max(longest, b.LongestTick)
+		gaps.add(b)
 		if b.FailedOverAt.After(lastBack) {
 			lastBack = b.FailedOverAt
 		}
@@ -144,8 +146,11 @@ func (r Report) WriteTable(w io.Writer) {
 		if mins := float64(len(r.Bots)-failed) * r.Duration.Minutes(); mins > 0 {
 			per = float64(handovers) / mins
 		}
-		fmt.Fprintf(w, "handovers: %d (%.2f per bot-minute); longest car gap at a handover %.0f ms; cars not seen again within %v: %d\n",
-			handovers, per, float64(gap)/float64(time.Millisecond), gapWatchFor, gapLost)
+		fmt.Fprintf(w, "handovers: %d (%.2f per bot-minute); %s\n", handovers, per, gaps)
+	}
+	if ticks > 0 {
+		fmt.Fprintf(w, "bot ticks: %d, %.2f %% late (over %d periods after the last), longest between two %.0f ms\n",
+			ticks, 100*float64(late)/float64(ticks), lateTick, float64(longest)/float64(time.Millisecond))
 	}
 	if len(ackLat) > 0 {
 		slices.Sort(ackLat)

@@ -1,0 +1,258 @@
+package bots
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"citydrive/cmd/citydrive/internal/quantile"
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+	"citydrive/voxel/plan"
+)
+
+// How a bot times the cars it sees across a handover. The cars it saw
+// within gapRecent before the switch that are this process's bots (the
+// fleet: their place and send times are known) well inside its area
+// (gapMargin chunks in from its edge) are watched until a newer snapshot
+// of each is shown. A car's gap is from the later of its last sighting
+// and the moment its bot sent the snapshot after that one, to the tick
+// the bot is shown a newer one: a car whose own bot was late to send
+// (the bots share the machine) is not the handover's gap. A watched car
+// whose bot drives out of that inner area before it is shown has left
+// the view and is not counted; one still inside and not shown within
+// gapWatchFor is lost: a hole in what the player sees.
+//
+// The old measure is kept beside it, for comparison with earlier runs:
+// every car seen within gapRecent, its gap from its last sighting, and
+// those not seen again within gapWatchFor, wherever they drove.
+const (
+	gapRecent   = 250 * time.Millisecond
+	gapWatchFor = 2 * time.Second
+	// gapMargin keeps the watch off the area's edge, where a car is
+	// legitimately shown or not depending on which tick's position each
+	// server judged (a chunk is 32 m: half a second for two cars closing
+	// at 30 m/s each): the servers relay every car whose chunk the area
+	// covers.
+	gapMargin = 1
+	// fleetSends is how many of its latest snapshots' send times the
+	// fleet keeps per car: over 3 s at 30 Hz, longer than a watch.
+	fleetSends = 100
+)
+
+// fleet is where each bot of this process drives, by the id the world
+// shows its car under: its car's chunk and when it sent its latest
+// snapshots. Only these cars can be known to be in a watcher's view
+// while it does not see them; another process's cars are not judged.
+// Safe from every bot's goroutine.
+type fleet struct {
+	mu   sync.Mutex
+	cars map[uint32]*fleetCar
+}
+
+type fleetCar struct {
+	chunk voxel.ChunkPos
+	sends [fleetSends]carSeen // a ring, next at n % fleetSends
+	n     int
+}
+
+func newFleet() *fleet { return &fleet{cars: map[uint32]*fleetCar{}} }
+
+// put says car id is in chunk c, having sent snapshot seq at; was (if
+// not zero and not id) is the id the car was shown under before (a
+// failover gives it another).
+func (f *fleet) put(id, was uint32, c voxel.ChunkPos, seq uint32, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if was != 0 && was != id {
+		delete(f.cars, was)
+	}
+	fc := f.cars[id]
+	if fc == nil {
+		fc = &fleetCar{}
+		f.cars[id] = fc
+	}
+	fc.chunk = c
+	fc.sends[fc.n%fleetSends] = carSeen{seq: seq, at: at}
+	fc.n++
+}
+
+// drop forgets car id (its bot ended).
+func (f *fleet) drop(id uint32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.cars, id)
+}
+
+// where is car id's chunk, if it is one of this process's bots.
+func (f *fleet) where(id uint32) (voxel.ChunkPos, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fc := f.cars[id]; fc != nil {
+		return fc.chunk, true
+	}
+	return voxel.ChunkPos{}, false
+}
+
+// sentAfter is when car id sent its first snapshot newer than seq, if
+// the fleet still holds it.
+func (f *fleet) sentAfter(id, seq uint32) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fc := f.cars[id]
+	if fc == nil {
+		return time.Time{}, false
+	}
+	var first carSeen
+	found := false
+	for i := max(0, fc.n-fleetSends); i < fc.n; i++ {
+		s := fc.sends[i%fleetSends]
+		if wire.SeqNewer(s.seq, seq) && (!found || wire.SeqNewer(first.seq, s.seq)) {
+			first, found = s, true
+		}
+	}
+	return first.at, found
+}
+
+// carSeen is a car's snapshot seq seen (or sent) at at.
+type carSeen struct {
+	seq uint32
+	at  time.Time
+}
+
+// gapWatch times one bot's view of the other cars across its handovers,
+// into the bot's figures.
+type gapWatch struct {
+	fleet    *fleet
+	lastSeen map[uint32]carSeen // each car's newest snapshot seen, for gapWatchFor
+	watch    map[uint32]watched // judged, watched since a switch
+	any      map[uint32]carSeen // the old measure: every car seen before the last switch
+	anyUntil time.Time
+}
+
+// watched is a car watched across a switch: last seen before it, and
+// lost if not shown again by until.
+type watched struct {
+	last  carSeen
+	until time.Time
+}
+
+func newGapWatch(f *fleet) *gapWatch {
+	return &gapWatch{fleet: f, lastSeen: map[uint32]carSeen{}, watch: map[uint32]watched{}, any: map[uint32]carSeen{}}
+}
+
+// inView reports whether chunk c is inside ar by gapMargin.
+func inView(ar *area, c voxel.ChunkPos) bool {
+	return plan.InCylinder(ar.centre, ar.radius-gapMargin, c)
+}
+
+// switched starts the watch at a switch at now, the bot's area being ar
+// (a car still watched from a switch before is watched on).
+func (g *gapWatch) switched(now time.Time, ar *area, res *Bot) {
+	clear(g.any) // the old measure forgot them
+	for id, s := range g.lastSeen {
+		if now.Sub(s.at) > gapRecent {
+			continue
+		}
+		g.any[id] = s
+		c, ok := g.fleet.where(id)
+		switch {
+		case !ok:
+			res.HandoverUnjudged++
+		case inView(ar, c):
+			if _, ok := g.watch[id]; !ok {
+				g.watch[id] = watched{last: s, until: now.Add(gapWatchFor)}
+				res.HandoverWatched++
+			}
+		}
+	}
+	g.anyUntil = now.Add(gapWatchFor)
+}
+
+// seen takes the cars shown at now (the bot's area being ar): each newer
+// snapshot, and for a watched car its gap; then the watched cars that
+// left the view, and once the watch is over those never shown.
+func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *Bot) {
+	for _, s := range cars {
+		// Only a newer snapshot is the car seen again: the handover's
+		// merged view steps back one when the connection that had the
+		// newest is closed.
+		if old, ok := g.lastSeen[s.Player]; ok && !wire.SeqNewer(s.Seq, old.seq) {
+			continue
+		}
+		g.lastSeen[s.Player] = carSeen{seq: s.Seq, at: now}
+		if w, ok := g.any[s.Player]; ok {
+			res.HandoverAnyGap = max(res.HandoverAnyGap, now.Sub(w.at))
+			delete(g.any, s.Player)
+		}
+		if w, ok := g.watch[s.Player]; ok {
+			from := w.last.at
+			if sent, ok := g.fleet.sentAfter(s.Player, w.last.seq); ok && sent.After(from) {
+				from = sent
+			}
+			res.HandoverGaps = append(res.HandoverGaps, max(0, now.Sub(from)).Seconds())
+			delete(g.watch, s.Player)
+		}
+	}
+	for id, w := range g.watch {
+		switch c, ok := g.fleet.where(id); {
+		case !ok || !inView(ar, c):
+			res.HandoverLeftView++
+			delete(g.watch, id)
+		case now.After(w.until):
+			res.HandoverCarsLost++
+			delete(g.watch, id)
+		}
+	}
+	if now.After(g.anyUntil) {
+		res.HandoverAnyLost += len(g.any)
+		clear(g.any)
+	}
+	for id, s := range g.lastSeen { // bounded: cars not seen for a while are forgotten
+		if now.Sub(s.at) > gapWatchFor {
+			delete(g.lastSeen, id)
+		}
+	}
+}
+
+// handoverGaps adds up the bots' gap figures for the report.
+type handoverGaps struct {
+	gaps                          []float64 // seconds
+	lost, left, unjudged, anyLost int
+	anyGap                        time.Duration
+}
+
+func (h *handoverGaps) add(b Bot) {
+	h.gaps = append(h.gaps, b.HandoverGaps...)
+	h.lost, h.left, h.unjudged = h.lost+b.HandoverCarsLost, h.left+b.HandoverLeftView, h.unjudged+b.HandoverUnjudged
+	h.anyGap, h.anyLost = max(h.anyGap, b.HandoverAnyGap), h.anyLost+b.HandoverAnyLost
+}
+
+// String is the report's wording: what is counted, then the figures.
+func (h handoverGaps) String() string {
+	s := fmt.Sprintf("car gap at a handover (this process's cars in view throughout, n=%d)", len(h.gaps))
+	if len(h.gaps) > 0 {
+		slices.Sort(h.gaps)
+		ms := func(q float64) float64 { return quantile.Sorted(h.gaps, q) * 1000 }
+		s += fmt.Sprintf(": p50 %.0f ms, p99 %.0f ms, max %.0f ms", ms(0.5), ms(0.99), h.gaps[len(h.gaps)-1]*1000)
+	}
+	return s + fmt.Sprintf("; lost (in view, not shown within %v): %d; left the view first: %d; not judged (other processes' cars): %d; "+
+		"any car seen (the old measure): longest gap %.0f ms, not seen again: %d",
+		gapWatchFor, h.lost, h.left, h.unjudged, float64(h.anyGap)/float64(time.Millisecond), h.anyLost)
+}
+
+// WriteGaps writes every judged handover gap of the run (HandoverGaps),
+// in milliseconds, one a line: several bots processes' figures make one
+// distribution (cmd/cluster-scale.sh).
+func (r Report) WriteGaps(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, b := range r.Bots {
+		for _, g := range b.HandoverGaps {
+			fmt.Fprintf(bw, "%.0f\n", g*1000)
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,100 @@
+package bots
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"citydrive/netsync/wire"
+	"citydrive/voxel"
+)
+
+var gapT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func gapAt(ms int) time.Time { return gapT0.Add(time.Duration(ms) * time.Millisecond) }
+
+// watching is a bot's gap watch with car 7 (of this process, at the
+// area's centre, its snapshot 10 sent and seen at 0 ms) and a switch at
+// 100 ms.
+func watching(t *testing.T) (*gapWatch, *fleet, *area, *Bot) {
+	t.Helper()
+	f, ar, res := newFleet(), newArea(voxel.ChunkPos{}, 4), &Bot{}
+	g := newGapWatch(f)
+	f.put(7, 0, voxel.ChunkPos{}, 10, gapAt(0))
+	g.seen(gapAt(0), []wire.CarSnapshot{{Player: 7, Seq: 10}}, ar, res)
+	g.switched(gapAt(100), ar, res)
+	require.Equal(t, 1, res.HandoverWatched)
+	return g, f, ar, res
+}
+
+// A car watched across a switch is seen again at its next newer
+// snapshot, not at an older one (the merged view of a handover steps back
+// when the connection that had the newest closes).
+func TestWatchedCarIsSeenAgainOnlyAtANewerSnapshot(t *testing.T) {
+	g, _, ar, res := watching(t)
+	g.seen(gapAt(150), []wire.CarSnapshot{{Player: 7, Seq: 9}}, ar, res)
+	assert.Empty(t, res.HandoverGaps, "an older snapshot is not the car seen again")
+	g.seen(gapAt(300), []wire.CarSnapshot{{Player: 7, Seq: 11}}, ar, res)
+	assert.Equal(t, []float64{0.3}, res.HandoverGaps, "the fleet holds no later send: from the last sighting")
+	assert.Equal(t, 300*time.Millisecond, res.HandoverAnyGap)
+	assert.Empty(t, g.watch)
+}
+
+// A car whose own bot was late to send its next snapshot is timed from
+// that send: the handover cannot show what was not sent.
+func TestGapStartsWhenTheCarSentItsNextSnapshot(t *testing.T) {
+	g, f, ar, res := watching(t)
+	f.put(7, 0, voxel.ChunkPos{}, 11, gapAt(250))
+	f.put(7, 0, voxel.ChunkPos{}, 12, gapAt(280))
+	g.seen(gapAt(300), []wire.CarSnapshot{{Player: 7, Seq: 12}}, ar, res)
+	require.Len(t, res.HandoverGaps, 1)
+	assert.InDelta(t, 0.05, res.HandoverGaps[0], 1e-9, "from snapshot 11's send")
+	assert.Equal(t, 300*time.Millisecond, res.HandoverAnyGap, "the old measure counts the sender's delay")
+}
+
+// A watched car that drives out of the view is not counted; one that
+// stays in view and is not shown within gapWatchFor is lost; another
+// process's car is only counted as not judged.
+func TestWatchCountsOnlyCarsThatStayInView(t *testing.T) {
+	g, f, ar, res := watching(t)
+	f.put(8, 0, voxel.ChunkPos{X: 4}, 20, gapAt(0)) // on the area's edge: not watched
+	g.seen(gapAt(110), []wire.CarSnapshot{{Player: 8, Seq: 20}, {Player: 9, Seq: 1}}, ar, res)
+	g.switched(gapAt(120), ar, res)
+	assert.Equal(t, 1, res.HandoverWatched, "car 7 still watched from the first switch; car 8 outside the inner area")
+	assert.Equal(t, 1, res.HandoverUnjudged, "car 9 is not this process's")
+
+	g.seen(gapAt(1000), nil, ar, res)
+	assert.Zero(t, res.HandoverCarsLost)
+	g.seen(gapAt(2101), nil, ar, res)
+	assert.Equal(t, 1, res.HandoverCarsLost, "car 7 stayed at the centre, never shown")
+
+	g, f, ar, res = watching(t)
+	f.put(7, 0, voxel.ChunkPos{X: 4}, 11, gapAt(500)) // drove to the edge
+	g.seen(gapAt(500), nil, ar, res)
+	g.seen(gapAt(2500), nil, ar, res)
+	assert.Equal(t, 1, res.HandoverLeftView)
+	assert.Zero(t, res.HandoverCarsLost)
+	assert.Equal(t, 1, res.HandoverAnyLost, "the old measure counts it lost")
+}
+
+// The fleet finds the first snapshot after a seq among those it keeps,
+// across the sequence's wrap, and forgets a car's old id on a new one.
+func TestFleetSentAfter(t *testing.T) {
+	f := newFleet()
+	for i := range fleetSends + 5 { // sends 0…4 overwritten
+		f.put(7, 0, voxel.ChunkPos{}, uint32(i)-50, gapAt(i)) // seq 0 at 50
+	}
+	at, ok := f.sentAfter(7, ^uint32(0))
+	require.True(t, ok)
+	assert.Equal(t, gapAt(50), at, "seq 0 comes after seq -1")
+	at, ok = f.sentAfter(7, uint32(fleetSends-47))
+	require.True(t, ok)
+	assert.Equal(t, gapAt(fleetSends+4), at)
+	_, ok = f.sentAfter(7, uint32(fleetSends-46))
+	assert.False(t, ok, "nothing newer sent yet")
+	f.put(70, 7, voxel.ChunkPos{X: 1}, 1, gapAt(0))
+	_, ok = f.where(7)
+	assert.False(t, ok)
+}
