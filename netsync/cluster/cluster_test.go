@@ -176,9 +176,16 @@ func (p *player) handle(m wire.Message) {
 // until handles messages until cond holds.
 func (p *player) until(what string, cond func() bool) {
 	p.t.Helper()
+	p.within(what, deadline, cond)
+}
+
+// within handles messages until cond holds, failing the test if it does
+// not within d.
+func (p *player) within(what string, d time.Duration, cond func() bool) {
+	p.t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	end := time.After(deadline)
+	end := time.After(d)
 	for !cond() {
 		select {
 		case m := <-p.c.Messages():
@@ -187,7 +194,7 @@ func (p *player) until(what string, cond func() bool) {
 		case <-p.c.Done():
 			p.t.Fatalf("waiting for %s: connection ended: %v", what, p.c.Err())
 		case <-end:
-			p.t.Fatalf("waiting for %s: nothing within %v", what, deadline)
+			p.t.Fatalf("waiting for %s: nothing within %v", what, d)
 		}
 	}
 }

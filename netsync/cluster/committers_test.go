@@ -33,6 +33,15 @@ type commitLog struct {
 
 func recordCommits(t *testing.T, url string, r cluster.Region) *commitLog {
 	t.Helper()
+	return recordCommitsOff(t, url, r, "")
+}
+
+// recordCommitsOff is recordCommits with the recorder's consumer on a NATS
+// node other than avoid (a node the test will stall): a consumer there
+// would fall behind, and a chunk written again meanwhile keeps only its
+// last value, so the recorder would miss writes.
+func recordCommitsOff(t *testing.T, url string, r cluster.Region, avoid string) *commitLog {
+	t.Helper()
 	conn, err := nats.Connect(url)
 	require.NoError(t, err)
 	t.Cleanup(conn.Close)
@@ -46,6 +55,21 @@ func recordCommits(t *testing.T, url string, r cluster.Region) *commitLog {
 		deadline, 10*time.Millisecond, "the bucket")
 	prefix := "$KV." + bucket + "."
 	own := prefix + cluster.OwnKey(r)
+	for {
+		l := startRecorder(ctx, t, stream, prefix, own, r)
+		info, err := l.info()
+		require.NoError(t, err)
+		if avoid == "" || info.Cluster == nil || info.Cluster.Leader != avoid {
+			t.Cleanup(l.cons.Stop)
+			return l
+		}
+		l.cons.Stop() // JetStream placed it on avoid: once more
+		require.NoError(t, ctx.Err(), "a recorder off %s", avoid)
+	}
+}
+
+func startRecorder(ctx context.Context, t *testing.T, stream jetstream.Stream, prefix, own string, r cluster.Region) *commitLog {
+	t.Helper()
 	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{own, prefix + cluster.RegionFilter(r)},
 	})
@@ -81,7 +105,6 @@ func recordCommits(t *testing.T, url string, r cluster.Region) *commitLog {
 		}
 	})
 	require.NoError(t, err)
-	t.Cleanup(l.cons.Stop)
 	return l
 }
 
@@ -105,4 +128,13 @@ func (l *commitLog) requireOneCommitter(writers ...uint32) {
 		require.Contains(t, all, "writer \""+strconv.FormatUint(uint64(s), 10)+"\"", "server %d committed", s)
 	}
 	t.Logf("%d chunk writes of region %v, each by the lease holder of its moment", len(l.writes), l.r)
+}
+
+// requireWrites fails the test unless the recorder saw at least n chunk
+// writes (one per acked edit at least: a retry writes again, never less).
+func (l *commitLog) requireWrites(n int) {
+	l.t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	require.GreaterOrEqual(l.t, len(l.writes), n, "the recorder saw every write:\n%s", strings.Join(l.writes, "\n"))
 }

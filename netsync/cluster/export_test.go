@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -68,3 +69,12 @@ func Dead(n *Node) []uint32 {
 // Fresh reports whether n's own heartbeat is recent enough to write as an
 // owner.
 func Fresh(n *Node) bool { return n.lease.fresh() }
+
+// ConnectedTo names the NATS nodes n's edit and car connections are on.
+func ConnectedTo(n *Node) (edits, cars string) {
+	return n.js.ConnectedServerName(), n.cars.ConnectedServerName()
+}
+
+// StallWithin is how long a server stays connected to a silent NATS node
+// at most (the default TTL's).
+var StallWithin = stallWithin(2 * time.Second)

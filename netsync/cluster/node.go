@@ -104,10 +104,21 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	if opt.CA == "" {
 		log.Warn("NATS connections without a CA: plain text unless NATS asks for TLS (give the CA to require it)")
 	}
+	opt.Lease.defaults()
 	connect := func(name string, extra ...nats.Option) (*nats.Conn, error) {
 		// dial retries NATS nodes starting alongside this server, which
 		// may not listen yet; the join's ctx bounds the wait.
 		o := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
+			// A node stopped (SIGSTOP, a hung host) keeps its TCP
+			// connections open: only unanswered PINGs tell. The library's
+			// default (every 2 min, 2 outstanding) kept this server on it
+			// for minutes, its heartbeats, writes and forwards all timing
+			// out. Pinging every TTL/4 with 2 outstanding leaves a silent
+			// node within stallWithin (3/4 TTL, 1.5 s) and reconnects to
+			// another; the next heartbeat is then stored about when the
+			// others would count this server dead (TTL), so its leases
+			// are kept or lapse only for moments.
+			nats.PingInterval(pingInterval(opt.Lease.TTL)), nats.MaxPingsOutstanding(maxPingsOut),
 			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 				if err != nil {
 					log.Warn("NATS connection lost; reconnecting", "conn", name, "err", err)
@@ -159,7 +170,6 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 		return fail(err)
 	}
 	prefix := "citydrive." + strconv.FormatUint(opt.Seed, 10)
-	opt.Lease.defaults()
 	n := &Node{js: jsConn, cars: carConn, kv: kv, rules: rules, first: slot << PlayerBits}
 	n.dir = newDirectory(slot, opt.Lease.TTL, time.Now)
 	n.world = newWorld(js, kv, n.dir, slot, log, opt.World)
@@ -184,6 +194,17 @@ func Join(ctx context.Context, opt Options) (*Node, error) {
 	n.lease.start()
 	log.Info("joined the cluster", "nats", jsConn.ConnectedUrl(), "bucket", bucket, "replicas", opt.Replicas, "server_slot", slot)
 	return n, nil
+}
+
+// A NATS connection is pinged every pingInterval and given up (and made
+// to another node) once maxPingsOut pings are unanswered at the next:
+// within stallWithin of its node going silent.
+const maxPingsOut = 2
+
+func pingInterval(ttl time.Duration) time.Duration { return ttl / 4 }
+
+func stallWithin(ttl time.Duration) time.Duration {
+	return time.Duration(maxPingsOut+1) * pingInterval(ttl)
 }
 
 // claimSlot increments the server counter by compare-and-set and returns

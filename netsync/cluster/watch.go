@@ -57,37 +57,16 @@ func (w *World) changedLocked() {
 	w.moved = make(chan struct{})
 }
 
-// watches is the watch goroutine's state.
-type watches struct {
-	main, catch   jetstream.KeyWatcher
-	mainC, catchC <-chan jetstream.KeyValueEntry
-	last          uint64 // the newest revision the main watch delivered
-	filters       map[Region]bool
-	retry         <-chan time.Time
-	backoff       time.Duration
-}
-
-func (s *watches) stopMain() {
-	if s.main != nil {
-		stopWatch(s.main)
-		s.main, s.mainC = nil, nil
-	}
-}
-
-func (s *watches) stopCatch() {
-	if s.catch != nil {
-		stopWatch(s.catch)
-		s.catch, s.catchC = nil, nil
-	}
-}
-
-// watchLoop runs the server's watch until the world closes.
+// watchLoop runs the server's watch until the world closes. It only
+// delivers and decides: watches are made off it (watchmake.go), so a
+// create blocked while JetStream elects its leaders (the client library
+// waits 5 s for an answer) holds up neither the watch in place nor the
+// leaser's heartbeats and judgements.
 func (w *World) watchLoop() {
-	s := &watches{backoff: 50 * time.Millisecond}
-	defer func() {
-		s.stopMain()
-		s.stopCatch()
-	}()
+	s := newWatches(w.dir.ttl, &w.wg)
+	defer s.close()
+	check := time.NewTicker(s.makeFor / 4)
+	defer check.Stop()
 	dirty := true // the watched set or a watch needs looking at
 	for w.ctx.Err() == nil {
 		if dirty && s.retry == nil {
@@ -101,9 +80,14 @@ func (w *World) watchLoop() {
 			dirty = true
 		case <-s.retry:
 			s.retry, dirty = nil, true
-		case e, ok := <-s.mainC:
+		case m := <-s.made:
+			dirty = w.install(s, m) || dirty
+		case now := <-check.C:
+			dirty = w.overdue(s, now) || dirty
+		case e, ok := <-s.mainC():
 			if !ok {
-				s.main, s.mainC, dirty = nil, nil, true // resumed by rewatch
+				s.retire(s.main)          // the library ended it: its context freed
+				s.main, dirty = nil, true // resumed by rewatch
 				continue
 			}
 			if e == nil {
@@ -112,14 +96,18 @@ func (w *World) watchLoop() {
 			}
 			s.last = max(s.last, e.Revision())
 			w.onEntry(e)
-		case e, ok := <-s.catchC:
+		case e, ok := <-s.catchC():
 			if !ok {
-				s.catch, s.catchC, dirty = nil, nil, true // made again for what is still unready
+				s.retire(s.catch)
+				s.catch, dirty = nil, true // made again for what is still unready
 				continue
 			}
+			s.catch.at = time.Now()
 			if e == nil {
-				s.stopCatch()
+				s.retire(s.catch)
+				s.catch = nil
 				w.caughtUp()
+				dirty = true // regions entered meanwhile want theirs
 				continue
 			}
 			w.onEntry(e)
@@ -128,54 +116,117 @@ func (w *World) watchLoop() {
 }
 
 // rewatch brings the watches to the regions wanted: the main watch
-// resumed with new filters, a catch-up for the regions without values.
+// resumed with new filters, a catch-up for the regions without values
+// once a main watch covering them is in place. It starts makes; install
+// puts what they made in place.
 func (w *World) rewatch(s *watches) {
-	fail := func(what string, err error) {
+	want, fresh := w.reconcile(time.Now())
+	if w.stale.Swap(false) {
+		s.remake = true // until a new main watch is in place
+	}
+	if s.main == nil || s.remake || !covers(s.filters, want) || len(s.filters) > 2*len(want)+minExtraFilters {
+		// One make at a time: one covering want is left to finish (or to
+		// be replaced once overdue); one that does not is replaced now.
+		if s.making == nil || !covers(s.making.filters, want) {
+			s.abandon(s.making)
+			keys := []string{ownPrefix + ".>", livePrefix + ".>"}
+			for r := range want {
+				keys = append(keys, regionFilter(r))
+			}
+			// Its first start takes the directory's current values; a
+			// remake resumes just after the last revision delivered, so
+			// it replays whatever the old one missed (the values of every
+			// ready region stay whole: no catch-up needed for them).
+			var opts []jetstream.WatchOpt
+			if s.last > 0 {
+				opts = append(opts, jetstream.ResumeFromRevision(s.last+1))
+			}
+			s.making = w.startMake(s, keys, opts, false)
+			s.making.filters = want
+		}
+		if s.main == nil || !covers(s.filters, want) {
+			return // the catch-up waits for a main watch covering its regions
+		}
+	}
+	if !fresh && !s.needCatch && (s.catch != nil || s.catching != nil) {
+		return
+	}
+	s.needCatch = false
+	// A catch-up for every region still without its values, made after
+	// the main watch that covers them (what its snapshot lacks, the main
+	// watch delivers).
+	if keys := w.unreadyFilters(); len(keys) > 0 {
+		s.abandon(s.catching)
+		s.retire(s.catch)
+		s.catch = nil
+		s.catching = w.startMake(s, keys, nil, true)
+	}
+}
+
+// install puts a made watch in place (the one it replaces stopped), or
+// stops it if a newer make superseded it; a failed make is retried after
+// a backoff. It reports whether rewatch should look again.
+func (w *World) install(s *watches, m made) bool {
+	switch {
+	case m.a != s.making && m.a != s.catching:
+		s.retire(m.watch())
+		return false
+	case m.err != nil:
+		what := "main"
+		if m.a.catch {
+			what = "catch-up"
+			s.catching = nil
+			w.uncatch()
+		} else {
+			s.making = nil
+		}
 		if w.ctx.Err() == nil {
-			w.log.Warn("the edit watch failed; retrying", "what", what, "err", err)
+			w.log.Warn("the edit watch failed; retrying", "what", what, "err", m.err)
 		}
 		s.retry = time.After(s.backoff)
 		s.backoff = min(2*s.backoff, time.Second)
-	}
-	want, fresh := w.reconcile(time.Now())
-	if w.stale.Swap(false) {
-		s.stopMain() // resumed below just after the last revision it delivered
-	}
-	if s.main == nil || !covers(s.filters, want) || len(s.filters) > 2*len(want)+minExtraFilters {
-		// Its first start takes the directory's current values.
-		s.stopMain()
-		keys := []string{ownPrefix + ".>", livePrefix + ".>"}
-		for r := range want {
-			keys = append(keys, regionFilter(r))
-		}
-		var opts []jetstream.WatchOpt
-		if s.last > 0 {
-			opts = append(opts, jetstream.ResumeFromRevision(s.last+1))
-		}
-		kw, err := w.kv.WatchFiltered(w.ctx, keys, opts...)
-		if err != nil {
-			fail("main", err)
-			return
-		}
-		s.main, s.mainC, s.filters, s.backoff = kw, kw.Updates(), want, 50*time.Millisecond
+		return false
+	case m.a.catch:
+		s.retire(s.catch)
+		s.catch, s.catching = m.watch(), nil
+		return false
+	default:
+		s.retire(s.main)
+		s.main, s.filters, s.making, s.remake = m.watch(), m.a.filters, nil, false
+		s.backoff, s.needCatch = minWatchBackoff, true
 		w.consumerStarts.Inc()
-		fresh = true
+		w.log.Debug("the edit watch made", "took", time.Since(m.a.since), "regions", len(s.filters), "from", s.last+1)
+		return true
 	}
-	if !fresh && s.catch != nil {
-		return
-	}
-	// A catch-up for every region still without its values, made after
-	// the main watch that covers them.
-	if keys := w.unreadyFilters(); len(keys) > 0 {
-		s.stopCatch()
-		kw, err := w.kv.WatchFiltered(w.ctx, keys)
-		if err != nil {
-			w.uncatch()
-			fail("catch-up", err)
-			return
+}
+
+// overdue replaces a make in flight for makeFor (its answer may come only
+// at the client library's timeout, or never arrive) and a catch-up that
+// delivered nothing for as long: either bounds a silent watch at about
+// the TTL. It reports whether rewatch should look again.
+func (w *World) overdue(s *watches, now time.Time) bool {
+	again := false
+	for _, a := range []*attempt{s.making, s.catching} {
+		if a != nil && now.Sub(a.since) >= s.makeFor {
+			w.log.Warn("making the edit watch takes too long; making it again", "catch_up", a.catch, "waited", now.Sub(a.since))
+			if a.catch {
+				w.uncatch()
+			}
+			s.abandon(a)
+			again = true
 		}
-		s.catch, s.catchC = kw, kw.Updates()
 	}
+	if s.catch != nil && now.Sub(s.catch.at) >= s.makeFor {
+		w.log.Warn("the catch-up watch delivers nothing; making it again", "silent", now.Sub(s.catch.at))
+		s.retire(s.catch)
+		s.catch = nil
+		w.uncatch()
+		again = true
+	}
+	if again {
+		s.needCatch = true
+	}
+	return again
 }
 
 // reconcile brings the watched set to the regions wanted (the union's and

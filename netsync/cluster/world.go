@@ -276,13 +276,17 @@ var ErrStoreDown = errors.New("the world's store (NATS) is not answering, try ag
 // storeDown reports whether err means NATS did not answer, as opposed to
 // a refusal or a region still loading.
 func storeDown(err error) bool {
-	return errors.Is(err, errLapsing) || errors.Is(err, context.DeadlineExceeded) ||
+	return errors.Is(err, errLapsing) || errors.Is(err, errRefenced) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
 		errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
 // errSenderGone: a forwarded edit whose sender stopped waiting for it.
 var errSenderGone = errors.New("the forwarding server stopped waiting for this edit")
+
+// errRefenced: a write's fate was unknown, so the lease was moved on
+// before writing again; the edit is not stored yet.
+var errRefenced = errors.New("an earlier write's outcome was unknown, so the region's lease was moved on first")
 
 // errLapsing: this server's own heartbeat is late, so others may take its
 // regions any moment; it writes nothing until it is back.
@@ -312,11 +316,13 @@ func (w *World) commitOwned(rest []*pending, reg Region) error {
 	if suspect {
 		// A write's fate is unknown: move the lease on (by our own CAS)
 		// so the write cannot land later, and commit once the watch has
-		// shown the new lease (and with it everything before).
+		// shown the new lease (and with it everything before). Never
+		// nil: at the deadline that error is the edit's answer, and nil
+		// would ack an edit never stored.
 		if err := w.lease.refence(w.ctx, reg, token); err != nil {
 			return err
 		}
-		return fmt.Errorf("region %d,%d: fenced off a write whose fate was unknown", reg.X, reg.Z)
+		return errRefenced
 	}
 	pos := rest[0].e.Pos
 	next, crev := w.latest(pos)

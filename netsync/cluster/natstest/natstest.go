@@ -228,3 +228,22 @@ func (c *Cluster) LastSeq(i int, stream string) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// Leaders names the nodes (by index, -1: none known) leading JetStream's
+// meta group and stream (of the default account): tests log where the
+// leaders were, as a fault on a leader's node plays out differently.
+func (c *Cluster) Leaders(stream string) (meta, streamLeader int) {
+	meta, streamLeader = -1, -1
+	for i, s := range c.nodes {
+		if s == nil {
+			continue
+		}
+		if s.JetStreamIsLeader() {
+			meta = i
+		}
+		if s.JetStreamIsStreamLeader("$G", stream) {
+			streamLeader = i
+		}
+	}
+	return meta, streamLeader
+}
