@@ -40,8 +40,10 @@ func TestAnEditOutOfTimeAfterARefenceIsRefusedNotAcked(t *testing.T) {
 	w.watched[reg] = &watch{r: reg, ready: true, chunks: map[voxel.ChunkPos]known{}}
 	w.suspect[reg] = 5 // a write under lease revision 5 timed out
 
-	rev, err := w.commit(request{tag: 1, player: 42, seq: 1, e: voxel.BlockEdit{Pos: pos, Index: 3, Block: voxel.Stone}})
-	require.Error(t, err, "not stored (revision %d): refused", rev)
-	require.ErrorIs(t, err, ErrStoreDown, "the player reads that the store did not answer in time")
-	require.Zero(t, rev)
+	ps := w.commitChunk([]request{{tag: 1, player: 42, seq: 1, e: voxel.BlockEdit{Pos: pos, Index: 3, Block: voxel.Stone}}})
+	require.Len(t, ps, 1)
+	require.True(t, ps[0].done)
+	require.Error(t, ps[0].err, "not stored (revision %d): refused", ps[0].rev)
+	require.ErrorIs(t, ps[0].err, ErrStoreDown, "the player reads that the store did not answer in time")
+	require.Zero(t, ps[0].rev)
 }
