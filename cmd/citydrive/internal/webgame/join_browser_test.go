@@ -236,8 +236,10 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 	// An edit shows in the page's picture: the renderer stores the edited
 	// chunks' new meshes and the block's colour appears where they are.
 	sent := editShowsOnScreen(t, ctx, func() error { _, err := follow(); return err })
-	at, err = eval[pageLink](ctx, readLink)
-	require.NoError(t, err)
+	waitFor(t, 30*time.Second, "the pillar's edits were acknowledged", func() (bool, error) {
+		at, err = follow()
+		return at.EditsApplied+at.EditsRefd >= 1+sent, err
+	})
 	assert.Equal(t, 1+sent, at.EditsApplied)
 	assert.Zero(t, at.EditsRefd)
 
