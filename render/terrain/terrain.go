@@ -59,6 +59,10 @@ type Chunk struct {
 	// Min and Max are the mesh's box in chunk-local metres (within [0, 32]
 	// for the mesher's quads).
 	Min, Max [3]int32
+	// Stamp is the store's Inserts when this mesh was placed: a chunk
+	// meshed again (an edit) gets a larger one, so a test can tell that
+	// the new mesh, not the old, is stored.
+	Stamp int
 }
 
 // Result of Place.
@@ -136,7 +140,7 @@ func (s *Store) Place(p voxel.ChunkPos, quads []mesh.Quad) (Chunk, Result) {
 		s.Rejected++
 		return Chunk{}, Rejected
 	}
-	c := Chunk{Pos: p, First: first, Span: span, Quads: len(quads)}
+	c := Chunk{Pos: p, First: first, Span: span, Quads: len(quads), Stamp: s.Inserts}
 	c.Min, c.Max = Box(quads)
 	s.index[p] = len(s.chunks)
 	s.chunks = append(s.chunks, c)

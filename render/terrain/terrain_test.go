@@ -29,12 +29,13 @@ func TestPlaceRemoveReplace(t *testing.T) {
 	s := NewStore(8, 10)
 	c, r := s.Place(pos(0), quads(7))
 	require.Equal(t, Placed, r)
-	assert.Equal(t, Chunk{Pos: pos(0), First: 0, Span: 1, Quads: 7, Min: [3]int32{0, 4, 0}, Max: [3]int32{7, 4, 1}}, c)
+	assert.Equal(t, Chunk{Pos: pos(0), First: 0, Span: 1, Quads: 7, Min: [3]int32{0, 4, 0}, Max: [3]int32{7, 4, 1}, Stamp: 1}, c)
 	c, _ = s.Place(pos(1), quads(3))
 	assert.Equal(t, 1, c.First)
 	assert.Equal(t, 2, s.UsedSlots())
 
-	// Replacing frees first, so the same slot is reused.
+	// Replacing frees first, so the same slot is reused; the new mesh's
+	// stamp tells it from the old.
 	c, r = s.Place(pos(0), quads(9))
 	require.Equal(t, Placed, r)
 	assert.Equal(t, 0, c.First)
@@ -42,6 +43,7 @@ func TestPlaceRemoveReplace(t *testing.T) {
 	got, ok := s.Get(pos(0))
 	require.True(t, ok)
 	assert.Equal(t, 9, got.Quads)
+	assert.Equal(t, 3, got.Stamp)
 
 	assert.True(t, s.Remove(pos(0)))
 	assert.False(t, s.Remove(pos(0)))

@@ -121,6 +121,12 @@ func (t *terrainGL) Remove(p voxel.ChunkPos) {
 	}
 }
 
+// TerrainChunk is the stored record of chunk p's mesh (the page's probe
+// of what an edit re-meshed).
+func (d *Display) TerrainChunk(p voxel.ChunkPos) (terrain.Chunk, bool) {
+	return d.terrain.store.Get(p)
+}
+
 // MeshSink is the voxel ground's store (the mesh pool's sink).
 func (d *Display) MeshSink() meshpool.MeshSink { return &d.terrain }
 

@@ -98,6 +98,7 @@ type Display struct {
 	onFrame js.Func
 	stats   scene.Stats
 	loading bool // the last frame was the loading screen
+	drawn   int  // Draw calls since New
 	// OnPresent, if set, is called at each Present, before it waits for
 	// the browser's next frame (the page's statistics).
 	OnPresent func()
@@ -482,6 +483,7 @@ func (d *Display) Draw(f *scene.Frame) error {
 	d.setHUD(f)
 	d.stats = st
 	d.loading = f.Loading
+	d.drawn++
 	if e := gl.Call("getError").Int(); e != 0 {
 		return fmt.Errorf("webgl: frame: GL error %#x", e)
 	}
@@ -586,9 +588,11 @@ func (d *Display) Close() { d.onFrame.Release() }
 // PublishStats writes what the last frame drew beyond the slots into o
 // (the page's window.citydrive.stats): traffic vehicles and trees drawn,
 // voxel chunks and quads drawn and stored, far-tier slots and vertices
-// drawn, and the shadow maps drawn since New.
+// drawn, the shadow maps drawn since New, and the frames drawn since New
+// (drawn). Counters only: cheap enough for every frame.
 func (d *Display) PublishStats(o js.Value) {
 	s := d.stats
+	o.Set("drawn", d.drawn)
 	o.Set("vehicles", s.Vehicles)
 	o.Set("trees", s.Trees)
 	o.Set("terrainChunks", s.Main.TerrainChunks)

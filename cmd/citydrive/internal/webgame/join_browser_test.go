@@ -233,6 +233,16 @@ func TestBrowserJoinsAServerOverWebTransport(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, shot, 0o644))
 	}
 
+	// An edit shows in the page's picture: the renderer stores the edited
+	// chunks' new meshes and the block's colour appears where they are.
+	sent := editShowsOnScreen(t, ctx, func() error { _, err := follow(); return err })
+	waitFor(t, 30*time.Second, "the pillar's edits were acknowledged", func() (bool, error) {
+		at, err = follow()
+		return at.EditsApplied+at.EditsRefd >= 1+sent, err
+	})
+	assert.Equal(t, 1+sent, at.EditsApplied)
+	assert.Zero(t, at.EditsRefd)
+
 	// Kicked, the page is told why (the session's close code and reason,
 	// as a native client is) and joins again: /play/config fetched anew,
 	// a new session, a new player id.

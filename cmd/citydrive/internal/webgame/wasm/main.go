@@ -6,7 +6,8 @@
 // over WebTransport (join.go) and plays in its world, as `citydrive join`
 // does; otherwise it plays solo on a server in the page (solo.go), with
 // its edits kept in IndexedDB. It publishes window.citydrive.stats (see statsEvery) and
-// window.citydrive.link, and takes window.citydrive.edit(x, y, z, block).
+// window.citydrive.link, and takes window.citydrive.edit(x, y, z, block)
+// and window.citydrive.terrainChunk(x, y, z) (probe.go).
 package main
 
 import (
@@ -165,6 +166,9 @@ func main() {
 	edit := editHook(s)
 	defer edit.Release()
 	page.Set("edit", edit)
+	probe := terrainHook(d)
+	defer probe.Release()
+	page.Set("terrainChunk", probe)
 	st := js.Global().Get("Object").New()
 	page.Set("stats", st)
 	st.Set("seed", strconv.FormatUint(seed, 10))
@@ -193,6 +197,7 @@ func main() {
 			st.Set("loading", false)
 		}
 		frames++
+		d.PublishStats(st) // counters, every frame: a test sees a re-mesh the frame it is stored
 		if frames%statsEvery != 0 {
 			return
 		}
@@ -216,7 +221,6 @@ func main() {
 		st.Set("draws", ds.Main.Draws)
 		st.Set("vertices", ds.Main.Vertices)
 		st.Set("fallback", sum.Stats.Fallback)
-		d.PublishStats(st)
 		stats.Set("textContent", fmt.Sprintf("%s%.0f fps  frame work p50 %.1f ms p99 %.1f ms  %d builds  %d stale  %d slots  %s",
 			linkText(c, s.Link()), fps, sum.FrameMSMedian, sum.FrameMSP99, sum.Stats.Builds, sum.Stats.StaleDropped, sum.Stats.Used, drawsText(ds)))
 	}
