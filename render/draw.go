@@ -97,7 +97,10 @@ func (r *Renderer) Draw(f *Frame) error {
 		fs.palette = scene.PaletteFor(f.Weather)
 	}
 	far := float32(cam.FarPlane())
-	fs.fogStart, fs.fogEnd = scene.FogRange(far, f.Weather == Wet, float32(r.opt.FogScale))
+	fs.fogStart, fs.fogEnd = far*0.35, far*0.97
+	if f.Weather == Wet {
+		fs.fogStart = far * 0.15
+	}
 
 	// Draw lists for the camera.
 	for i, g := range fs.groups {

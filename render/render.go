@@ -121,9 +121,6 @@ type Options struct {
 	// CullBackFacesBeyond (m, 0: never) draws near slots wholly farther
 	// than this with back faces culled (scene.LOD.CullBeyond).
 	CullBackFacesBeyond float64
-	// FogScale in (0, 1) brings the fog nearer by that factor
-	// (scene.FogRange; 0: as built).
-	FogScale float64
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -414,9 +411,6 @@ func (o *Options) applyGLProfile(s glprofile.Settings) {
 	o.FarFogCut = o.FarFogCut || s.FarFogCut
 	if o.CullBackFacesBeyond == 0 {
 		o.CullBackFacesBeyond = s.CullBackFacesBeyond
-	}
-	if o.FogScale == 0 {
-		o.FogScale = s.FogScale
 	}
 	if s.ShadowSize > 0 && s.ShadowSize < o.Profile.ShadowSize {
 		o.Profile.ShadowSize = s.ShadowSize

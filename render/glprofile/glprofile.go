@@ -112,9 +112,6 @@ type Settings struct {
 	// CullBackFacesBeyond (m, 0: never) culls the back faces of near
 	// slots wholly farther than this (render.Options.CullBackFacesBeyond).
 	CullBackFacesBeyond float64
-	// FogScale brings the fog nearer (render.Options.FogScale); with
-	// FarFogCut the far tier ends where the nearer fog is whole.
-	FogScale float64
 }
 
 // The software profile's figures.
@@ -128,9 +125,6 @@ const (
 	// texel of 0.3 m, still finer than a pixel of the 396-pixel view
 	// beyond 30 m.
 	softwareShadowSize = 1024
-	// softwareFogScale: the fog whole at 60 % of the full distance
-	// (1.6 km of the far tier's 3 km plane instead of 2.7 km).
-	softwareFogScale = 0.6
 )
 
 // For returns the settings of the chosen profile.
@@ -153,10 +147,6 @@ func For(c Choice) Settings {
 		// detail cut: nearer, the open ledges and shop canopies show
 		// their backs from below.
 		CullBackFacesBeyond: softwareDetailBeyond,
-		// A hazier horizon: the far slots between the nearer fog's end
-		// and the full one's (1.6 to 2.7 km) are most of the far tier's
-		// vertices, and they are left out.
-		FogScale: softwareFogScale,
 	}
 }
 
@@ -165,5 +155,5 @@ func (s Settings) String() string {
 	if s == (Settings{}) {
 		return "as built"
 	}
-	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m, fog ×%g", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond, s.FogScale)
+	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond)
 }

@@ -51,8 +51,6 @@ func TestForSoftwareCutsVerticesFullChangesNothing(t *testing.T) {
 	assert.True(t, s.ShadowLOD)
 	assert.True(t, s.FarFogCut)
 	assert.GreaterOrEqual(t, s.CullBackFacesBeyond, s.DetailBeyond, "back faces culled only where details are cut")
-	assert.Greater(t, s.FogScale, 0.0)
-	assert.Less(t, s.FogScale, 1.0, "a nearer fog")
 	assert.Positive(t, s.ShadowSize)
 	assert.NotEqual(t, "as built", s.String())
 	assert.Equal(t, "as built", Settings{}.String())

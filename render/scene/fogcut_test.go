@@ -20,25 +20,3 @@ func TestFogCutDistance(t *testing.T) {
 	assert.InDelta(t, FarFogCutFog, fog(d), 1e-4)
 	assert.Less(t, fog(d-5), float32(FarFogCutFog))
 }
-
-func TestFogRange(t *testing.T) {
-	for _, c := range []struct {
-		far        float32
-		wet        bool
-		scale      float32
-		start, end float32
-	}{
-		{3000, false, 0, 1050, 2910},
-		{3000, false, 1, 1050, 2910},
-		{3000, true, 0, 450, 2910},
-		{3000, false, 0.6, 630, 1746},
-		{3000, true, 0.6, 270, 1746},
-		{1000, false, 0.5, 175, 485},
-		{3000, false, 1.5, 1050, 2910}, // out of (0, 1): as built
-		{3000, false, -1, 1050, 2910},
-	} {
-		s, e := FogRange(c.far, c.wet, c.scale)
-		assert.InDelta(t, c.start, s, 0.01, "%+v", c)
-		assert.InDelta(t, c.end, e, 0.01, "%+v", c)
-	}
-}

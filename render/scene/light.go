@@ -148,21 +148,6 @@ func TreeMesh() []float32 {
 	return v
 }
 
-// FogRange is where the fog starts and where it is whole for a camera
-// whose far plane is far: from 35 % of it (15 % when wet) to 97 %, both
-// brought nearer by scale when it is in (0, 1) (the software GL
-// profile's haze; otherwise 1).
-func FogRange(far float32, wet bool, scale float32) (start, end float32) {
-	start, end = far*0.35, far*0.97
-	if wet {
-		start = far * 0.15
-	}
-	if scale > 0 && scale < 1 {
-		start, end = start*scale, end*scale
-	}
-	return start, end
-}
-
 // FarFogCutFog is the fog thickness beyond which Options.FarFogCut leaves
 // far slots out: under it an object's colour is within 3 % of the sky's.
 const FarFogCutFog = 0.97
