@@ -104,9 +104,10 @@ func (r *Renderer) Draw(f *Frame) error {
 
 	// Draw lists for the camera.
 	for i, g := range fs.groups {
-		l := &r.lists[i]
+		l, lc := &r.lists[i], &r.cullLists[i]
 		l.Reset()
-		l.BuildLOD(g.Slots, r.slotCounts, r.lod(), g.Origin.Sub(cam.Position), &fr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot)
+		lc.Reset()
+		l.BuildSplit(g.Slots, r.slotCounts, r.lod(), g.Origin.Sub(cam.Position), &fr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot, lc)
 		st.Culled += l.Culled
 		st.BadSlots += l.Bad
 	}
@@ -262,6 +263,19 @@ func multiDraw(mode uint32, l *scene.DrawList, ps *PassStats) {
 	ps.Vertices += l.Vertices()
 }
 
+// drawNear multi-draws near group i's slots: its whole list, then those
+// beyond Options.CullBackFacesBeyond with back faces culled (citygen winds
+// every face counter-clockwise from its normal's side).
+func (r *Renderer) drawNear(i int, ps *PassStats) {
+	multiDraw(gl.TRIANGLES, &r.lists[i], ps)
+	if r.cullLists[i].Len() == 0 {
+		return
+	}
+	gl.Enable(gl.CULL_FACE)
+	multiDraw(gl.TRIANGLES, &r.cullLists[i], ps)
+	gl.Disable(gl.CULL_FACE)
+}
+
 func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 	f := fs.f
 	if r.opt.NoShadows || f.Loading || fs.light.SunHeight < -0.05 {
@@ -348,7 +362,7 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 	cam := fs.f.Camera.Position
 	for i, g := range fs.groups {
 		r.depth.setVec3("uOffset", rel32(g.Origin, cam))
-		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Depth)
+		r.drawNear(i, &st.Depth)
 	}
 	if fs.dynCount > 0 {
 		r.depth.setVec3("uOffset", rel32(fs.f.DynamicOrigin, cam))
@@ -397,7 +411,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	cam := fs.f.Camera.Position
 	for i, g := range fs.groups {
 		p.setVec3("uOffset", rel32(g.Origin, cam))
-		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Main)
+		r.drawNear(i, &st.Main)
 	}
 	if fs.dynCount > 0 {
 		p.setInt("uTintAge", 0)
@@ -460,7 +474,7 @@ func (r *Renderer) wireframePass(fs *frameState, st *Stats) {
 	cam := fs.f.Camera.Position
 	for i, g := range fs.groups {
 		p.setVec3("uOffset", rel32(g.Origin, cam))
-		multiDraw(gl.TRIANGLES, &r.lists[i], &st.Wireframe)
+		r.drawNear(i, &st.Wireframe)
 	}
 	if fs.terrainOn {
 		r.terrainPass(fs, &st.Wireframe, mgl32.Vec4{0.95, 0.85, 0.1, 1})

@@ -125,3 +125,53 @@ func TestSoftwareProfileLeavesOutFarSlotsInFog(t *testing.T) {
 		assert.Equal(t, 2-c.fogged, st.Far.Slots)
 	}
 }
+
+// The software profile culls the back faces of slots beyond its cull
+// distance and keeps them nearer; the full profile never culls slots.
+func TestSoftwareProfileCullsBackFacesBeyondItsDistance(t *testing.T) {
+	full := glRenderer(t)
+	soft := softRenderer(t)
+	cull := soft.opt.CullBackFacesBeyond
+	require.Positive(t, cull)
+	require.Zero(t, full.opt.CullBackFacesBeyond)
+	red, n := mgl32.Vec3{1, 0, 0}, mgl32.Vec3{0, 0, 1}
+	const size = 0.12 // of the distance: the triangles stay the same on screen
+	for _, c := range []struct {
+		r          *Renderer
+		dist       float64
+		backDrawn  bool
+		culledList bool
+	}{
+		{full, cull * 1.5, true, false},
+		{soft, cull * 1.5, false, true},
+		{soft, cull * 0.6, true, false},
+	} {
+		s := float32(c.dist * size)
+		var v []float32
+		// Left: wound counter-clockwise towards the camera (its front);
+		// right: clockwise, its back.
+		for _, p := range []mgl32.Vec3{{-1.8, -0.5, 0}, {-0.2, -0.5, 0}, {-1, 0.9, 0}, {1.8, -0.5, 0}, {0.2, -0.5, 0}, {1, 0.9, 0}} {
+			v = vert(v, p.Mul(s), n, red, slots.MaterialDefault, mgl32.Vec3{})
+		}
+		lo, hi := bounds(v)
+		origin := farCamera.Add(mgl64.Vec3{0, 0, -c.dist})
+		f := noonFrame(Group{Origin: origin, Slots: []SlotDraw{{Slot: 7, Count: 6, Min: lo, Max: hi}}})
+		var err error
+		onMain(func() { err = c.r.Upload(7, enc(v), 6) })
+		require.NoError(t, err)
+		img, st := draw(t, c.r, f)
+		rel := origin.Sub(farCamera)
+		for _, side := range []struct {
+			x     float32
+			drawn bool
+		}{{-1, true}, {1, c.backDrawn}} {
+			px, py := project(f.Camera, rel.Add(mgl64.Vec3{float64(side.x * s), float64(-0.03 * s), 0}), testW, testH)
+			assert.Equal(t, side.drawn, isRed(rgb(img, int(px), int(py))), "side %v at %.0f m (software %v): %v", side.x, c.dist, c.r == soft, rgb(img, int(px), int(py)))
+		}
+		assert.Equal(t, 6, st.Main.Vertices)
+		onMain(func() {
+			assert.Equal(t, c.culledList, c.r.cullLists[0].Len() == 1)
+			c.r.Clear(7)
+		})
+	}
+}

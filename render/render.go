@@ -118,6 +118,9 @@ type Options struct {
 	// FarFogCut leaves out far slots whose box lies wholly where the fog
 	// is at least scene.FarFogCutFog thick.
 	FarFogCut bool
+	// CullBackFacesBeyond (m, 0: never) draws near slots wholly farther
+	// than this with back faces culled (scene.LOD.CullBeyond).
+	CullBackFacesBeyond float64
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -239,6 +242,7 @@ type Renderer struct {
 	scaler      *scale.Controller
 	stats       Stats
 	lists       [scene.MaxGroups]scene.DrawList
+	cullLists   [scene.MaxGroups]scene.DrawList // near slots drawn with back faces culled
 	treeData    []float32
 	lineData    []float32
 	hudLayout   hud.Layout
@@ -405,6 +409,9 @@ func (o *Options) applyGLProfile(s glprofile.Settings) {
 	}
 	o.ShadowLOD = o.ShadowLOD || s.ShadowLOD
 	o.FarFogCut = o.FarFogCut || s.FarFogCut
+	if o.CullBackFacesBeyond == 0 {
+		o.CullBackFacesBeyond = s.CullBackFacesBeyond
+	}
 	if s.ShadowSize > 0 && s.ShadowSize < o.Profile.ShadowSize {
 		o.Profile.ShadowSize = s.ShadowSize
 	}

@@ -47,7 +47,7 @@ func (r *Renderer) setup() error {
 	r.farFirst = int32(r.opt.Layout.FarFirst())
 	r.dynamicFirst = int32(r.opt.Layout.DynamicFirst())
 	r.slotCounts = make([]int, r.opt.Layout.Near.Slots)
-	r.slotLOD = scene.LOD{Coarse: make([]int, r.opt.Layout.Near.Slots), Beyond: r.opt.DetailBeyond}
+	r.slotLOD = scene.LOD{Coarse: make([]int, r.opt.Layout.Near.Slots), Beyond: r.opt.DetailBeyond, CullBeyond: r.opt.CullBackFacesBeyond}
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
 	gl.GenBuffers(1, &r.vbo)

@@ -109,6 +109,9 @@ type Settings struct {
 	// FarFogCut leaves out far-tier slots that lie wholly deep in the fog
 	// (render.Options.FarFogCut), every frame.
 	FarFogCut bool
+	// CullBackFacesBeyond (m, 0: never) culls the back faces of near
+	// slots wholly farther than this (render.Options.CullBackFacesBeyond).
+	CullBackFacesBeyond float64
 }
 
 // The software profile's figures.
@@ -146,6 +149,11 @@ func For(c Choice) Settings {
 		ShadowLOD:    true,
 		ShadowSize:   softwareShadowSize,
 		FarFogCut:    true,
+		// Back faces are half of a closed building's triangles: culled,
+		// llvmpipe neither bins nor rasterises them. Only beyond the
+		// detail cut: nearer, the open ledges and shop canopies show
+		// their backs from below.
+		CullBackFacesBeyond: softwareDetailBeyond,
 	}
 }
 
@@ -154,5 +162,5 @@ func (s Settings) String() string {
 	if s == (Settings{Passes: fullPasses}) {
 		return "as built, passes " + s.Passes.String()
 	}
-	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut)
+	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond)
 }

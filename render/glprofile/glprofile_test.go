@@ -54,6 +54,7 @@ func TestForSoftwareCutsVerticesFullChangesNothing(t *testing.T) {
 	assert.Less(t, s.DetailBeyond, slots.DetailBeyond, "details cut nearer than in the full profile")
 	assert.True(t, s.ShadowLOD)
 	assert.True(t, s.FarFogCut)
+	assert.GreaterOrEqual(t, s.CullBackFacesBeyond, s.DetailBeyond, "back faces culled only where details are cut")
 	assert.Positive(t, s.ShadowSize)
 	assert.NotContains(t, s.String(), "as built")
 	assert.Equal(t, "as built, passes prepass=off,farsort,lean", full.String())

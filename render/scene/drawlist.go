@@ -79,11 +79,22 @@ func (d *DrawList) Build(slots []SlotDraw, counts []int, offset mgl64.Vec3, f *f
 type LOD struct {
 	Coarse []int
 	Beyond float64
+	// CullBeyond (m, 0: never) is where slots go to BuildSplit's culled
+	// list, drawn with back faces culled. Not nearer: a few open parts
+	// (ledges, shop canopies) show their back faces from below.
+	CullBeyond float64
 }
 
 // BuildLOD is Build with slots beyond lod.Beyond cut to their coarse
 // prefix (lod nil: every slot whole).
 func (d *DrawList) BuildLOD(slots []SlotDraw, counts []int, lod *LOD, offset mgl64.Vec3, f *frustum.Frustum, numSlots, vertsPerSlot int) {
+	d.BuildSplit(slots, counts, lod, offset, f, numSlots, vertsPerSlot, nil)
+}
+
+// BuildSplit is BuildLOD that appends the slots wholly beyond
+// lod.CullBeyond to culled instead of d (culled nil, or CullBeyond 0: all
+// to d). Culled and Bad count in d either way.
+func (d *DrawList) BuildSplit(slots []SlotDraw, counts []int, lod *LOD, offset mgl64.Vec3, f *frustum.Frustum, numSlots, vertsPerSlot int, culled *DrawList) {
 	for i := range slots {
 		s := &slots[i]
 		if s.Slot < 0 || s.Slot >= numSlots {
@@ -99,14 +110,21 @@ func (d *DrawList) BuildLOD(slots []SlotDraw, counts []int, lod *LOD, offset mgl
 			d.Culled++
 			continue
 		}
-		if lod != nil && s.Slot < len(lod.Coarse) && boxDistance2(box) > lod.Beyond*lod.Beyond {
-			n = min(n, lod.Coarse[s.Slot])
-			if n <= 0 {
-				continue
+		to := d
+		if lod != nil {
+			d2 := boxDistance2(box)
+			if s.Slot < len(lod.Coarse) && d2 > lod.Beyond*lod.Beyond {
+				n = min(n, lod.Coarse[s.Slot])
+				if n <= 0 {
+					continue
+				}
+			}
+			if culled != nil && lod.CullBeyond > 0 && d2 > lod.CullBeyond*lod.CullBeyond {
+				to = culled
 			}
 		}
-		d.First = append(d.First, int32(s.Slot*vertsPerSlot))
-		d.Count = append(d.Count, int32(min(n, vertsPerSlot)))
+		to.First = append(to.First, int32(s.Slot*vertsPerSlot))
+		to.Count = append(to.Count, int32(min(n, vertsPerSlot)))
 	}
 }
 

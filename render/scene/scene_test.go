@@ -264,3 +264,38 @@ func TestBuildLODCutsFarSlotsToTheirCoarsePrefix(t *testing.T) {
 	d.BuildLOD(in, nil, nil, mgl64.Vec3{}, nil, 5, 100)
 	assert.Equal(t, []int32{90, 90, 90, 90, 90}, d.Count)
 }
+
+func TestBuildSplitCullsOnlySlotsWhollyBeyond(t *testing.T) {
+	in := []SlotDraw{
+		{Slot: 0, Count: 90, Min: mgl32.Vec3{-1, -1, -12}, Max: mgl32.Vec3{1, 1, -10}},   // 10 m
+		{Slot: 1, Count: 90, Min: mgl32.Vec3{-1, -1, -62}, Max: mgl32.Vec3{1, 1, -60}},   // 60 m
+		{Slot: 2, Count: 90, Min: mgl32.Vec3{-1, -1, -212}, Max: mgl32.Vec3{1, 1, -5}},   // reaches within 5 m
+		{Slot: 3, Count: 90, Min: mgl32.Vec3{36, 0, 36}, Max: mgl32.Vec3{38, 1, 38}},     // 51 m diagonally
+		{Slot: 4, Count: 90, Min: mgl32.Vec3{-1, -1, -251}, Max: mgl32.Vec3{1, 1, -250}}, // 250 m, coarse
+	}
+	for _, c := range []struct {
+		name         string
+		cullBeyond   float64
+		whole, culls []int32 // First of each list
+	}{
+		{"off", 0, []int32{0, 100, 200, 300, 400}, nil},
+		{"beyond 50 m", 50, []int32{0, 200}, []int32{100, 300, 400}},
+		{"beyond 55 m", 55, []int32{0, 200, 300}, []int32{100, 400}},
+		{"beyond 300 m", 300, []int32{0, 100, 200, 300, 400}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lod := LOD{Coarse: []int{30, 30, 30, 30, 30}, Beyond: 200, CullBeyond: c.cullBeyond}
+			var d, culled DrawList
+			d.BuildSplit(in, nil, &lod, mgl64.Vec3{}, nil, 5, 100, &culled)
+			assert.Equal(t, c.whole, d.First)
+			assert.Equal(t, c.culls, culled.First)
+			// the detail cut applies in both lists: slot 4 is beyond 200 m
+			assert.Equal(t, 5*90-60, d.Vertices()+culled.Vertices())
+		})
+	}
+	// BuildLOD never splits: CullBeyond needs a second list.
+	var d DrawList
+	lod := LOD{Coarse: []int{30, 30, 30, 30, 30}, Beyond: 200, CullBeyond: 50}
+	d.BuildLOD(in, nil, &lod, mgl64.Vec3{}, nil, 5, 100)
+	assert.Equal(t, 5, d.Len())
+}
