@@ -21,8 +21,9 @@ import (
 
 // nodeReady is how long a node may take to start: under the race detector,
 // with the suite's other packages on the same two cores, 10 s was once too
-// short (CI saw it) while the node itself was fine.
-const nodeReady = 30 * time.Second
+// short (CI saw it) while the node itself was fine, and 30 s once with
+// three headless browsers beside it.
+const nodeReady = 60 * time.Second
 
 // Cluster is n JetStream nodes routed together.
 type Cluster struct {

@@ -163,8 +163,10 @@ func TestBrowserDrivesTheCityInWebGL2(t *testing.T) {
 	s := spread(img)
 	t.Logf("screenshot: %d colours (16-level bins); top rows sky %.0f %%, bottom third grey/dark %.0f %%", s.colours, 100*s.skyTop, 100*s.groundBottom)
 	assert.Greater(t, s.colours, 40, "a city, not one colour")
-	// the far tier's towers stand against much of it (0.5 before the far tier)
-	assert.Greater(t, s.skyTop, 0.1, "sky across the top")
+	// the far tier's towers stand against much of it (0.5 before the far tier;
+	// 7-70 % since, as the drive ends among towers or not): a blank or
+	// unlit frame has none
+	assert.Greater(t, s.skyTop, 0.03, "sky across the top")
 	assert.Greater(t, s.groundBottom, 0.2, "road, lots and buildings at the bottom, not sky")
 	if path := os.Getenv("WEBGAME_SCREENSHOT"); path != "" {
 		require.NoError(t, os.WriteFile(path, shot, 0o644))
