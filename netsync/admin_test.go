@@ -185,3 +185,22 @@ func TestAdminCallsAfterCloseSayNotRunning(t *testing.T) {
 	_, err = s.Snapshot(context.Background(), 0)
 	assert.True(t, errors.Is(err, ErrNotRunning), "%v", err)
 }
+
+// A Close that races Run's start (the page's solo server is closed as
+// soon as the page leaves) neither races Run's goroutines nor leaves one
+// running: Run either ran and is waited for, or starts nothing.
+func TestCloseRacingRunStartsNothingLeftRunning(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		cfg := DefaultServerConfig()
+		cfg.DataDir, cfg.Seed, cfg.Generator, cfg.World = t.TempDir(), 42, 3, NewMemoryWorld()
+		cfg.MaxRadius, cfg.TickHz, cfg.MaxBlock, cfg.Logger = 4, 100, 200, quietLog()
+		s, err := NewServer(cfg)
+		require.NoError(t, err)
+		done := make(chan error, 1)
+		go func() { done <- s.Run(context.Background()) }()
+		require.NoError(t, s.Close())
+		require.NoError(t, <-done)
+		_, err = s.Snapshot(context.Background(), 0)
+		assert.True(t, errors.Is(err, ErrNotRunning), "%v", err)
+	}
+}

@@ -205,6 +205,12 @@ func (s *Server) Run(ctx context.Context) error {
 		return errors.New("netsync: Server.Run called twice")
 	}
 	defer close(s.runDone)
+	// Close cancels before it reads runOnce: a Close that read false (and
+	// shuts down without waiting for Run) has cancelled already, so Run
+	// starts nothing that Close would not wait for.
+	if s.ctx.Err() != nil {
+		return nil // as a Run that Close ends
+	}
 	stop := context.AfterFunc(ctx, s.cancel)
 	defer stop()
 	if s.ln != nil {
