@@ -17,7 +17,7 @@ go generate ./cmd/citydrive/internal/webmap
 echo "map.wasm: $(wc -c < cmd/citydrive/internal/webmap/static/map.wasm) bytes, $(gzip -9 -c cmd/citydrive/internal/webmap/static/map.wasm | wc -c) gzipped (as served)"
 echo "== browser game: go generate builds the game's WebAssembly module for /play/ (embedded, not committed)"
 go generate ./cmd/citydrive/internal/webgame
-echo "game.wasm: $(wc -c < cmd/citydrive/internal/webgame/static/game.wasm) bytes, $(gzip -9 -c cmd/citydrive/internal/webgame/static/game.wasm | wc -c) gzipped (limit 8 MB)"
+echo "game.wasm: $(gzip -dc cmd/citydrive/internal/webgame/static/game.wasm.gz | wc -c) bytes, $(wc -c < cmd/citydrive/internal/webgame/static/game.wasm.gz) gzipped as served (limit 8 MB)"
 echo "== static server: without cgo, citydrive links no GL, GLFW or sound (play, join, client and shot need cgo; TestHeadlessBuildLinksNoCgo checks the dependency list)"
 CGO_ENABLED=0 go vet ./cmd/citydrive
 CGO_ENABLED=0 go build -o out/citydrive-static ./cmd/citydrive

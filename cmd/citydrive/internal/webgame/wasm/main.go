@@ -197,7 +197,8 @@ func main() {
 			st.Set("loading", false)
 		}
 		frames++
-		d.PublishStats(st) // counters, every frame: a test sees a re-mesh the frame it is stored
+		st.Set("presented", frames) // every frame: fps over any window, not only statsEvery's
+		d.PublishStats(st)          // counters, every frame: a test sees a re-mesh the frame it is stored
 		if frames%statsEvery != 0 {
 			return
 		}
