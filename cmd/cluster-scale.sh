@@ -7,8 +7,9 @@
 # At the end it prints one table: bots failed, each server's tick p99
 # (CPU and wall, from its /metrics over the run), handovers per
 # bot-minute, the car gap at a handover (p50/p99/max over every bots
-# process's cars that stayed in view, and cars lost; the old measure,
-# every car seen before a switch, beside it), acknowledged edits lost
+# process's cars that stayed in view, and cars lost; the same watch where
+# there is no handover, the baseline, and the old measure, every car seen
+# before a switch, beside it), acknowledged edits lost
 # (the bucket exported at the end, every acked edit checked by citydrive
 # check-edits), edit ack p50/p99, NATS messages per second (/varz).
 #

@@ -29,13 +29,12 @@ import (
 // The baseline is the same watch started where there is no handover:
 // every gapBaseEvery, at a tick gapQuiet or more after the watcher's
 // connections last changed (a switch, a spare opened, dropped or lost),
-// and given up if they change before its cars are shown. A switch falls
-// at a moment unrelated to the other cars' snapshots, so the watch it
-// starts lands in a long interval between two of a car's updates more
-// often than a short one (the longer, the likelier): the baseline samples
-// the intervals the same way, and what the handover adds is the
-// difference between the two distributions, not the handover's gap
-// itself (the path bot → server → NATS → server → bot, each hop ticked,
+// and given up if they change before its cars are shown. A switch's
+// watch lands in a long interval between two of a car's updates more
+// often than a short one (the longer, the likelier): the baseline's
+// instants sample the intervals the same way, and what the handover adds
+// is the difference between the two distributions, not the handover's
+// gap itself (the path bot → server → NATS → server → bot, each hop ticked,
 // leaves a car without a new snapshot for a tick or more now and then,
 // handover or not).
 //
