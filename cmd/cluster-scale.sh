@@ -7,8 +7,9 @@
 # At the end it prints one table: bots failed, each server's tick p99
 # (CPU and wall, from its /metrics over the run), handovers per
 # bot-minute, the car gap at a handover (p50/p99/max over every bots
-# process's cars that stayed in view, and cars lost; the old measure,
-# every car seen before a switch, beside it), acknowledged edits lost
+# process's cars that stayed in view, and cars lost; the same watch where
+# there is no handover, the baseline, and the old measure, every car seen
+# before a switch, beside it), acknowledged edits lost
 # (the bucket exported at the end, every acked edit checked by citydrive
 # check-edits), edit ack p50/p99, NATS messages per second (/varz).
 #
@@ -158,6 +159,7 @@ while [ $first -lt "$N" ]; do
 	run_on "${botcpus:-0}" "$CITYDRIVE" bots -addr "$addrs" -server-fingerprint "$fp" -seed "$SEED" \
 		-n "$n" -first "$first" -of "$N" -spread "$SPREAD" -duration "$DURATION" -edit-every "$EDIT_EVERY" \
 		-metrics-addr 127.0.0.1:$((PORT + 800 + m)) -edits-out "$DIR/edits$k.jsonl" -gaps-out "$DIR/gaps$k.txt" \
+		-baseline-gaps-out "$DIR/basegaps$k.txt" \
 		>"$DIR/bots$k.out" 2>"$DIR/bots$k.log" &
 	bots="$bots $!"
 	pids="$pids $!"
@@ -189,10 +191,14 @@ anylost=$(sum 'not seen again')
 anygap=$(sed -n 's/.*the old measure): longest gap \([0-9]*\) ms.*/\1/p' "$DIR/bots.all" | sort -n | tail -n 1)
 late=$(sed -n 's/^bot ticks: [0-9]*, \([0-9.]*\) % late.*longest between two \([0-9]*\) ms/\1 \2/p' "$DIR/bots.all" |
 	awk '{ if ($1 > l) l = $1; if ($2 > m) m = $2 } END { printf "%.2f %% late (the worst process), longest between two %d ms", l, m }')
-gaps=$(cat "$DIR"/gaps*.txt 2>/dev/null | sort -n |
-	awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
-		p50 = v[int(NR * 0.5) > 0 ? int(NR * 0.5) : 1]; p99 = v[int(NR * 0.99) > 0 ? int(NR * 0.99) : 1]
-		printf "p50 %d ms, p99 %d ms, max %d ms (n=%d)", p50, p99, v[NR], NR }')
+gapdist() { # gapdist FILE…: p50/p99/max of the gaps written, ms
+	cat "$@" 2>/dev/null | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
+			p50 = v[int(NR * 0.5) > 0 ? int(NR * 0.5) : 1]; p99 = v[int(NR * 0.99) > 0 ? int(NR * 0.99) : 1]
+			printf "p50 %d ms, p99 %d ms, max %d ms (n=%d)", p50, p99, v[NR], NR }'
+}
+gaps=$(gapdist "$DIR"/gaps*.txt)
+basegaps=$(gapdist "$DIR"/basegaps*.txt)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
 lost=$(sed -n 's/^acknowledged edits: \(.*\)/\1/p' "$DIR/check.out")
 acks=$(cat "$DIR"/edits*.jsonl | sed -n 's/.*"ms":\([0-9.e+-]*\).*/\1/p' | sort -g |
@@ -215,6 +221,7 @@ acks=$(cat "$DIR"/edits*.jsonl | sed -n 's/.*"ms":\([0-9.e+-]*\).*/\1/p' | sort 
 	awk -v h="$handovers" -v n="$N" -v f="$failed" -v s="$secs" 'BEGIN {
 		bm = (n - f) * s / 60; printf "| handovers | %d, %.2f per bot-minute |\n", h, (bm > 0 ? h / bm : 0) }'
 	echo "| car gap at a handover (cars in view throughout) | $gaps; $gaplost lost (in view, not shown within 2 s); $gapleft left the view first; $gapunjudged not judged (another process's) |"
+	echo "| the same measure at no handover (the baseline) | $basegaps |"
 	echo "| bot ticks (how far the bots kept up) | $late |"
 	echo "| the old measure (every car seen before a switch) | longest gap ${anygap:--} ms, $anylost not seen again within 2 s |"
 	echo "| acknowledged edits | ${lost:-not checked (see $DIR/check.out)} |"

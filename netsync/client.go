@@ -428,7 +428,11 @@ func (c *Client) receiveCars() {
 			if !ok && len(c.cars) >= c.cfg.MaxCars {
 				continue
 			}
-			c.cars[s.Player] = heardCar{s: s, at: now}
+			h := heardCar{s: s, at: now}
+			if ok { // moving: newer than one before (a first is whatever the server had)
+				h.newAt = now
+			}
+			c.cars[s.Player] = h
 		}
 		c.carsMu.Unlock()
 	}
@@ -522,10 +526,12 @@ func (c *Client) sendCar(s wire.CarSnapshot, seq uint32) {
 	c.car.put([]wire.CarSnapshot{s})
 }
 
-// heardCar is another car's latest snapshot and when it was last relayed.
+// heardCar is another car's latest snapshot, when it was last relayed
+// and when it replaced an older one (the car last shown moving here;
+// zero: not since it was first relayed).
 type heardCar struct {
-	s  wire.CarSnapshot
-	at time.Time
+	s         wire.CarSnapshot
+	at, newAt time.Time
 }
 
 // CarForget is how long a car the server stopped relaying is still
@@ -550,27 +556,31 @@ func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 	return dst
 }
 
-// relayedWithin appends the latest snapshot of every other car the
-// server relayed within d.
-func (c *Client) relayedWithin(dst []wire.CarSnapshot, d time.Duration) []wire.CarSnapshot {
+// advancedWithin appends the latest snapshot of every other car whose
+// snapshots advanced (a newer one came) within d: a server relaying a
+// car's last snapshot again (held still, or no longer heard from the
+// cluster), or relaying one for the first time (a remote car's last
+// snapshot may be old), is not showing it move.
+func (c *Client) advancedWithin(dst []wire.CarSnapshot, d time.Duration) []wire.CarSnapshot {
 	now := c.cfg.now()
 	c.carsMu.Lock()
 	defer c.carsMu.Unlock()
 	for _, h := range c.cars {
-		if now.Sub(h.at) <= d {
+		if now.Sub(h.newAt) <= d {
 			dst = append(dst, h.s)
 		}
 	}
 	return dst
 }
 
-// relayedLately reports whether player's car was relayed within d.
-func (c *Client) relayedLately(player uint32, d time.Duration) bool {
+// advancedLately reports whether player's car's snapshots advanced
+// within d.
+func (c *Client) advancedLately(player uint32, d time.Duration) bool {
 	now := c.cfg.now()
 	c.carsMu.Lock()
 	defer c.carsMu.Unlock()
 	h, ok := c.cars[player]
-	return ok && now.Sub(h.at) <= d
+	return ok && now.Sub(h.newAt) <= d
 }
 
 // heard is the latest snapshot of player's car relayed to this client.

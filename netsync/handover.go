@@ -103,11 +103,12 @@ const carFresh = 30
 const drainSpare = 4096
 
 // After a switch the old primary is kept (the rules' drop waits) while
-// it relays a car the new one has not relayed within lingerFresh, for at
-// most lingerMax (the game forgets a car no longer relayed after
-// CarForget anyway): the new server may relay a car only after the
-// switch (its cluster feed, its area catching up, the car's own
-// handover), and until then only the old connection shows it.
+// it shows a car moving (a newer snapshot within lingerFresh) that the
+// new one has not shown moving within lingerFresh, for at most lingerMax
+// (the game forgets a car no longer relayed after CarForget anyway): the
+// new server may relay a car only after the switch (its cluster feed,
+// its area catching up, the car's own handover), and until then only
+// the old connection shows it move.
 const (
 	lingerFresh = 250 * time.Millisecond
 	lingerMax   = CarForget
@@ -399,9 +400,12 @@ func (h *Handover) lingering(now time.Time) bool {
 		return false
 	}
 	own := [3]uint32{h.carID, h.primary.c.Player(), h.spare.c.Player()}
-	h.lingerCars = h.spare.c.relayedWithin(h.lingerCars[:0], lingerFresh)
+	// Moving, not merely relayed: a server relays a remote car's last
+	// snapshot again until it forgets it (its feed of that region not yet
+	// there, or gone), and the game shows it held still meanwhile.
+	h.lingerCars = h.spare.c.advancedWithin(h.lingerCars[:0], lingerFresh)
 	for _, s := range h.lingerCars {
-		if !h.primary.c.relayedLately(s.Player, lingerFresh) && !slices.Contains(own[:], s.Player) {
+		if !h.primary.c.advancedLately(s.Player, lingerFresh) && !slices.Contains(own[:], s.Player) {
 			return true
 		}
 	}

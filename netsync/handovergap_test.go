@@ -66,6 +66,22 @@ func (d *movingDir) giveAllToEast() {
 // the new server delivers it: the old connection is not dropped while it
 // shows a car the new one has not relayed yet.
 func TestOldPrimaryIsKeptUntilTheNewDeliversItsCars(t *testing.T) {
+	oldPrimaryKept(t, false)
+}
+
+// Nor while the new server relays that car's last snapshot again without
+// a newer one (as a server does for a second after its feed of the car's
+// region stopped, or before it starts): the game would show the car held
+// still until the new server's feed came, a gap of up to a second.
+func TestOldPrimaryIsKeptWhileTheNewShowsACarHeldStill(t *testing.T) {
+	oldPrimaryKept(t, true)
+}
+
+// oldPrimaryKept switches a driver to the east server, a car q beside it
+// on the west one, the west's region then handed to the east; the east
+// server's cluster feed has none of q's car after the switch (or, stale,
+// only q's snapshot at the switch) until it is given q's car as it goes.
+func oldPrimaryKept(t *testing.T, stale bool) {
 	dir := &movingDir{}
 	fx := &listExchange{}
 	w := startServer(t, func(c *ServerConfig) { c.Owners = dir })
@@ -86,19 +102,23 @@ func TestOldPrimaryIsKeptUntilTheNewDeliversItsCars(t *testing.T) {
 	defer func() { require.NoError(t, h.Close()) }()
 	q := dial(t, cfg) // another car on the west server, beside the driver's
 	qCar, me := wire.QuantiseCar(0, 0, x+4, 1, z, 0, 0), wire.QuantiseCar(0, 0, x, 1, z, 0, 0)
-	showQ := false // the east server's cluster feed has brought q's car
+	showQ := false              // the east server's cluster feed brings q's car as it goes
+	var heldQ *wire.CarSnapshot // or only this one of q's snapshots
 	frame := func() {
 		q.SendCar(qCar)
 		h.SendCar(me)
 		// The east server hears, as from the cluster, the driver's car as
-		// the west server shows it, and q's once showQ.
+		// the west server shows it, and q's once showQ (or heldQ).
 		own := me
 		own.Player, own.Seq = h.CarID(), h.carSeq
-		if showQ {
+		switch {
+		case showQ:
 			qs := qCar
 			qs.Player, qs.Seq = q.Player(), q.carSeq.Load()
 			fx.set(own, qs)
-		} else {
+		case heldQ != nil:
+			fx.set(own, *heldQ)
+		default:
 			fx.set(own)
 		}
 		h.Step(time.Now(), x, z)
@@ -141,9 +161,16 @@ func TestOldPrimaryIsKeptUntilTheNewDeliversItsCars(t *testing.T) {
 	s, ok := seesQ()
 	require.True(t, ok, "q's car at the switch")
 	from := s.Seq
+	if stale {
+		heldQ = &s
+		until("the east server relaying q's snapshot at the switch", func() bool {
+			_, ok := h.Primary().heard(q.Player())
+			return ok
+		})
+	}
 	until("twenty more of q's snapshots across the switch", func() bool {
 		addr, _ := h.Spare()
-		require.Equal(t, west, addr, "the old connection was dropped while only it showed q's car")
+		require.Equal(t, west, addr, "the old connection was dropped while only it showed q's car move")
 		s, ok := seesQ()
 		require.True(t, ok, "a frame without q's car")
 		return wire.SeqNewer(s.Seq, from+19)

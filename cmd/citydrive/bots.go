@@ -41,6 +41,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	password := fs.String("password", "", "the server's join `password`, if it has one; every bot gives it (default $CITYDRIVE_PASSWORD; read after parsing, so -h never shows it)")
 	editsOut := fs.String("edits-out", "", "write every acknowledged edit (and those unanswered at the end) to this `file`, one JSON object a line, for citydrive check-edits")
 	gapsOut := fs.String("gaps-out", "", "write every car gap timed at a handover (cars in view throughout), in ms, one a line, to this `file`")
+	baseGapsOut := fs.String("baseline-gaps-out", "", "write every car gap timed at the baseline's instants (the same watch where there is no handover), in ms, one a line, to this `file`")
 	stay := fs.Bool("stay", false, "keep each bot on the server it joined: in a cluster, never hand it over to a region's owner")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
@@ -89,6 +90,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if err := checkOptionalFile("gaps-out", *gapsOut); err != nil {
 		return err
 	}
+	if err := checkOptionalFile("baseline-gaps-out", *baseGapsOut); err != nil {
+		return err
+	}
 	if err := ready(); err != nil {
 		return err
 	}
@@ -124,6 +128,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	}
 	if *gapsOut != "" {
 		err = errors.Join(err, writeReportFile(*gapsOut, rep.WriteGaps))
+	}
+	if *baseGapsOut != "" {
+		err = errors.Join(err, writeReportFile(*baseGapsOut, rep.WriteBaselineGaps))
 	}
 	return err
 }

@@ -215,7 +215,7 @@ func (b *bot) adopt(o *wire.Owners, later []wire.Message) {
 	}
 	b.h, b.c, b.cl = h, h, nil
 	if b.gaps == nil {
-		b.gaps = newGapWatch(b.fleet)
+		b.gaps = newGapWatch(b.fleet, time.Now())
 	}
 }
 
@@ -223,8 +223,12 @@ func (b *bot) adopt(o *wire.Owners, later []wire.Message) {
 // and the cars seen just before it are watched for their gap.
 func (b *bot) step(now time.Time, p world.Vec2) {
 	before := b.h.Switches()
+	spare, _ := b.h.Spare()
 	b.h.Step(now, p.X, p.Z)
 	if b.h.Switches() == before {
+		if sp, _ := b.h.Spare(); sp != spare { // a spare opened, dropped or lost
+			b.gaps.connsChanged(now, &b.res)
+		}
 		return
 	}
 	b.res.Handovers += b.h.Switches() - before

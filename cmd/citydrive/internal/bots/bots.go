@@ -95,7 +95,10 @@ type Bot struct {
 	// HandoverUnjudged counts the cars seen before a switch that are
 	// other processes' bots, whose place is unknown here.
 	// HandoverAnyGap and HandoverAnyLost are the old measure: every car
-	// seen before a switch, wherever it drove.
+	// seen before a switch, wherever it drove. The Baseline figures are
+	// the same watch started every second where the bot's connections
+	// stayed as they were (no handover): what the path's ticks give
+	// without one.
 	Handovers        int
 	HandoverWatched  int
 	HandoverGaps     []float64
@@ -104,6 +107,10 @@ type Bot struct {
 	HandoverUnjudged int
 	HandoverAnyGap   time.Duration
 	HandoverAnyLost  int
+	BaselineWatched  int
+	BaselineGaps     []float64
+	BaselineCarsLost int
+	BaselineLeftView int
 	Edits            []Edit // with Options.RecordEdits
 	// Ticks counts the bot's ticks, LateTicks those that came more than
 	// lateTick periods after the one before, LongestTick the longest

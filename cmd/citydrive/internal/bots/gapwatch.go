@@ -26,6 +26,18 @@ import (
 // the view and is not counted; one still inside and not shown within
 // gapWatchFor is lost: a hole in what the player sees.
 //
+// The baseline is the same watch started where there is no handover:
+// every gapBaseEvery, at a tick gapQuiet or more after the watcher's
+// connections last changed (a switch, a spare opened, dropped or lost),
+// and given up if they change before its cars are shown. A switch's
+// watch lands in a long interval between two of a car's updates more
+// often than a short one (the longer, the likelier): the baseline's
+// instants sample the intervals the same way, and what the handover adds
+// is the difference between the two distributions, not the handover's
+// gap itself (the path bot → server → NATS → server → bot, each hop ticked,
+// leaves a car without a new snapshot for a tick or more now and then,
+// handover or not).
+//
 // The old measure is kept beside it, for comparison with earlier runs:
 // every car seen within gapRecent, its gap from its last sighting, and
 // those not seen again within gapWatchFor, wherever they drove.
@@ -41,6 +53,11 @@ const (
 	// fleetSends is how many of its latest snapshots' send times the
 	// fleet keeps per car: over 3 s at 30 Hz, longer than a watch.
 	fleetSends = 100
+	// gapBaseEvery is how often a baseline watch starts; gapQuiet how
+	// long the watcher's connections must have stayed as they are: the
+	// longest a switch's watch lasts, so the two never overlap.
+	gapBaseEvery = time.Second
+	gapQuiet     = gapWatchFor
 )
 
 // fleet is where each bot of this process drives, by the id the world
@@ -124,24 +141,42 @@ type carSeen struct {
 }
 
 // gapWatch times one bot's view of the other cars across its handovers,
-// into the bot's figures.
+// and at the baseline's instants, into the bot's figures.
 type gapWatch struct {
 	fleet    *fleet
 	lastSeen map[uint32]carSeen // each car's newest snapshot seen, for gapWatchFor
-	watch    map[uint32]watched // judged, watched since a switch
+	watch    map[uint32]watched // judged, watched since a switch or a baseline instant
 	any      map[uint32]carSeen // the old measure: every car seen before the last switch
 	anyUntil time.Time
+	// changed is when the watcher's connections last changed (zero:
+	// not since the handover began); nextBase the baseline's next instant.
+	changed, nextBase time.Time
 }
 
-// watched is a car watched across a switch: last seen before it, and
-// lost if not shown again by until.
+// watched is a car watched across a switch (or a baseline instant): last
+// seen before it, and lost if not shown again by until.
 type watched struct {
-	last  carSeen
-	until time.Time
+	last     carSeen
+	until    time.Time
+	baseline bool
 }
 
-func newGapWatch(f *fleet) *gapWatch {
-	return &gapWatch{fleet: f, lastSeen: map[uint32]carSeen{}, watch: map[uint32]watched{}, any: map[uint32]carSeen{}}
+// gapFigures is one kind of watch's counts, in the bot's figures.
+type gapFigures struct {
+	watched, lost, left *int
+	gaps                *[]float64
+}
+
+func (g *gapWatch) figures(baseline bool, res *Bot) gapFigures {
+	if baseline {
+		return gapFigures{&res.BaselineWatched, &res.BaselineCarsLost, &res.BaselineLeftView, &res.BaselineGaps}
+	}
+	return gapFigures{&res.HandoverWatched, &res.HandoverCarsLost, &res.HandoverLeftView, &res.HandoverGaps}
+}
+
+func newGapWatch(f *fleet, now time.Time) *gapWatch {
+	return &gapWatch{fleet: f, lastSeen: map[uint32]carSeen{}, watch: map[uint32]watched{}, any: map[uint32]carSeen{},
+		changed: now, nextBase: now.Add(gapQuiet)}
 }
 
 // inView reports whether chunk c is inside ar by gapMargin.
@@ -152,30 +187,65 @@ func inView(ar *area, c voxel.ChunkPos) bool {
 // switched starts the watch at a switch at now, the bot's area being ar
 // (a car still watched from a switch before is watched on).
 func (g *gapWatch) switched(now time.Time, ar *area, res *Bot) {
+	g.connsChanged(now, res)
 	clear(g.any) // the old measure forgot them
 	for id, s := range g.lastSeen {
 		if now.Sub(s.at) > gapRecent {
 			continue
 		}
 		g.any[id] = s
-		c, ok := g.fleet.where(id)
-		switch {
-		case !ok:
-			res.HandoverUnjudged++
-		case inView(ar, c):
-			if _, ok := g.watch[id]; !ok {
-				g.watch[id] = watched{last: s, until: now.Add(gapWatchFor)}
-				res.HandoverWatched++
-			}
-		}
 	}
+	g.start(now, ar, false, res)
 	g.anyUntil = now.Add(gapWatchFor)
 }
 
-// seen takes the cars shown at now (the bot's area being ar): each newer
-// snapshot, and for a watched car its gap; then the watched cars that
-// left the view, and once the watch is over those never shown.
+// connsChanged is the watcher's connections changing at now (a switch, a
+// spare opened, dropped or lost): a baseline watch under way is given up,
+// and the next one waits gapQuiet.
+func (g *gapWatch) connsChanged(now time.Time, res *Bot) {
+	for id, w := range g.watch {
+		if w.baseline {
+			delete(g.watch, id)
+			res.BaselineWatched--
+		}
+	}
+	g.changed = now
+}
+
+// start watches, from now, the cars seen within gapRecent that are this
+// process's and in the inner area (the others are counted as not judged
+// at a switch); a car watched already is watched on.
+func (g *gapWatch) start(now time.Time, ar *area, baseline bool, res *Bot) {
+	fig := g.figures(baseline, res)
+	for id, s := range g.lastSeen {
+		if now.Sub(s.at) > gapRecent {
+			continue
+		}
+		c, ok := g.fleet.where(id)
+		switch {
+		case !ok:
+			if !baseline {
+				res.HandoverUnjudged++
+			}
+		case inView(ar, c):
+			if _, ok := g.watch[id]; !ok {
+				g.watch[id] = watched{last: s, until: now.Add(gapWatchFor), baseline: baseline}
+				*fig.watched++
+			}
+		}
+	}
+}
+
+// seen takes the cars shown at now (the bot's area being ar): a baseline
+// watch due starts first (a switch's starts before the tick's cars too),
+// then each newer snapshot, and for a watched car its gap; then the
+// watched cars that left the view, and once the watch is over those never
+// shown.
 func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *Bot) {
+	if !now.Before(g.nextBase) && now.Sub(g.changed) >= gapQuiet {
+		g.start(now, ar, true, res)
+		g.nextBase = now.Add(gapBaseEvery)
+	}
 	for _, s := range cars {
 		// Only a newer snapshot is the car seen again: the handover's
 		// merged view steps back one when the connection that had the
@@ -193,17 +263,19 @@ func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *B
 			if sent, ok := g.fleet.sentAfter(s.Player, w.last.seq); ok && sent.After(from) {
 				from = sent
 			}
-			res.HandoverGaps = append(res.HandoverGaps, max(0, now.Sub(from)).Seconds())
+			fig := g.figures(w.baseline, res)
+			*fig.gaps = append(*fig.gaps, max(0, now.Sub(from)).Seconds())
 			delete(g.watch, s.Player)
 		}
 	}
 	for id, w := range g.watch {
+		fig := g.figures(w.baseline, res)
 		switch c, ok := g.fleet.where(id); {
 		case !ok || !inView(ar, c):
-			res.HandoverLeftView++
+			*fig.left++
 			delete(g.watch, id)
 		case now.After(w.until):
-			res.HandoverCarsLost++
+			*fig.lost++
 			delete(g.watch, id)
 		}
 	}
@@ -220,37 +292,56 @@ func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *B
 
 // handoverGaps adds up the bots' gap figures for the report.
 type handoverGaps struct {
-	gaps                          []float64 // seconds
+	gaps, base                    []float64 // seconds
 	lost, left, unjudged, anyLost int
+	baseLost, baseLeft            int
 	anyGap                        time.Duration
 }
 
 func (h *handoverGaps) add(b Bot) {
-	h.gaps = append(h.gaps, b.HandoverGaps...)
+	h.gaps, h.base = append(h.gaps, b.HandoverGaps...), append(h.base, b.BaselineGaps...)
 	h.lost, h.left, h.unjudged = h.lost+b.HandoverCarsLost, h.left+b.HandoverLeftView, h.unjudged+b.HandoverUnjudged
+	h.baseLost, h.baseLeft = h.baseLost+b.BaselineCarsLost, h.baseLeft+b.BaselineLeftView
 	h.anyGap, h.anyLost = max(h.anyGap, b.HandoverAnyGap), h.anyLost+b.HandoverAnyLost
 }
 
 // String is the report's wording: what is counted, then the figures.
 func (h handoverGaps) String() string {
-	s := fmt.Sprintf("car gap at a handover (this process's cars in view throughout, n=%d)", len(h.gaps))
-	if len(h.gaps) > 0 {
-		slices.Sort(h.gaps)
-		ms := func(q float64) float64 { return quantile.Sorted(h.gaps, q) * 1000 }
-		s += fmt.Sprintf(": p50 %.0f ms, p99 %.0f ms, max %.0f ms", ms(0.5), ms(0.99), h.gaps[len(h.gaps)-1]*1000)
+	s := fmt.Sprintf("car gap at a handover (this process's cars in view throughout, n=%d)", len(h.gaps)) + gapQuantiles(h.gaps)
+	s += fmt.Sprintf("; lost (in view, not shown within %v): %d; left the view first: %d; not judged (other processes' cars): %d; "+
+		"the same at no handover (the baseline, n=%d)", gapWatchFor, h.lost, h.left, h.unjudged, len(h.base)) + gapQuantiles(h.base)
+	return s + fmt.Sprintf(", lost %d, left %d; any car seen (the old measure): longest gap %.0f ms, not seen again: %d",
+		h.baseLost, h.baseLeft, float64(h.anyGap)/float64(time.Millisecond), h.anyLost)
+}
+
+// gapQuantiles is ": p50 …, p99 …, max …" of gaps (seconds), sorting
+// them; "" for none.
+func gapQuantiles(gaps []float64) string {
+	if len(gaps) == 0 {
+		return ""
 	}
-	return s + fmt.Sprintf("; lost (in view, not shown within %v): %d; left the view first: %d; not judged (other processes' cars): %d; "+
-		"any car seen (the old measure): longest gap %.0f ms, not seen again: %d",
-		gapWatchFor, h.lost, h.left, h.unjudged, float64(h.anyGap)/float64(time.Millisecond), h.anyLost)
+	slices.Sort(gaps)
+	ms := func(q float64) float64 { return quantile.Sorted(gaps, q) * 1000 }
+	return fmt.Sprintf(": p50 %.0f ms, p99 %.0f ms, max %.0f ms", ms(0.5), ms(0.99), gaps[len(gaps)-1]*1000)
 }
 
 // WriteGaps writes every judged handover gap of the run (HandoverGaps),
 // in milliseconds, one a line: several bots processes' figures make one
 // distribution (cmd/cluster-scale.sh).
 func (r Report) WriteGaps(w io.Writer) error {
+	return r.writeGaps(w, func(b Bot) []float64 { return b.HandoverGaps })
+}
+
+// WriteBaselineGaps writes the baseline's gaps (BaselineGaps) as
+// WriteGaps writes the handovers'.
+func (r Report) WriteBaselineGaps(w io.Writer) error {
+	return r.writeGaps(w, func(b Bot) []float64 { return b.BaselineGaps })
+}
+
+func (r Report) writeGaps(w io.Writer, of func(Bot) []float64) error {
 	bw := bufio.NewWriter(w)
 	for _, b := range r.Bots {
-		for _, g := range b.HandoverGaps {
+		for _, g := range of(b) {
 			fmt.Fprintf(bw, "%.0f\n", g*1000)
 		}
 	}

@@ -21,7 +21,7 @@ func gapAt(ms int) time.Time { return gapT0.Add(time.Duration(ms) * time.Millise
 func watching(t *testing.T) (*gapWatch, *fleet, *area, *Bot) {
 	t.Helper()
 	f, ar, res := newFleet(), newArea(voxel.ChunkPos{}, 4), &Bot{}
-	g := newGapWatch(f)
+	g := newGapWatch(f, gapAt(0))
 	f.put(7, 0, voxel.ChunkPos{}, 10, gapAt(0))
 	g.seen(gapAt(0), []wire.CarSnapshot{{Player: 7, Seq: 10}}, ar, res)
 	g.switched(gapAt(100), ar, res)
@@ -97,4 +97,72 @@ func TestFleetSentAfter(t *testing.T) {
 	f.put(70, 7, voxel.ChunkPos{X: 1}, 1, gapAt(0))
 	_, ok = f.where(7)
 	assert.False(t, ok)
+}
+
+// quietWatch is a bot's gap watch from 0 ms with car 7 (of this process,
+// at the area's centre) shown a newer snapshot every 50 ms tick up to
+// last ms; it reports the next seq.
+func quietWatch(t *testing.T, last int) (*gapWatch, *area, *Bot, uint32) {
+	t.Helper()
+	f, ar, res := newFleet(), newArea(voxel.ChunkPos{}, 4), &Bot{}
+	g := newGapWatch(f, gapAt(0))
+	seq := uint32(1)
+	for ms := 0; ms <= last; ms += 50 {
+		f.put(7, 0, voxel.ChunkPos{}, seq, gapAt(ms))
+		g.seen(gapAt(ms), []wire.CarSnapshot{{Player: 7, Seq: seq}}, ar, res)
+		seq++
+	}
+	return g, ar, res, seq
+}
+
+// Where the watcher's connections stay as they are, the same watch starts
+// every gapBaseEvery once they have been so for gapQuiet: a car's gap
+// there (the path's, no handover's) is the baseline's, beside the
+// handovers'.
+func TestBaselineTimesTheSameCarsWhereThereIsNoHandover(t *testing.T) {
+	g, ar, res, seq := quietWatch(t, 1950)
+	assert.Zero(t, res.BaselineWatched, "not before gapQuiet")
+	g.seen(gapAt(2000), nil, ar, res) // the baseline's instant; car 7 stalls
+	assert.Equal(t, 1, res.BaselineWatched)
+	g.seen(gapAt(2050), nil, ar, res)
+	g.seen(gapAt(2100), []wire.CarSnapshot{{Player: 7, Seq: seq}}, ar, res)
+	require.Len(t, res.BaselineGaps, 1)
+	assert.InDelta(t, 0.15, res.BaselineGaps[0], 1e-9, "from its last sighting at 1950 ms")
+	assert.Empty(t, res.HandoverGaps)
+	assert.Zero(t, res.Handovers)
+
+	g.seen(gapAt(2950), []wire.CarSnapshot{{Player: 7, Seq: seq + 1}}, ar, res)
+	assert.Equal(t, 1, res.BaselineWatched, "the next a second after")
+	g.seen(gapAt(3000), []wire.CarSnapshot{{Player: 7, Seq: seq + 2}}, ar, res)
+	assert.Equal(t, 2, res.BaselineWatched)
+	assert.Equal(t, []float64{0.15, 0.05}, res.BaselineGaps)
+}
+
+// A baseline watch is given up when the watcher's connections change
+// before its cars are shown (a spare opened or dropped), and taken over
+// by the switch's watch at a switch: neither is the baseline's. The next
+// waits gapQuiet after the change.
+func TestBaselineIsNeverAHandoversGap(t *testing.T) {
+	g, ar, res, seq := quietWatch(t, 1950)
+	g.seen(gapAt(2000), nil, ar, res)
+	require.Equal(t, 1, res.BaselineWatched)
+	g.connsChanged(gapAt(2020), res)
+	g.seen(gapAt(2050), []wire.CarSnapshot{{Player: 7, Seq: seq}}, ar, res)
+	assert.Zero(t, res.BaselineWatched, "given up")
+	assert.Empty(t, res.BaselineGaps)
+	for ms := 2100; ms < 4000; ms += 50 {
+		seq++
+		g.seen(gapAt(ms), []wire.CarSnapshot{{Player: 7, Seq: seq}}, ar, res)
+	}
+	assert.Zero(t, res.BaselineWatched, "not within gapQuiet of the change")
+	g.seen(gapAt(4050), nil, ar, res)
+	require.Equal(t, 1, res.BaselineWatched, "gapQuiet after it")
+
+	g.switched(gapAt(4060), ar, res)
+	assert.Zero(t, res.BaselineWatched, "the switch's now")
+	assert.Equal(t, 1, res.HandoverWatched)
+	g.seen(gapAt(4100), []wire.CarSnapshot{{Player: 7, Seq: seq + 1}}, ar, res)
+	assert.Empty(t, res.BaselineGaps)
+	require.Len(t, res.HandoverGaps, 1)
+	assert.InDelta(t, 0.15, res.HandoverGaps[0], 1e-9, "from its last sighting at 3950 ms")
 }
