@@ -103,11 +103,17 @@ func (r *Renderer) Draw(f *Frame) error {
 	}
 
 	// Draw lists for the camera.
+	lod := r.lod()
+	if r.passes.CullFar && lod != nil && lod.CullBeyond == 0 {
+		cull := *lod
+		cull.CullBeyond = lod.Beyond
+		lod = &cull
+	}
 	for i, g := range fs.groups {
 		l, lc := &r.lists[i], &r.cullLists[i]
 		l.Reset()
 		lc.Reset()
-		l.BuildSplit(g.Slots, r.slotCounts, r.lod(), g.Origin.Sub(cam.Position), &fr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot, lc)
+		l.BuildSplit(g.Slots, r.slotCounts, lod, g.Origin.Sub(cam.Position), &fr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot, lc)
 		st.Culled += l.Culled
 		st.BadSlots += l.Bad
 	}

@@ -81,6 +81,7 @@ func TestPassVariantsDrawTheSameImage(t *testing.T) {
 		{Passes{FarSort: true, NoFarPrepass: true}, nil},
 		{Passes{DepthPrepass: Off, FarSort: true}, nil},
 		{Passes{Lean: true}, nil},
+		{Passes{CullFar: true}, nil},
 		{glprofile.For(glprofile.Choice{}).Passes, func(s Stats) { assert.Zero(t, s.Depth.MultiDraws, "the full profile: no pre-pass") }},
 		{Passes{Direct: true}, func(s Stats) { assert.True(t, s.Direct, "drawn into the window's framebuffer") }},
 	} {

@@ -55,6 +55,10 @@ type Passes struct {
 	// filtered 2×2 comparison) instead of four times, in the world
 	// programs: harder shadow edges.
 	ShadowOneTap bool
+	// CullFar draws the near slots wholly beyond the detail cut
+	// (LOD.Beyond) with back faces culled, when the options cull none:
+	// there only the slots' closed coarse shells are drawn.
+	CullFar bool
 }
 
 // The option words of ParsePasses, in String's order.
@@ -66,11 +70,12 @@ const (
 	wordLean       = "lean"
 	wordVertexFog  = "vfog"
 	wordShadow1    = "shadow1"
+	wordCullFar    = "cullfar"
 	wordBase       = "base"
 )
 
 // PassWords describes ParsePasses' words (for -h).
-const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1"
+const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1, cullfar"
 
 // ParsePasses reads a variant: "base" (or empty) is the default, else a
 // comma-separated list of words (PassWords), each at most once.
@@ -128,6 +133,8 @@ func ParsePasses(s string) (Passes, error) {
 			err = set(&p.VertexFog, false)
 		case wordShadow1:
 			err = set(&p.ShadowOneTap, false)
+		case wordCullFar:
+			err = set(&p.CullFar, false)
 		default:
 			err = fmt.Errorf("pass variant %q: unknown word %q (%s)", s, w, PassWords)
 		}
@@ -150,7 +157,7 @@ func (p Passes) String() string {
 	for _, f := range []struct {
 		on   bool
 		word string
-	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}} {
+	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}, {p.CullFar, wordCullFar}} {
 		if f.on {
 			w = append(w, f.word)
 		}

@@ -23,6 +23,7 @@ func TestParsePassesRoundTrips(t *testing.T) {
 		{"direct,lean,vfog", Passes{Direct: true, Lean: true, VertexFog: true}, "direct,lean,vfog"},
 		{"vfog,direct=off", Passes{VertexFog: true}, "vfog"},
 		{"shadow1,lean", Passes{ShadowOneTap: true, Lean: true}, "lean,shadow1"},
+		{"cullfar,shadow1", Passes{ShadowOneTap: true, CullFar: true}, "shadow1,cullfar"},
 	} {
 		p, err := ParsePasses(c.in)
 		require.NoError(t, err, c.in)
