@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/render/glprofile"
+	"citydrive/render/scene"
 	"citydrive/slots"
 )
 
@@ -173,5 +174,41 @@ func TestSoftwareProfileCullsBackFacesBeyondItsDistance(t *testing.T) {
 			assert.Equal(t, c.culledList, c.r.cullLists[0].Len() == 1)
 			c.r.Clear(7)
 		})
+	}
+}
+
+// The software profile draws traffic wholly beyond its detail distance
+// with the coarse prefix only (body, cabin, roof), nearer whole; the full
+// profile draws it all whole. Either way the body shows.
+func TestSoftwareProfileDrawsFarTrafficWithoutDetails(t *testing.T) {
+	full := glRenderer(t)
+	soft := softRenderer(t)
+	beyond := soft.opt.VehicleDetailBeyond
+	require.Positive(t, beyond)
+	require.Zero(t, full.opt.VehicleDetailBeyond)
+	_, _, n := scene.VehicleMesh()
+	red := [3]float32{0.9, 0.05, 0.05}
+	for _, c := range []struct {
+		r      *Renderer
+		dist   float64
+		coarse int
+	}{
+		{full, beyond * 1.5, 0},
+		{soft, beyond * 1.5, 1},
+		{soft, beyond * 0.6, 0},
+	} {
+		p := farCamera.Add(mgl64.Vec3{0, 0, -c.dist})
+		f := noonFrame(Group{Origin: farCamera}) // no slots: the main pass runs for the traffic alone
+		f.Vehicles = []Vehicle{{X: p[0], Y: farCamera[1] - 1.2, Z: p[2], Dir: [2]float32{1, 0}, Colour: red}}
+		img, st := draw(t, c.r, f)
+		assert.Equal(t, 1, st.Vehicles)
+		assert.Equal(t, c.coarse, st.VehiclesCoarse, "at %.0f m (software %v)", c.dist, c.r == soft)
+		want := int(n[0])
+		if c.coarse > 0 {
+			want = scene.VehicleCoarseVerts
+		}
+		assert.Equal(t, want, st.VehicleVertices)
+		px, py := project(f.Camera, mgl64.Vec3{0, -1.2 + 0.55, -c.dist}, testW, testH)
+		assert.True(t, isRed(rgb(img, int(px), int(py))), "the body at %.0f m: %v", c.dist, rgb(img, int(px), int(py)))
 	}
 }

@@ -112,6 +112,9 @@ type Settings struct {
 	// CullBackFacesBeyond (m, 0: never) culls the back faces of near
 	// slots wholly farther than this (render.Options.CullBackFacesBeyond).
 	CullBackFacesBeyond float64
+	// VehicleDetailBeyond (m, 0: never) draws traffic wholly farther than
+	// this without its details (render.Options.VehicleDetailBeyond).
+	VehicleDetailBeyond float64
 }
 
 // The software profile's figures.
@@ -154,6 +157,11 @@ func For(c Choice) Settings {
 		// detail cut: nearer, the open ledges and shop canopies show
 		// their backs from below.
 		CullBackFacesBeyond: softwareDetailBeyond,
+		// Traffic is a few hundred instances of 396 vertices, most of them
+		// far away: beyond the same distance their lights and tyres (under
+		// 0.45 m) are under 3 pixels, and the body, cabin and roof are
+		// 108 vertices.
+		VehicleDetailBeyond: softwareDetailBeyond,
 	}
 }
 
@@ -162,5 +170,5 @@ func (s Settings) String() string {
 	if s == (Settings{Passes: fullPasses}) {
 		return "as built, passes " + s.Passes.String()
 	}
-	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond)
+	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m, traffic without details beyond %.0f m", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond, s.VehicleDetailBeyond)
 }

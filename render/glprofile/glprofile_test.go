@@ -55,6 +55,7 @@ func TestForSoftwareCutsVerticesFullChangesNothing(t *testing.T) {
 	assert.True(t, s.ShadowLOD)
 	assert.True(t, s.FarFogCut)
 	assert.GreaterOrEqual(t, s.CullBackFacesBeyond, s.DetailBeyond, "back faces culled only where details are cut")
+	assert.Equal(t, s.DetailBeyond, s.VehicleDetailBeyond, "traffic loses its details where the slots do")
 	assert.Positive(t, s.ShadowSize)
 	assert.NotContains(t, s.String(), "as built")
 	assert.Equal(t, "as built, passes prepass=off,farsort,lean", full.String())
