@@ -290,7 +290,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 	s.Dirty = s.Dirty || r.shadow.dirty || fs.terrainOn != r.shadow.terrain
 	r.shadow.dirty = false
 	centre := scene.ShadowCentre(f.Camera, half)
-	if !(r.holdShadow && s.Valid) && s.NeedsRefresh(centre, fs.light.Dir) {
+	if !(r.holdShadow && s.Valid) && s.NeedsRefreshAfter(centre, fs.light.Dir, scene.ShadowMoveFor(r.opt.ShadowMoveShare, half)) {
 		st.ShadowRefreshed = true
 		r.timer.begin(gpuShadow)
 		*s = scene.ShadowState{Valid: true, Centre: centre, Sun: fs.light.Dir}

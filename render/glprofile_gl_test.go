@@ -212,3 +212,32 @@ func TestSoftwareProfileDrawsFarTrafficWithoutDetails(t *testing.T) {
 		assert.True(t, isRed(rgb(img, int(px), int(py))), "the body at %.0f m: %v", c.dist, rgb(img, int(px), int(py)))
 	}
 }
+
+// The software profile redraws the shadow map once the camera has taken
+// its centre a quarter of the half extent along, not every 8 m.
+func TestSoftwareProfileRedrawsTheShadowMapLessOften(t *testing.T) {
+	full := glRenderer(t)
+	soft := softRenderer(t)
+	half := soft.opt.Profile.ShadowRange
+	require.Positive(t, half)
+	move := scene.ShadowMoveFor(soft.opt.ShadowMoveShare, half)
+	require.Greater(t, move, 2*scene.ShadowMove)
+	for _, c := range []struct {
+		r         *Renderer
+		by        float64
+		refreshed bool
+	}{
+		{full, 2 * scene.ShadowMove, true},
+		{soft, 2 * scene.ShadowMove, false},
+		{soft, move * 0.9, false},
+		{soft, move * 1.1, true},
+	} {
+		f := noonFrame(Group{Origin: farCamera})
+		draw(t, c.r, f) // a map for this view
+		_, st := draw(t, c.r, f)
+		require.False(t, st.ShadowRefreshed, "the same view twice")
+		f.Camera.Position = farCamera.Add(mgl64.Vec3{0, 0, -c.by})
+		_, st = draw(t, c.r, f)
+		assert.Equal(t, c.refreshed, st.ShadowRefreshed, "moved %.0f m (software %v)", c.by, c.r == soft)
+	}
+}

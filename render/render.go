@@ -121,6 +121,10 @@ type Options struct {
 	// CullBackFacesBeyond (m, 0: never) draws near slots wholly farther
 	// than this with back faces culled (scene.LOD.CullBeyond).
 	CullBackFacesBeyond float64
+	// ShadowMoveShare (0: scene.ShadowMove metres) is the share of the
+	// shadow map's half extent its centre may move before the map is
+	// redrawn (scene.ShadowMoveFor).
+	ShadowMoveShare float64
 	// VehicleDetailBeyond (m, 0: never) draws traffic wholly farther than
 	// this with its coarse prefix only (scene.VehicleCoarseVerts).
 	VehicleDetailBeyond float64
@@ -417,6 +421,9 @@ func (o *Options) applyGLProfile(s glprofile.Settings) {
 	}
 	if o.VehicleDetailBeyond == 0 {
 		o.VehicleDetailBeyond = s.VehicleDetailBeyond
+	}
+	if o.ShadowMoveShare == 0 {
+		o.ShadowMoveShare = s.ShadowMoveShare
 	}
 	if s.ShadowSize > 0 && s.ShadowSize < o.Profile.ShadowSize {
 		o.Profile.ShadowSize = s.ShadowSize

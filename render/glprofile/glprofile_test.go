@@ -56,6 +56,8 @@ func TestForSoftwareCutsVerticesFullChangesNothing(t *testing.T) {
 	assert.True(t, s.FarFogCut)
 	assert.GreaterOrEqual(t, s.CullBackFacesBeyond, s.DetailBeyond, "back faces culled only where details are cut")
 	assert.Equal(t, s.DetailBeyond, s.VehicleDetailBeyond, "traffic loses its details where the slots do")
+	assert.Greater(t, scene.ShadowMoveFor(s.ShadowMoveShare, 160), scene.ShadowMove, "the shadow map redrawn less often")
+	assert.LessOrEqual(t, s.ShadowMoveShare, 0.5, "the map still covers the eye (scene.ShadowMoveFor)")
 	assert.Positive(t, s.ShadowSize)
 	assert.NotContains(t, s.String(), "as built")
 	assert.Equal(t, "as built, passes prepass=off,farsort,lean", full.String())
