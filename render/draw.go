@@ -317,7 +317,10 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			multiDraw(gl.TRIANGLES, &l, &st.Shadow)
 			l.Reset()
 		}
-		if fs.dynCount > 0 {
+		// A map kept for more than ShadowMove of driving holds only what
+		// stays put: the dynamic region (the cars, the lake patch that
+		// follows the car) would leave its shadow behind.
+		if fs.dynCount > 0 && r.opt.ShadowMoveShare <= 0 {
 			r.depth.setVec3("uOffset", rel32(f.DynamicOrigin, centre))
 			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 			st.Shadow.Draws++

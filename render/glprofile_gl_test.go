@@ -240,4 +240,21 @@ func TestSoftwareProfileRedrawsTheShadowMapLessOften(t *testing.T) {
 		_, st = draw(t, c.r, f)
 		assert.Equal(t, c.refreshed, st.ShadowRefreshed, "moved %.0f m (software %v)", c.by, c.r == soft)
 	}
+	// A map kept that long leaves the dynamic region (the cars) out: their
+	// shadows would stay behind.
+	var car []float32
+	for _, p := range []mgl32.Vec3{{-1, 0, -5}, {1, 0, -5}, {0, 1.5, -5}} {
+		car = vert(car, p, mgl32.Vec3{0, 0, 1}, mgl32.Vec3{1, 0, 0}, slots.MaterialDefault, mgl32.Vec3{})
+	}
+	for _, c := range []struct {
+		r     *Renderer
+		casts bool
+	}{{full, true}, {soft, false}} {
+		f := noonFrame(Group{Origin: farCamera})
+		f.Dynamic, f.DynamicOrigin = car, farCamera
+		f.Camera.Position = farCamera.Add(mgl64.Vec3{500, 0, 0}) // a new map
+		_, st := draw(t, c.r, f)
+		require.True(t, st.ShadowRefreshed)
+		assert.Equal(t, c.casts, st.Shadow.Draws == 1, "software %v", c.r == soft)
+	}
 }
