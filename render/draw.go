@@ -296,7 +296,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 	s.Dirty = s.Dirty || r.shadow.dirty || fs.terrainOn != r.shadow.terrain
 	r.shadow.dirty = false
 	centre := scene.ShadowCentre(f.Camera, half)
-	if !(r.holdShadow && s.Valid) && s.NeedsRefresh(centre, fs.light.Dir) {
+	if !(r.holdShadow && s.Valid) && s.NeedsRefreshAfter(centre, fs.light.Dir, scene.ShadowMoveFor(r.opt.ShadowMoveShare, half)) {
 		st.ShadowRefreshed = true
 		r.timer.begin(gpuShadow)
 		*s = scene.ShadowState{Valid: true, Centre: centre, Sun: fs.light.Dir}
@@ -323,7 +323,10 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			multiDraw(gl.TRIANGLES, &l, &st.Shadow)
 			l.Reset()
 		}
-		if fs.dynCount > 0 {
+		// A map kept for more than ShadowMove of driving holds only what
+		// stays put: the dynamic region (the cars, the lake patch that
+		// follows the car) would leave its shadow behind.
+		if fs.dynCount > 0 && r.opt.ShadowMoveShare <= 0 {
 			r.depth.setVec3("uOffset", rel32(f.DynamicOrigin, centre))
 			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 			st.Shadow.Draws++

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"citydrive/render/glprofile"
+	"citydrive/render/scene"
 	"citydrive/slots"
 )
 
@@ -173,5 +174,87 @@ func TestSoftwareProfileCullsBackFacesBeyondItsDistance(t *testing.T) {
 			assert.Equal(t, c.culledList, c.r.cullLists[0].Len() == 1)
 			c.r.Clear(7)
 		})
+	}
+}
+
+// The software profile draws traffic wholly beyond its detail distance
+// with the coarse prefix only (body, cabin, roof), nearer whole; the full
+// profile draws it all whole. Either way the body shows.
+func TestSoftwareProfileDrawsFarTrafficWithoutDetails(t *testing.T) {
+	full := glRenderer(t)
+	soft := softRenderer(t)
+	beyond := soft.opt.VehicleDetailBeyond
+	require.Positive(t, beyond)
+	require.Zero(t, full.opt.VehicleDetailBeyond)
+	_, _, n := scene.VehicleMesh()
+	red := [3]float32{0.9, 0.05, 0.05}
+	for _, c := range []struct {
+		r      *Renderer
+		dist   float64
+		coarse int
+	}{
+		{full, beyond * 1.5, 0},
+		{soft, beyond * 1.5, 1},
+		{soft, beyond * 0.6, 0},
+	} {
+		p := farCamera.Add(mgl64.Vec3{0, 0, -c.dist})
+		f := noonFrame(Group{Origin: farCamera}) // no slots: the main pass runs for the traffic alone
+		f.Vehicles = []Vehicle{{X: p[0], Y: farCamera[1] - 1.2, Z: p[2], Dir: [2]float32{1, 0}, Colour: red}}
+		img, st := draw(t, c.r, f)
+		assert.Equal(t, 1, st.Vehicles)
+		assert.Equal(t, c.coarse, st.VehiclesCoarse, "at %.0f m (software %v)", c.dist, c.r == soft)
+		want := int(n[0])
+		if c.coarse > 0 {
+			want = scene.VehicleCoarseVerts
+		}
+		assert.Equal(t, want, st.VehicleVertices)
+		px, py := project(f.Camera, mgl64.Vec3{0, -1.2 + 0.55, -c.dist}, testW, testH)
+		assert.True(t, isRed(rgb(img, int(px), int(py))), "the body at %.0f m: %v", c.dist, rgb(img, int(px), int(py)))
+	}
+}
+
+// The software profile redraws the shadow map once the camera has taken
+// its centre a quarter of the half extent along, not every 8 m.
+func TestSoftwareProfileRedrawsTheShadowMapLessOften(t *testing.T) {
+	full := glRenderer(t)
+	soft := softRenderer(t)
+	half := soft.opt.Profile.ShadowRange
+	require.Positive(t, half)
+	move := scene.ShadowMoveFor(soft.opt.ShadowMoveShare, half)
+	require.Greater(t, move, 2*scene.ShadowMove)
+	for _, c := range []struct {
+		r         *Renderer
+		by        float64
+		refreshed bool
+	}{
+		{full, 2 * scene.ShadowMove, true},
+		{soft, 2 * scene.ShadowMove, false},
+		{soft, move * 0.9, false},
+		{soft, move * 1.1, true},
+	} {
+		f := noonFrame(Group{Origin: farCamera})
+		draw(t, c.r, f) // a map for this view
+		_, st := draw(t, c.r, f)
+		require.False(t, st.ShadowRefreshed, "the same view twice")
+		f.Camera.Position = farCamera.Add(mgl64.Vec3{0, 0, -c.by})
+		_, st = draw(t, c.r, f)
+		assert.Equal(t, c.refreshed, st.ShadowRefreshed, "moved %.0f m (software %v)", c.by, c.r == soft)
+	}
+	// A map kept that long leaves the dynamic region (the cars) out: their
+	// shadows would stay behind.
+	var car []float32
+	for _, p := range []mgl32.Vec3{{-1, 0, -5}, {1, 0, -5}, {0, 1.5, -5}} {
+		car = vert(car, p, mgl32.Vec3{0, 0, 1}, mgl32.Vec3{1, 0, 0}, slots.MaterialDefault, mgl32.Vec3{})
+	}
+	for _, c := range []struct {
+		r     *Renderer
+		casts bool
+	}{{full, true}, {soft, false}} {
+		f := noonFrame(Group{Origin: farCamera})
+		f.Dynamic, f.DynamicOrigin = car, farCamera
+		f.Camera.Position = farCamera.Add(mgl64.Vec3{500, 0, 0}) // a new map
+		_, st := draw(t, c.r, f)
+		require.True(t, st.ShadowRefreshed)
+		assert.Equal(t, c.casts, st.Shadow.Draws == 1, "software %v", c.r == soft)
 	}
 }

@@ -121,6 +121,13 @@ type Options struct {
 	// CullBackFacesBeyond (m, 0: never) draws near slots wholly farther
 	// than this with back faces culled (scene.LOD.CullBeyond).
 	CullBackFacesBeyond float64
+	// ShadowMoveShare (0: scene.ShadowMove metres) is the share of the
+	// shadow map's half extent its centre may move before the map is
+	// redrawn (scene.ShadowMoveFor).
+	ShadowMoveShare float64
+	// VehicleDetailBeyond (m, 0: never) draws traffic wholly farther than
+	// this with its coarse prefix only (scene.VehicleCoarseVerts).
+	VehicleDetailBeyond float64
 	// ContextVersion is the GL version asked for (default 4.1). Only tests
 	// change it, to check that a missing context is a clear error.
 	ContextVersion [2]int
@@ -411,6 +418,12 @@ func (o *Options) applyGLProfile(s glprofile.Settings) {
 	o.FarFogCut = o.FarFogCut || s.FarFogCut
 	if o.CullBackFacesBeyond == 0 {
 		o.CullBackFacesBeyond = s.CullBackFacesBeyond
+	}
+	if o.VehicleDetailBeyond == 0 {
+		o.VehicleDetailBeyond = s.VehicleDetailBeyond
+	}
+	if o.ShadowMoveShare == 0 {
+		o.ShadowMoveShare = s.ShadowMoveShare
 	}
 	if s.ShadowSize > 0 && s.ShadowSize < o.Profile.ShadowSize {
 		o.Profile.ShadowSize = s.ShadowSize

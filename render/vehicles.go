@@ -24,6 +24,7 @@ type vehicleGL struct {
 	first, n    [scene.VehicleModels]int32
 	data        []float32
 	counts      [scene.VehicleModels]int32
+	coarse      [scene.VehicleModels]int32 // the last of each model's counts: coarse prefix only
 	drawn       int32
 	initialised bool
 }
@@ -75,6 +76,11 @@ func (r *Renderer) prepareVehicles(fs *frameState, fr *frustum.Frustum, st *Stat
 	if len(v.data) == 0 {
 		return
 	}
+	v.coarse = scene.SplitVehiclesByDistance(v.data, &v.counts, r.opt.VehicleDetailBeyond)
+	for m, n := range v.counts {
+		st.VehiclesCoarse += int(v.coarse[m])
+		st.VehicleVertices += int((n-v.coarse[m])*v.n[m] + v.coarse[m]*scene.VehicleCoarseVerts)
+	}
 	gl.BindBuffer(gl.ARRAY_BUFFER, v.inst)
 	gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(v.data)*4, gl.Ptr(v.data))
 	v.drawn = int32(len(v.data) / scene.VehicleFloats)
@@ -93,9 +99,17 @@ func (r *Renderer) drawVehicles(fs *frameState, ps *PassStats) {
 	gl.BindVertexArray(v.vao)
 	at := int32(0)
 	for m := range scene.VehicleModels {
-		if v.counts[m] > 0 {
+		coarse := v.coarse[m]
+		// the near ones whole, then those beyond the detail distance with
+		// their coarse prefix only
+		if whole := v.counts[m] - coarse; whole > 0 {
 			v.pointInstances(at)
-			gl.DrawArraysInstanced(gl.TRIANGLES, v.first[m], v.n[m], v.counts[m])
+			gl.DrawArraysInstanced(gl.TRIANGLES, v.first[m], v.n[m], whole)
+			ps.Instanced++
+		}
+		if coarse > 0 {
+			v.pointInstances(at + v.counts[m] - coarse)
+			gl.DrawArraysInstanced(gl.TRIANGLES, v.first[m], scene.VehicleCoarseVerts, coarse)
 			ps.Instanced++
 		}
 		at += v.counts[m]

@@ -112,6 +112,13 @@ type Settings struct {
 	// CullBackFacesBeyond (m, 0: never) culls the back faces of near
 	// slots wholly farther than this (render.Options.CullBackFacesBeyond).
 	CullBackFacesBeyond float64
+	// ShadowMoveShare (0: scene.ShadowMove metres) is the share of the
+	// shadow map's half extent the camera may take it along before it is
+	// redrawn (render.Options.ShadowMoveShare).
+	ShadowMoveShare float64
+	// VehicleDetailBeyond (m, 0: never) draws traffic wholly farther than
+	// this without its details (render.Options.VehicleDetailBeyond).
+	VehicleDetailBeyond float64
 }
 
 // The software profile's figures.
@@ -125,6 +132,14 @@ const (
 	// texel of 0.3 m, still finer than a pixel of the 396-pixel view
 	// beyond 30 m.
 	softwareShadowSize = 1024
+	// softwareShadowMoveShare: a refresh is another scene as dear as a
+	// third of a frame, every 8 m of driving (scene.ShadowMove) it was a
+	// frame in five at 10 fps. Moving a quarter of the half extent (40 m
+	// of 160) the map still covers the view's direction from a quarter
+	// behind the eye to 1.25 ahead (200 m), where the full map's edge lies
+	// at 232-240 m; and the map's 0.3 m texels are under a pixel of the
+	// 396-pixel view beyond 30 m, so what moves at a refresh is a texel.
+	softwareShadowMoveShare = 0.25
 )
 
 // fullPasses are the full profile's passes, the cheapest of
@@ -154,6 +169,12 @@ func For(c Choice) Settings {
 		// detail cut: nearer, the open ledges and shop canopies show
 		// their backs from below.
 		CullBackFacesBeyond: softwareDetailBeyond,
+		// Traffic is a few hundred instances of 396 vertices, most of them
+		// far away: beyond the same distance their lights and tyres (under
+		// 0.45 m) are under 3 pixels, and the body, cabin and roof are
+		// 108 vertices.
+		VehicleDetailBeyond: softwareDetailBeyond,
+		ShadowMoveShare:     softwareShadowMoveShare,
 	}
 }
 
@@ -162,5 +183,5 @@ func (s Settings) String() string {
 	if s == (Settings{Passes: fullPasses}) {
 		return "as built, passes " + s.Passes.String()
 	}
-	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond)
+	return fmt.Sprintf("passes %s, slot detail beyond %.0f m, shadow map %d² (detail cut %v), far slots deep in fog left out %v, back faces culled beyond %.0f m, traffic without details beyond %.0f m, shadow map redrawn after %.2f of its half extent", s.Passes, s.DetailBeyond, s.ShadowSize, s.ShadowLOD, s.FarFogCut, s.CullBackFacesBeyond, s.VehicleDetailBeyond, s.ShadowMoveShare)
 }

@@ -2,6 +2,7 @@ package scene
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -298,4 +299,39 @@ func TestBuildSplitCullsOnlySlotsWhollyBeyond(t *testing.T) {
 	lod := LOD{Coarse: []int{30, 30, 30, 30, 30}, Beyond: 200, CullBeyond: 50}
 	d.BuildLOD(in, nil, &lod, mgl64.Vec3{}, nil, 5, 100)
 	assert.Equal(t, 5, d.Len())
+}
+
+// ShadowMoveFor's promise: while the map's centre has moved at most
+// share × half, the map covers the view's direction on the ground from
+// (0.5 − share) × half behind the eye to (1.5 − share) × half ahead, however
+// the eye moved and turned, whatever the sun's height.
+func TestShadowMoveKeepsTheViewCovered(t *testing.T) {
+	const half, share = 160.0, 0.25
+	move := ShadowMoveFor(share, half)
+	assert.Equal(t, share*half, move)
+	assert.Equal(t, ShadowMove, ShadowMoveFor(0, half), "0: the fixed distance")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, h := range []float64{7, 10, 12, 15, 17.5} {
+		sun := SunDirection(h)
+		vp := ShadowViewProj(sun, half)
+		for range 200 {
+			was := Camera{Position: mgl64.Vec3{rng.Float64() * 1000, 2, rng.Float64() * 1000}, Yaw: rng.Float64() * 2 * math.Pi}
+			o := ShadowCentre(was, half)
+			var now Camera
+			for { // an eye whose centre is within move of the map's
+				now = Camera{Position: was.Position.Add(mgl64.Vec3{rng.Float64()*2 - 1, 0, rng.Float64()*2 - 1}.Mul(2 * move)), Yaw: rng.Float64() * 2 * math.Pi}
+				if ShadowCentre(now, half).Sub(o).Len() <= move {
+					break
+				}
+			}
+			f := now.Forward()
+			f = mgl64.Vec3{f[0], 0, f[2]}.Normalize()
+			for d := -(0.5 - share) * half; d <= (1.5-share)*half; d += 5 {
+				p := now.Position.Add(f.Mul(d)).Sub(o)
+				p[1] = 0
+				c := vp.Mul4x1(p.Vec4(1))
+				assert.LessOrEqual(t, math.Max(math.Abs(c[0]), math.Abs(c[1])), 1.0, "hour %g, %.0f m along the view", h, d)
+			}
+		}
+	}
 }

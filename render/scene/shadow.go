@@ -27,10 +27,16 @@ type ShadowState struct {
 // more than ShadowMove, the light turned more than ShadowAngle, or slots
 // changed and ShadowDirtyFrames passed since the last refresh.
 func (s ShadowState) NeedsRefresh(centre, sun mgl64.Vec3) bool {
+	return s.NeedsRefreshAfter(centre, sun, ShadowMove)
+}
+
+// NeedsRefreshAfter is NeedsRefresh with the centre allowed to move move
+// metres (ShadowMoveFor) before a refresh.
+func (s ShadowState) NeedsRefreshAfter(centre, sun mgl64.Vec3, move float64) bool {
 	switch {
 	case !s.Valid:
 		return true
-	case centre.Sub(s.Centre).Len() > ShadowMove:
+	case centre.Sub(s.Centre).Len() > move:
 		return true
 	case sun.Dot(s.Sun) < math.Cos(ShadowAngle*math.Pi/180):
 		return true
@@ -38,6 +44,19 @@ func (s ShadowState) NeedsRefresh(centre, sun mgl64.Vec3) bool {
 		return true
 	}
 	return false
+}
+
+// ShadowMoveFor is how far the map's centre may move before a refresh
+// when share (0: ShadowMove metres) of the map's half extent is allowed.
+// ShadowCentre keeps the centre half the half extent ahead of the eye, so
+// with the centre moved at most share × half the map still covers the
+// view's direction from (0.5 − share) × half behind the eye to
+// (1.5 − share) × half ahead of it (TestShadowMoveKeepsTheViewCovered).
+func ShadowMoveFor(share, half float64) float64 {
+	if share <= 0 {
+		return ShadowMove
+	}
+	return max(ShadowMove, share*half)
 }
 
 // ShadowCentre puts the shadow map's centre ahead of the camera on the

@@ -36,6 +36,8 @@ type Stats struct {
 	TreesDropped                            int // over capacity
 	Vehicles                                int // traffic vehicle instances drawn
 	VehiclesDropped                         int // over MaxVehicles
+	VehiclesCoarse                          int // of Vehicles, drawn with the coarse prefix only (Options.VehicleDetailBeyond)
+	VehicleVertices                         int // sent for all the vehicles drawn
 	DynamicDropped                          int // dynamic vertices over capacity
 	HUDDropped                              int // HUD quads over the HUD buffer's capacity
 	TargetW                                 int // off-screen target size

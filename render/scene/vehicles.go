@@ -103,6 +103,58 @@ func appendVisible(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, ca
 	return dst, dropped
 }
 
+// VehicleCoarseVerts is the coarse prefix of every model's vertices in
+// VehicleMesh: the body, the cabin and its roof, and the four lights'
+// outward faces (at dusk a light glows a pixel however small). What
+// follows are the details: the lights' other faces (5 cm deep) and tyres
+// that show 0.28 m below the body, under the 0.45 m that
+// slots.DetailBeyond takes to span 3 pixels, so far enough away a vehicle
+// draws only the prefix.
+const VehicleCoarseVerts = 3*6*faceVerts + 4*faceVerts
+
+// faceVerts are a box face's vertices: two triangles.
+const faceVerts = 6
+
+// SplitVehiclesByDistance reorders each model's run of AppendVehicles'
+// instances (dst, counts) so that those wholly farther than beyond from
+// the camera (their bounding sphere) come last, and returns how many of
+// each model's run they are: drawn with the coarse prefix only. beyond 0
+// splits nothing. It allocates nothing.
+func SplitVehiclesByDistance(dst []float32, counts *[VehicleModels]int32, beyond float64) (coarse [VehicleModels]int32) {
+	if beyond <= 0 {
+		return coarse
+	}
+	r := beyond + VehicleRadius
+	r2 := float32(r * r)
+	far := func(i int) bool {
+		x, y, z := dst[i*VehicleFloats], dst[i*VehicleFloats+1], dst[i*VehicleFloats+2]
+		return x*x+y*y+z*z > r2
+	}
+	at := 0
+	for m, n := range counts {
+		// near instances to the front, far ones to the back of the run
+		lo, hi := at, at+int(n)-1
+		for lo <= hi {
+			switch {
+			case !far(lo):
+				lo++
+			case far(hi):
+				hi--
+			default:
+				a, b := dst[lo*VehicleFloats:(lo+1)*VehicleFloats], dst[hi*VehicleFloats:(hi+1)*VehicleFloats]
+				for k := range a {
+					a[k], b[k] = b[k], a[k]
+				}
+				lo++
+				hi--
+			}
+		}
+		coarse[m] = int32(at + int(n) - lo)
+		at += int(n)
+	}
+	return coarse
+}
+
 // vehicleDims are each model's length, width, body height, cabin start
 // and end (fractions of the length from the rear) and cabin height.
 var vehicleDims = [VehicleModels][6]float64{
@@ -113,7 +165,9 @@ var vehicleDims = [VehicleModels][6]float64{
 
 // VehicleMesh returns the models' triangles (VehicleMeshFloats per
 // vertex, +X forward, Y up, centred on the footprint) and where each
-// model's vertices start and how many there are.
+// model's vertices start and how many there are. Each model's first
+// VehicleCoarseVerts are its body, cabin, roof and the lights' outward
+// faces; its details follow.
 func VehicleMesh() (mesh []float32, first, count [VehicleModels]int32) {
 	for m, d := range vehicleDims {
 		first[m] = int32(len(mesh) / VehicleMeshFloats)
@@ -124,14 +178,31 @@ func VehicleMesh() (mesh []float32, first, count [VehicleModels]int32) {
 		x0, x1 := -l/2+c0*l, -l/2+c1*l
 		mesh = appendBox(mesh, x0, x1, clear+bh, clear+bh+ch, -w/2+0.1, w/2-0.1, PartGlass)
 		mesh = appendBox(mesh, x0+0.15, x1-0.15, clear+bh+ch, clear+bh+ch+0.04, -w/2+0.15, w/2-0.15, PartBody)
-		// lights: thin slabs on the nose and the tail, near the corners
-		for _, side := range [2]float64{-1, 1} {
+		// lights: thin slabs on the nose and the tail, near the corners;
+		// their outward faces in the coarse prefix (a light's glow is a
+		// pixel at dusk however far), the rest with the details
+		var lights [4][6]float64
+		for i, side := range [2]float64{-1, 1} {
 			z0, z1 := side*(w/2-0.45), side*(w/2-0.1)
 			if z0 > z1 {
 				z0, z1 = z1, z0
 			}
-			mesh = appendBox(mesh, l/2, l/2+0.05, clear+bh-0.3, clear+bh-0.1, z0, z1, PartHeadlight)
-			mesh = appendBox(mesh, -l/2-0.05, -l/2, clear+bh-0.3, clear+bh-0.12, z0, z1, PartTaillight)
+			lights[2*i] = [6]float64{l / 2, l/2 + 0.05, clear + bh - 0.3, clear + bh - 0.1, z0, z1}
+			lights[2*i+1] = [6]float64{-l/2 - 0.05, -l / 2, clear + bh - 0.3, clear + bh - 0.12, z0, z1}
+		}
+		lightPart := func(i int) (part, outward int) {
+			if i%2 == 0 {
+				return PartHeadlight, facePlusX
+			}
+			return PartTaillight, faceMinusX
+		}
+		for i, b := range lights {
+			part, out := lightPart(i)
+			mesh = appendBoxFaces(mesh, b[0], b[1], b[2], b[3], b[4], b[5], part, out)
+		}
+		for i, b := range lights {
+			part, out := lightPart(i)
+			mesh = appendBoxFaces(mesh, b[0], b[1], b[2], b[3], b[4], b[5], part, allFaces&^out)
 		}
 		// tyres
 		for _, x := range [2]float64{-l/2 + 0.75, l/2 - 0.75} {
@@ -150,12 +221,33 @@ func VehicleMesh() (mesh []float32, first, count [VehicleModels]int32) {
 
 // appendBox appends the six faces of an axis-aligned box.
 func appendBox(dst []float32, x0, x1, y0, y1, z0, z1 float64, part int) []float32 {
+	return appendBoxFaces(dst, x0, x1, y0, y1, z0, z1, part, allFaces)
+}
+
+// Faces of appendBoxFaces, as bits.
+const (
+	facePlusX = 1 << iota
+	faceMinusX
+	facePlusY
+	faceMinusY
+	facePlusZ
+	faceMinusZ
+	allFaces = 1<<6 - 1
+)
+
+// appendBoxFaces appends the faces of an axis-aligned box that faces
+// (bits) names, each two triangles (faceVerts vertices).
+func appendBoxFaces(dst []float32, x0, x1, y0, y1, z0, z1 float64, part, faces int) []float32 {
 	type v3 = [3]float64
+	bit := 1
 	face := func(n v3, a, b, c, d v3) {
-		for _, p := range [6]v3{a, b, c, a, c, d} {
-			dst = append(dst, float32(p[0]), float32(p[1]), float32(p[2]),
-				float32(n[0]), float32(n[1]), float32(n[2]), float32(part))
+		if faces&bit != 0 {
+			for _, p := range [faceVerts]v3{a, b, c, a, c, d} {
+				dst = append(dst, float32(p[0]), float32(p[1]), float32(p[2]),
+					float32(n[0]), float32(n[1]), float32(n[2]), float32(part))
+			}
 		}
+		bit <<= 1
 	}
 	face(v3{1, 0, 0}, v3{x1, y0, z0}, v3{x1, y1, z0}, v3{x1, y1, z1}, v3{x1, y0, z1})
 	face(v3{-1, 0, 0}, v3{x0, y0, z1}, v3{x0, y1, z1}, v3{x0, y1, z0}, v3{x0, y0, z0})

@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -78,4 +79,91 @@ func TestVehicleMeshModels(t *testing.T) {
 	for i := 0; i < len(mesh); i += VehicleMeshFloats {
 		assert.LessOrEqual(t, mesh[i]*mesh[i]+mesh[i+2]*mesh[i+2], float32(VehicleRadius*VehicleRadius))
 	}
+}
+
+// Each model's coarse prefix is its body, cabin and roof and the lights'
+// outward faces; what follows, the lights' other faces and the tyres,
+// reaches less than a 0.45 m detail (the size slots.DetailBeyond takes to
+// span 3 pixels) past the prefix's box.
+func TestVehicleMeshCoarsePrefixHoldsTheBody(t *testing.T) {
+	const detail = 0.45
+	mesh, first, count := VehicleMesh()
+	for m := range VehicleModels {
+		require.Greater(t, count[m], int32(VehicleCoarseVerts))
+		assert.Equal(t, int32(11*6*faceVerts), count[m], "eleven whole boxes, only reordered")
+		lo, hi := [3]float32{1e9, 1e9, 1e9}, [3]float32{-1e9, -1e9, -1e9}
+		wlo, whi := lo, hi
+		for i := first[m]; i < first[m]+count[m]; i++ {
+			v := mesh[int(i)*VehicleMeshFloats:]
+			part := int(v[6])
+			coarse := i < first[m]+VehicleCoarseVerts
+			if coarse {
+				assert.Contains(t, []int{PartBody, PartGlass, PartHeadlight, PartTaillight}, part, "model %d vertex %d", m, i-first[m])
+				switch part {
+				case PartHeadlight:
+					assert.Equal(t, float32(1), v[3], "a headlight's face in the prefix faces forward")
+				case PartTaillight:
+					assert.Equal(t, float32(-1), v[3], "a taillight's face in the prefix faces back")
+				}
+			} else {
+				assert.Contains(t, []int{PartHeadlight, PartTaillight, PartTyre}, part, "model %d vertex %d", m, i-first[m])
+			}
+			for k := range 3 {
+				if coarse {
+					lo[k], hi[k] = min(lo[k], v[k]), max(hi[k], v[k])
+				}
+				wlo[k], whi[k] = min(wlo[k], v[k]), max(whi[k], v[k])
+			}
+		}
+		for k := range 3 {
+			assert.Less(t, lo[k]-wlo[k], float32(detail), "model %d axis %d", m, k)
+			assert.Less(t, whi[k]-hi[k], float32(detail), "model %d axis %d", m, k)
+		}
+	}
+}
+
+// SplitVehiclesByDistance puts each model's instances wholly beyond the
+// distance after its near ones, keeping the instances and the counts.
+func TestSplitVehiclesByDistance(t *testing.T) {
+	cam := Camera{Position: mgl64.Vec3{100, 3, -50}, Far: 2000}
+	fr := frustum.FromViewProj(cam.ViewProj(16.0 / 9))
+	ahead := cam.Forward()
+	const beyond = 50.0
+	var vs []Vehicle
+	wantCoarse := [VehicleModels]int32{}
+	for i := range 40 {
+		d := 10.0 + float64(i)*3 // 10 to 127 m
+		m := uint8(i % VehicleModels)
+		p := cam.Position.Add(ahead.Mul(d))
+		vs = append(vs, Vehicle{X: p[0], Y: 0, Z: p[2], Dir: [2]float32{1, 0}, Model: m, Colour: [3]float32{float32(i), 0, 0}})
+		if (mgl64.Vec3{p[0], 0, p[2]}).Sub(cam.Position).Len()-VehicleRadius > beyond {
+			wantCoarse[m]++
+		}
+	}
+	var counts [VehicleModels]int32
+	dst, _ := AppendVehicles(nil, &counts, vs, cam.Position, &fr, 1000)
+	before := slices.Clone(dst)
+	coarse := SplitVehiclesByDistance(dst, &counts, beyond)
+	assert.Equal(t, wantCoarse, coarse)
+	require.NotZero(t, coarse[0])
+	require.Less(t, coarse[0], counts[0])
+	at := 0
+	for m := range VehicleModels {
+		for i := at; i < at+int(counts[m]); i++ {
+			x, y, z := dst[i*VehicleFloats], dst[i*VehicleFloats+1], dst[i*VehicleFloats+2]
+			far := math.Sqrt(float64(x*x+y*y+z*z)) > beyond+VehicleRadius
+			assert.Equal(t, i >= at+int(counts[m]-coarse[m]), far, "model %d instance %d", m, i-at)
+		}
+		at += int(counts[m])
+	}
+	instances := func(d []float32) [][]float32 {
+		var out [][]float32
+		for i := 0; i < len(d); i += VehicleFloats {
+			out = append(out, d[i:i+VehicleFloats])
+		}
+		return out
+	}
+	assert.ElementsMatch(t, instances(before), instances(dst), "the same instances")
+	assert.Zero(t, SplitVehiclesByDistance(dst, &counts, 0), "0: none coarse")
+	assert.Zero(t, testing.AllocsPerRun(20, func() { SplitVehiclesByDistance(dst, &counts, beyond) }))
 }
