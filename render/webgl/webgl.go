@@ -26,6 +26,7 @@ import (
 
 	"citydrive/render/glsl"
 	"citydrive/render/input"
+	"citydrive/render/scale"
 	"citydrive/render/scene"
 	"citydrive/slots"
 )
@@ -96,9 +97,15 @@ type Display struct {
 
 	frame   chan float64 // requestAnimationFrame's timestamps
 	onFrame js.Func
-	stats   scene.Stats
-	loading bool // the last frame was the loading screen
-	drawn   int  // Draw calls since New
+	// scaler is the desktop's render-scale controller, fed the interval
+	// between animation frames: the browser's GPU work runs in another
+	// process, so the main thread's time does not show it, but a frame
+	// the GPU has not finished delays the next animation frame.
+	scaler    *scale.Controller
+	lastFrame float64 // the last animation frame's timestamp, ms
+	stats     scene.Stats
+	loading   bool // the last frame was the loading screen
+	drawn     int  // Draw calls since New
 	// OnPresent, if set, is called at each Present, before it waits for
 	// the browser's next frame (the page's statistics).
 	OnPresent func()
@@ -153,7 +160,8 @@ func New(canvas, hud js.Value, layout slots.Layout) (*Display, error) {
 		return nil, errors.New("webgl: this browser offers no WebGL2")
 	}
 	d := &Display{gl: gl, canvas: canvas, hud: hud, layout: layout,
-		down: map[input.Key]bool{}, pressed: map[input.Key]bool{}, frame: make(chan float64, 1)}
+		down: map[input.Key]bool{}, pressed: map[input.Key]bool{}, frame: make(chan float64, 1),
+		scaler: scale.New(scale.Full)}
 	d.multi = gl.Call("getExtension", "WEBGL_multi_draw")
 	var err error
 	if d.sky, err = d.link("sky", glsl.Source(glsl.ES, nil, glsl.SkyVert), glsl.Source(glsl.ES, nil, glsl.SkyFrag)); err != nil {
@@ -364,16 +372,19 @@ func (d *Display) Draw(f *scene.Frame) error {
 	gl := d.gl
 	st := scene.Stats{Uploads: d.stats.Uploads}
 	dpr := js.Global().Get("devicePixelRatio").Float()
-	w := int(d.canvas.Get("clientWidth").Float() * min(dpr, 1.5))
-	h := int(d.canvas.Get("clientHeight").Float() * min(dpr, 1.5))
-	if w <= 0 || h <= 0 {
+	cw, ch := d.canvas.Get("clientWidth").Float(), d.canvas.Get("clientHeight").Float()
+	if int(cw) <= 0 || int(ch) <= 0 {
 		return nil
 	}
+	// The drawing buffer is the canvas's CSS size times the pixel ratio
+	// (capped as the full profile caps it) times the render scale; the
+	// browser stretches it over the canvas.
+	w, h := scale.TargetSize(int(cw*dpr), int(ch*dpr), int(cw), int(ch), scale.Full.MaxPixelRatio, d.scaler.Scale())
 	if d.canvas.Get("width").Int() != w || d.canvas.Get("height").Int() != h {
 		d.canvas.Set("width", w)
 		d.canvas.Set("height", h)
 	}
-	st.TargetW, st.TargetH, st.Scale = w, h, 1
+	st.TargetW, st.TargetH, st.Scale = w, h, d.scaler.Scale()
 	cam := f.Camera
 	vp := cam.ViewProj(float64(w) / float64(h))
 	fs := frameState{f: f, vp32: scene.Mat32(vp), light: scene.LightAt(f.TimeOfDay, f.Weather), pal: f.Palette}
@@ -562,14 +573,19 @@ func (d *Display) Present() {
 	clear(d.pressed)
 	d.mu.Unlock()
 	js.Global().Call("requestAnimationFrame", d.onFrame)
-	<-d.frame
+	t := <-d.frame
+	if d.lastFrame > 0 && t > d.lastFrame {
+		dt := (t - d.lastFrame) / 1000
+		d.scaler.Observe(dt, dt)
+	}
+	d.lastFrame = t
 }
 
 // ShouldClose: a page closes by going away.
 func (d *Display) ShouldClose() bool { return false }
 
-// RenderScale is 1: no adaptive scale in the browser yet.
-func (d *Display) RenderScale() float64 { return 1 }
+// RenderScale is the adaptive render scale the next frame is drawn at.
+func (d *Display) RenderScale() float64 { return d.scaler.Scale() }
 
 // Screenshot is the page's (canvas.toDataURL), not the game's.
 func (d *Display) Screenshot() (*image.RGBA, error) {
@@ -603,4 +619,7 @@ func (d *Display) PublishStats(o js.Value) {
 	o.Set("farVertices", s.Far.Vertices)
 	o.Set("shadowMaps", d.shadowRefreshes)
 	o.Set("shadowVertices", d.lastShadowVerts)
+	o.Set("renderScale", s.Scale)
+	o.Set("targetWidth", s.TargetW)
+	o.Set("targetHeight", s.TargetH)
 }

@@ -105,6 +105,8 @@ type pageStats struct {
 	FarSlots, ShadowMaps           int
 	ShadowVertices, FarVertices    int
 	TerrainQuads                   int
+	RenderScale                    float64
+	TargetWidth, TargetHeight      int
 }
 
 // driveFrames: frames of autopilot driving the test waits for (seconds
@@ -134,7 +136,8 @@ func TestBrowserDrivesTheCityInWebGL2(t *testing.T) {
 				Draws: c.stats.draws, Vertices: c.stats.vertices, Km: c.stats.km, Fallback: c.stats.fallback,
 				Vehicles: c.stats.vehicles, Trees: c.stats.trees, TerrainChunks: c.stats.terrainChunks,
 				TerrainResident: c.stats.terrainResident, FarSlots: c.stats.farSlots, ShadowMaps: c.stats.shadowMaps,
-				ShadowVertices: c.stats.shadowVertices, FarVertices: c.stats.farVertices, TerrainQuads: c.stats.terrainQuads});
+				ShadowVertices: c.stats.shadowVertices, FarVertices: c.stats.farVertices, TerrainQuads: c.stats.terrainQuads,
+				RenderScale: c.stats.renderScale, TargetWidth: c.stats.targetWidth, TargetHeight: c.stats.targetHeight});
 			setTimeout(poll, 200);
 		})();
 	})`)
@@ -155,6 +158,12 @@ func TestBrowserDrivesTheCityInWebGL2(t *testing.T) {
 	assert.Greater(t, st.FarSlots, 0, "the far tier was drawn")
 	assert.Greater(t, st.ShadowMaps, 0, "the sun's shadow map was drawn")
 	assert.Greater(t, st.ShadowVertices, 1000, "slots cast shadows")
+	// SwiftShader draws a few frames a second, far under the 60 fps the
+	// controller aims at: the drawing buffer has shrunk below the canvas.
+	assert.Less(t, st.RenderScale, 1.0, "the adaptive render scale came down")
+	assert.GreaterOrEqual(t, st.RenderScale, 0.55, "not below its floor")
+	assert.Less(t, st.TargetWidth, 960, "the drawing buffer is smaller than the canvas")
+	assert.InDelta(t, 960*st.RenderScale, float64(st.TargetWidth), 1.5, "the canvas's width times the scale")
 
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err)
