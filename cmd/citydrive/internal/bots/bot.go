@@ -238,6 +238,9 @@ func (b *bot) step(now time.Time, p world.Vec2) {
 		return
 	}
 	b.res.Handovers += b.h.Switches() - before
+	if b.gaps.trace != nil { // the other bots' traces ask whether their gap was this car's own switch
+		b.fleet.switched(b.shownAs, now)
+	}
 	b.gaps.switched(now, b.ar, &b.res)
 }
 

@@ -66,11 +66,12 @@ type tickRec struct {
 // gapTracer is one watcher's trace: its ticks in a ring, next at n %
 // traceTicks, and the traces of its long gaps.
 type gapTracer struct {
-	bot   int
-	ticks [traceTicks]tickRec
-	n     int
-	heard []netsync.HeardAt // scratch
-	sent  []carSeen         // scratch
+	bot      int
+	ticks    [traceTicks]tickRec
+	n        int
+	heard    []netsync.HeardAt // scratch
+	sent     []carSeen         // scratch
+	switches []time.Time       // scratch
 }
 
 func newGapTracer(bot int) *gapTracer { return &gapTracer{bot: bot} }
@@ -107,8 +108,11 @@ type GapTrace struct {
 	Conns             []TraceConn `json:"conns"`
 	// Sent is the car's own bot's sends, from the last seq seen on, until
 	// the show.
-	Sent   []TraceSeq   `json:"sent"`
-	Switch *TraceSwitch `json:"switch,omitempty"` // a handover's
+	Sent []TraceSeq `json:"sent"`
+	// CarSwitchesMs are the car's own bot's switches in the window: its
+	// snapshots then go to a new server.
+	CarSwitchesMs []float64    `json:"car_switches_ms,omitempty"`
+	Switch        *TraceSwitch `json:"switch,omitempty"` // a handover's
 }
 
 // TraceConn is one of the watcher's connections over the window: its
@@ -209,6 +213,10 @@ func (t *gapTracer) explain(w watched, s wire.CarSnapshot, from, now time.Time, 
 	t.sent = f.sendsFrom(s.Player, w.last.seq, now, t.sent[:0])
 	for _, c := range t.sent {
 		tr.Sent = append(tr.Sent, TraceSeq{Seq: c.seq, Ms: ms(c.at)})
+	}
+	t.switches = f.switchesIn(s.Player, start, now, t.switches[:0])
+	for _, at := range t.switches {
+		tr.CarSwitchesMs = append(tr.CarSwitchesMs, ms(at))
 	}
 	if !w.baseline {
 		tr.Switch = t.switchAt(w.at, now)

@@ -49,6 +49,8 @@ func TestLongGapIsTraced(t *testing.T) {
 	g.seen(gapAt(100), nil, ar, res)
 	f.put(7, 0, voxel.ChunkPos{}, 11, gapAt(20))
 	f.put(7, 0, voxel.ChunkPos{}, 12, gapAt(50))
+	f.switched(7, gapAt(45))
+	f.switched(7, gapAt(-400)) // before the window
 	after := [2]tickConn{{c: nw, addr: "b:2", role: rolePrimary}}
 	g.trace.tick(gapAt(133), after)
 	g.seen(gapAt(133), nil, ar, res)
@@ -68,8 +70,9 @@ func TestLongGapIsTraced(t *testing.T) {
 			{Addr: "b:2", Roles: []TraceRole{{"spare ready", 0, 66}, {"primary", 100, 166}},
 				Heard: []TraceSeq{{10, 20}, {12, 150}}},
 		},
-		Sent:   []TraceSeq{{10, -10}, {11, 20}, {12, 50}},
-		Switch: &TraceSwitch{From: "a:1", To: "b:2", OldKept: true, OldLingered: true, OldDroppedMs: ptr(33.0)},
+		Sent:          []TraceSeq{{10, -10}, {11, 20}, {12, 50}},
+		CarSwitchesMs: []float64{45},
+		Switch:        &TraceSwitch{From: "a:1", To: "b:2", OldKept: true, OldLingered: true, OldDroppedMs: ptr(33.0)},
 	}, tr)
 
 	g.switched(gapAt(200), ar, res)

@@ -74,6 +74,40 @@ type fleetCar struct {
 	chunk voxel.ChunkPos
 	sends [fleetSends]carSeen // a ring, next at n % fleetSends
 	n     int
+	// switches are its own handovers' latest (a ring, next at ns %
+	// fleetSwitches), for the gap trace.
+	switches [fleetSwitches]time.Time
+	ns       int
+}
+
+// fleetSwitches is how many of a car's own switches the fleet keeps: a
+// car switches a few times a minute.
+const fleetSwitches = 4
+
+// switched says car id (its bot) switched server at at.
+func (f *fleet) switched(id uint32, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fc := f.cars[id]; fc != nil {
+		fc.switches[fc.ns%fleetSwitches] = at
+		fc.ns++
+	}
+}
+
+// switchesIn appends car id's own switches from from to until.
+func (f *fleet) switchesIn(id uint32, from, until time.Time, dst []time.Time) []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fc := f.cars[id]
+	if fc == nil {
+		return dst
+	}
+	for i := max(0, fc.ns-fleetSwitches); i < fc.ns; i++ {
+		if at := fc.switches[i%fleetSwitches]; !at.Before(from) && !at.After(until) {
+			dst = append(dst, at)
+		}
+	}
+	return dst
 }
 
 func newFleet() *fleet { return &fleet{cars: map[uint32]*fleetCar{}} }
