@@ -72,9 +72,12 @@ type gapTracer struct {
 	heard    []netsync.HeardAt // scratch
 	sent     []carSeen         // scratch
 	switches []time.Time       // scratch
+	// clock is when the watcher reads its cars (time.Now): a tick's
+	// time is when its ticker fired, and a loaded process takes it later.
+	clock func() time.Time
 }
 
-func newGapTracer(bot int) *gapTracer { return &gapTracer{bot: bot} }
+func newGapTracer(bot int) *gapTracer { return &gapTracer{bot: bot, clock: time.Now} }
 
 // tick records a tick of the watcher's at now, with its connections.
 func (t *gapTracer) tick(now time.Time, conns [2]tickConn) {
@@ -99,6 +102,9 @@ type GapTrace struct {
 	ShownMs     float64 `json:"shown_ms"`
 	AtToShownMs float64 `json:"at_to_shown_ms"`
 	FromMs      float64 `json:"from_ms"`
+	// ReadMs is when the show tick actually ran (read the cars): its
+	// ticker fired at ShownMs. The relays and sends are those until then.
+	ReadMs float64 `json:"read_ms"`
 	// TicksMs are the watcher's ticks from gapTraceBefore before the last
 	// sighting to the show; LongestTickMs the longest between two of
 	// them, from LongestTickFromMs.
@@ -162,10 +168,10 @@ type TraceSwitch struct {
 func (t *gapTracer) explain(w watched, s wire.CarSnapshot, from, now time.Time, f *fleet) GapTrace {
 	t0 := w.last.at
 	ms := func(at time.Time) float64 { return float64(at.Sub(t0)) / float64(time.Millisecond) }
-	start := t0.Add(-gapTraceBefore)
+	start, read := t0.Add(-gapTraceBefore), t.clock()
 	tr := GapTrace{Kind: "handover", GapMs: float64(now.Sub(from)) / float64(time.Millisecond), Car: s.Player, Bot: t.bot,
 		LastSeq: w.last.seq, ShownSeq: s.Seq, AtMs: ms(w.at), ShownMs: ms(now), AtToShownMs: float64(now.Sub(w.at)) / float64(time.Millisecond),
-		FromMs: ms(from)}
+		FromMs: ms(from), ReadMs: ms(read)}
 	if w.baseline {
 		tr.Kind = "baseline"
 	}
@@ -204,17 +210,17 @@ func (t *gapTracer) explain(w watched, s wire.CarSnapshot, from, now time.Time, 
 		t.heard, cut = c.HeardLog(s.Player, t.heard[:0])
 		tc.LogCut = cut && len(t.heard) > 0 && t.heard[0].At.After(start)
 		for _, h := range t.heard {
-			if !h.At.Before(start) && !h.At.After(now) {
+			if !h.At.Before(start) && !h.At.After(read) {
 				tc.Heard = append(tc.Heard, TraceSeq{Seq: h.Seq, Ms: ms(h.At)})
 			}
 		}
 		tr.Conns = append(tr.Conns, tc)
 	}
-	t.sent = f.sendsFrom(s.Player, w.last.seq, now, t.sent[:0])
+	t.sent = f.sendsFrom(s.Player, w.last.seq, read, t.sent[:0])
 	for _, c := range t.sent {
 		tr.Sent = append(tr.Sent, TraceSeq{Seq: c.seq, Ms: ms(c.at)})
 	}
-	t.switches = f.switchesIn(s.Player, start, now, t.switches[:0])
+	t.switches = f.switchesIn(s.Player, start, read, t.switches[:0])
 	for _, at := range t.switches {
 		tr.CarSwitchesMs = append(tr.CarSwitchesMs, ms(at))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,8 +33,9 @@ func TestLongGapIsTraced(t *testing.T) {
 	f, ar, res := newFleet(), newArea(voxel.ChunkPos{}, 4), &Bot{}
 	g := newGapWatch(f, gapAt(0))
 	g.trace = newGapTracer(3)
+	g.trace.clock = func() time.Time { return gapAt(170) } // the show tick ran 4 ms after its ticker fired
 	old := &fakeLog{heard: []netsync.HeardAt{heardAt(9, -400), heardAt(10, -5), heardAt(10, 28), heardAt(10, 61)}}
-	nw := &fakeLog{heard: []netsync.HeardAt{heardAt(10, 20), heardAt(12, 150), heardAt(13, 170)}}
+	nw := &fakeLog{heard: []netsync.HeardAt{heardAt(10, 20), heardAt(12, 150), heardAt(13, 168), heardAt(13, 171)}}
 	before := [2]tickConn{{c: old, addr: "a:1", role: rolePrimary}, {c: nw, addr: "b:2", role: roleSpareReady}}
 	f.put(7, 0, voxel.ChunkPos{}, 10, gapAt(-10))
 	for _, ms := range []int{0, 33, 66} {
@@ -62,13 +64,13 @@ func TestLongGapIsTraced(t *testing.T) {
 	assert.Equal(t, res.HandoverGaps[0]*1000, tr.GapMs)
 	assert.InDelta(t, 146, tr.GapMs, 1e-9, "from snapshot 11's send")
 	assert.Equal(t, GapTrace{Kind: "handover", GapMs: tr.GapMs, Car: 7, Bot: 3, LastSeq: 10, ShownSeq: 12,
-		AtMs: 100, ShownMs: 166, AtToShownMs: 66, FromMs: 20,
+		AtMs: 100, ShownMs: 166, AtToShownMs: 66, FromMs: 20, ReadMs: 170,
 		TicksMs: []float64{0, 33, 66, 100, 133, 166}, LongestTickMs: 34, LongestTickFromMs: 66,
 		Conns: []TraceConn{
 			{Addr: "a:1", Roles: []TraceRole{{"primary", 0, 66}, {"old primary lingering", 100, 100}},
 				Heard: []TraceSeq{{10, -5}, {10, 28}, {10, 61}}, GoneMs: ptr(133.0)},
 			{Addr: "b:2", Roles: []TraceRole{{"spare ready", 0, 66}, {"primary", 100, 166}},
-				Heard: []TraceSeq{{10, 20}, {12, 150}}},
+				Heard: []TraceSeq{{10, 20}, {12, 150}, {13, 168}}},
 		},
 		Sent:          []TraceSeq{{10, -10}, {11, 20}, {12, 50}},
 		CarSwitchesMs: []float64{45},
