@@ -27,7 +27,9 @@
 # 0-1, 2-3, 4-5, 6-7), the NATS nodes to 8-9 and the bots to the rest;
 # with fewer, nothing is pinned. State lives in a temp dir (KEEP=1 keeps
 # it); everything started is stopped on exit. ARTEFACTS=DIR copies the
-# run's reports, logs and each server's /metrics there (not the data);
+# run's reports, logs and each server's /metrics there (not the data),
+# and has each bots process explain its car gaps of 100 ms or more
+# (-gaps-trace: gaptraceK.jsonl);
 # PROFILE=1 has each server write a CPU profile of its run (cpuK.pprof).
 #
 # Other knobs: SEED (1), BOTS_PROCS (4: bots process k reads server k's
@@ -53,7 +55,7 @@ stop() {
 	for p in $pids; do wait "$p" 2>/dev/null || true; done
 	if [ -n "${ARTEFACTS:-}" ]; then
 		mkdir -p "$ARTEFACTS"
-		for f in "$DIR"/*.out "$DIR"/*.log "$DIR"/*.txt "$DIR"/*.md "$DIR"/edits*.jsonl "$DIR"/*.pprof; do
+		for f in "$DIR"/*.out "$DIR"/*.log "$DIR"/*.txt "$DIR"/*.md "$DIR"/edits*.jsonl "$DIR"/gaptrace*.jsonl "$DIR"/*.pprof; do
 			[ -f "$f" ] && cp "$f" "$ARTEFACTS/"
 		done
 	fi
@@ -156,10 +158,12 @@ first=0
 while [ $first -lt "$N" ]; do
 	n=$((N - first < per ? N - first : per))
 	m=$((k % SERVERS + 1))
+	trace="" # with ARTEFACTS, each long car gap explained (gaptraceK.jsonl)
+	[ -n "${ARTEFACTS:-}" ] && trace="-gaps-trace $DIR/gaptrace$k.jsonl"
 	run_on "${botcpus:-0}" "$CITYDRIVE" bots -addr "$addrs" -server-fingerprint "$fp" -seed "$SEED" \
 		-n "$n" -first "$first" -of "$N" -spread "$SPREAD" -duration "$DURATION" -edit-every "$EDIT_EVERY" \
 		-metrics-addr 127.0.0.1:$((PORT + 800 + m)) -edits-out "$DIR/edits$k.jsonl" -gaps-out "$DIR/gaps$k.txt" \
-		-baseline-gaps-out "$DIR/basegaps$k.txt" \
+		-baseline-gaps-out "$DIR/basegaps$k.txt" $trace \
 		>"$DIR/bots$k.out" 2>"$DIR/bots$k.log" &
 	bots="$bots $!"
 	pids="$pids $!"

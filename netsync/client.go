@@ -31,6 +31,10 @@ type ClientConfig struct {
 	InboundQueue  int // decoded server messages buffered (8192)
 	OutboundQueue int // frames queued towards the server (256)
 	MaxCars       int // other cars tracked (1024)
+	// CarLog, when positive, keeps each other car's last CarLog relays
+	// heard on this connection (its seq, when it came) for HeardLog: a
+	// diagnostic (the bots' -gaps-trace). 0: nothing is kept or spent.
+	CarLog int
 	// ClockInterval is how often the world clock is pinged
 	// (DefaultClockInterval).
 	ClockInterval time.Duration
@@ -94,6 +98,11 @@ type Client struct {
 
 	carsMu sync.Mutex
 	cars   map[uint32]heardCar
+	// carLog is each car's ring of relays (ClientConfig.CarLog; nil
+	// without), its times from logBase (pointer-free: nothing for the
+	// collector to scan). Under carsMu.
+	carLog  map[uint32]*carLog
+	logBase time.Time
 
 	start time.Time // LocalTime's zero
 	clock *clockSamples
@@ -140,6 +149,9 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		in: make(chan wire.Message, cfg.InboundQueue), out: newQueue(cfg.OutboundQueue, 1<<20),
 		car: newCarSlot(), cars: map[uint32]heardCar{}, start: time.Now(), clock: newClockSamples(),
 		spawnReady: make(chan struct{})}
+	if cfg.CarLog > 0 {
+		c.carLog, c.logBase = map[uint32]*carLog{}, cfg.now()
+	}
 	if err := c.handshake(ctx); err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -416,6 +428,9 @@ func (c *Client) receiveCars() {
 		now := c.cfg.now()
 		c.carsMu.Lock()
 		for _, s := range buf {
+			if c.carLog != nil {
+				c.logHeard(s, now)
+			}
 			old, ok := c.cars[s.Player]
 			if ok && s.Seq == old.s.Seq { // relayed again (a car held still): still there
 				old.at = now
@@ -553,7 +568,68 @@ func (c *Client) Cars(dst []wire.CarSnapshot) []wire.CarSnapshot {
 		}
 		dst = append(dst, h.s)
 	}
+	for id, l := range c.carLog { // bounded: a car not heard for a while is forgotten
+		if now.Sub(c.logBase) > l.newest()+carLogKeep {
+			delete(c.carLog, id)
+		}
+	}
 	return dst
+}
+
+// carLogKeep is how long a car's log (ClientConfig.CarLog) is kept after
+// its last relay: longer than the gap watch's (the bots'), which reads it.
+const carLogKeep = 5 * time.Second
+
+// HeardAt is one relay of a car heard on a connection (HeardLog).
+type HeardAt struct {
+	Seq uint32
+	At  time.Time
+}
+
+// carLog is a ring of one car's relays, next at n % len(ring).
+type carLog struct {
+	ring []heardEntry
+	n    int
+}
+
+type heardEntry struct {
+	seq uint32
+	at  time.Duration // from the client's logBase
+}
+
+func (l *carLog) newest() time.Duration { return l.ring[(l.n-1)%len(l.ring)].at }
+
+// logHeard logs s, heard at now, in its car's ring (a new car's only
+// while fewer than MaxCars are logged). Under carsMu.
+func (c *Client) logHeard(s wire.CarSnapshot, now time.Time) {
+	l := c.carLog[s.Player]
+	if l == nil {
+		if len(c.carLog) >= c.cfg.MaxCars {
+			return
+		}
+		l = &carLog{ring: make([]heardEntry, c.cfg.CarLog)}
+		c.carLog[s.Player] = l
+	}
+	l.ring[l.n%len(l.ring)] = heardEntry{seq: s.Seq, at: now.Sub(c.logBase)}
+	l.n++
+}
+
+// HeardLog appends to dst, oldest first, every relay of player's car
+// (every snapshot, a newer one or the same again) this connection heard
+// among the last ClientConfig.CarLog kept, and reports whether older
+// ones were forgotten. For diagnostics; nothing without CarLog.
+func (c *Client) HeardLog(player uint32, dst []HeardAt) ([]HeardAt, bool) {
+	c.carsMu.Lock()
+	defer c.carsMu.Unlock()
+	l := c.carLog[player]
+	if l == nil {
+		return dst, false
+	}
+	for i := max(0, l.n-len(l.ring)); i < l.n; i++ {
+		e := l.ring[i%len(l.ring)]
+		dst = append(dst, HeardAt{Seq: e.seq, At: c.logBase.Add(e.at)})
+	}
+	return dst, l.n > len(l.ring)
 }
 
 // advancedWithin appends the latest snapshot of every other car whose

@@ -73,6 +73,7 @@ type Handover struct {
 	// kept until then, or until the new one delivers every car it did.
 	lingerUntil time.Time
 	lingerCars  []wire.CarSnapshot
+	lingered    bool // the last Step kept the old primary past the rules' drop
 
 	closing sync.WaitGroup // connections closing off the frame
 	gone    Traffic        // the bytes of the connections closed
@@ -239,6 +240,20 @@ func (h *Handover) Spare() (addr string, ready bool) {
 	return h.spare.addr, h.spareReady()
 }
 
+// SpareClient is the spare connection (nil while none is connected):
+// for diagnostics (HeardLog); the handover alone drives it.
+func (h *Handover) SpareClient() *Client {
+	if h.spare == nil {
+		return nil
+	}
+	return h.spare.c
+}
+
+// Lingered reports whether the last Step kept the spare, the old primary
+// of a switch, only because it still shows cars moving that the new
+// primary does not (lingering): the rules would have dropped it.
+func (h *Handover) Lingered() bool { return h.lingered }
+
 // Dialling reports whether a spare's dial is under way.
 func (h *Handover) Dialling() bool { return h.dialing != "" }
 
@@ -256,6 +271,7 @@ func (h *Handover) Err() error { return h.primary.c.Err() }
 // takes a finished dial, the spare's messages, and does what the rules
 // ask (open a spare, switch, drop the spare). It never blocks.
 func (h *Handover) Step(now time.Time, x, z float64) {
+	h.lingered = false
 	select {
 	case r := <-h.dialed:
 		h.took(r, now)
@@ -284,6 +300,7 @@ func (h *Handover) Step(now time.Time, x, z float64) {
 	case step.swap:
 		h.swap(now, step.reason)
 	case step.drop && h.lingering(now): // dropped once the new primary shows its cars
+		h.lingered = true
 	case step.drop:
 		h.log.Debug("handover: dropping the spare", "server", st.spare, "why", step.reason)
 		h.dropSpare()

@@ -42,6 +42,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	editsOut := fs.String("edits-out", "", "write every acknowledged edit (and those unanswered at the end) to this `file`, one JSON object a line, for citydrive check-edits")
 	gapsOut := fs.String("gaps-out", "", "write every car gap timed at a handover (cars in view throughout), in ms, one a line, to this `file`")
 	baseGapsOut := fs.String("baseline-gaps-out", "", "write every car gap timed at the baseline's instants (the same watch where there is no handover), in ms, one a line, to this `file`")
+	gapsTrace := fs.String("gaps-trace", "", "explain every car gap of 100 ms or more timed at a handover or the baseline in this `file`, one JSON object a line: the watcher's ticks, each connection's relays of the car, its sends (a diagnostic: every connection logs the cars it hears)")
 	stay := fs.Bool("stay", false, "keep each bot on the server it joined: in a cluster, never hand it over to a region's owner")
 	nice := fs.Int("nice", 10, "run the bots at this nice value (0..19; 0: unchanged): they stand in for players on other machines, so a server on the same host gets the CPU first")
 	fs.alias("radius", "terrain-radius")
@@ -93,6 +94,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	if err := checkOptionalFile("baseline-gaps-out", *baseGapsOut); err != nil {
 		return err
 	}
+	if err := checkOptionalFile("gaps-trace", *gapsTrace); err != nil {
+		return err
+	}
 	if err := ready(); err != nil {
 		return err
 	}
@@ -120,7 +124,7 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	rep, err := bots.Run(ctx, bots.Options{
 		Addr: *addr, Fingerprint: *fp, Seed: *seed, N: *n, First: *first, Of: *of, Duration: *duration, Speed: *speed,
 		Radius: uint32(*radius), EditEvery: ee, Spread: *spread, TeleportAt: *teleport, LeaveHalfAfter: *leaveHalf,
-		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", Stay: *stay, Logger: log,
+		MetricsURL: metricsURL, Password: joinPassword(*password), RecordEdits: *editsOut != "", GapTrace: *gapsTrace != "", Stay: *stay, Logger: log,
 	})
 	rep.WriteTable(stdout)
 	if *editsOut != "" {
@@ -131,6 +135,9 @@ func runBots(args []string, stdout, stderr io.Writer) error {
 	}
 	if *baseGapsOut != "" {
 		err = errors.Join(err, writeReportFile(*baseGapsOut, rep.WriteBaselineGaps))
+	}
+	if *gapsTrace != "" {
+		err = errors.Join(err, writeReportFile(*gapsTrace, rep.WriteGapTrace))
 	}
 	return err
 }

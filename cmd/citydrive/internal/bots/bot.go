@@ -143,6 +143,9 @@ func newBot(ctx context.Context, o Options, id int) (*bot, error) {
 		Centre: centre, Radius: askRadius, Name: fmt.Sprintf("bot-%d", id),
 		Password: o.Password, Logger: o.Logger.With("bot", id),
 	}
+	if o.GapTrace { // every connection (the spares and failovers dial with cfg) logs the cars it hears
+		cfg.CarLog = carLogLen
+	}
 	b.dial = func(ctx context.Context) (*netsync.Client, error) { return netsync.Dial(ctx, cfg) }
 	if len(addrs) > 1 { // bot id starts on server id mod n, moves on when it is lost
 		f, err := netsync.NewFailover(cfg, addrs, pins, id)
@@ -216,6 +219,9 @@ func (b *bot) adopt(o *wire.Owners, later []wire.Message) {
 	b.h, b.c, b.cl = h, h, nil
 	if b.gaps == nil {
 		b.gaps = newGapWatch(b.fleet, time.Now())
+		if b.o.GapTrace {
+			b.gaps.trace = newGapTracer(b.res.ID)
+		}
 	}
 }
 
@@ -232,6 +238,9 @@ func (b *bot) step(now time.Time, p world.Vec2) {
 		return
 	}
 	b.res.Handovers += b.h.Switches() - before
+	if b.gaps.trace != nil { // the other bots' traces ask whether their gap was this car's own switch
+		b.fleet.switched(b.shownAs, now)
+	}
 	b.gaps.switched(now, b.ar, &b.res)
 }
 
@@ -343,8 +352,29 @@ func (b *bot) tick(now time.Time) {
 		b.seen[s.Player] = struct{}{}
 	}
 	if b.h != nil {
+		if b.gaps.trace != nil {
+			b.traceTick(now)
+		}
 		b.gaps.seen(now, b.cars, b.ar, &b.res)
 	}
+}
+
+// traceTick gives the gap trace this tick and the handover's connections
+// after its Step.
+func (b *bot) traceTick(now time.Time) {
+	var cs [2]tickConn
+	cs[0] = tickConn{c: b.h.Primary(), addr: b.h.PrimaryAddr(), role: rolePrimary}
+	if sp := b.h.SpareClient(); sp != nil { // else cs[1].c stays a nil interface
+		addr, ready := b.h.Spare()
+		cs[1] = tickConn{c: sp, addr: addr, role: roleSpare}
+		switch {
+		case b.h.Lingered():
+			cs[1].role = roleLingered
+		case ready:
+			cs[1].role = roleSpareReady
+		}
+	}
+	b.gaps.trace.tick(now, cs)
 }
 
 // place tells the fleet where this bot's car is (in chunk ch, its

@@ -60,7 +60,12 @@ type Options struct {
 	// RecordEdits keeps every edit acknowledged (and those unanswered at
 	// the end) in Bot.Edits, to check them against the stored world.
 	RecordEdits bool
-	Logger      *slog.Logger
+	// GapTrace explains every car gap of gapTraceMin or more the watch
+	// judges (handover and baseline) in Bot.GapTraces (gaptrace.go): a
+	// diagnostic, off by default, that costs every connection a log of
+	// each car's relays.
+	GapTrace bool
+	Logger   *slog.Logger
 }
 
 // Bot is one bot's outcome.
@@ -118,6 +123,7 @@ type Bot struct {
 	// sees every car late).
 	Ticks, LateTicks int
 	LongestTick      time.Duration
+	GapTraces        []GapTrace // with Options.GapTrace
 }
 
 // rateSampleEvery is how often Run reads the server's tick rate.

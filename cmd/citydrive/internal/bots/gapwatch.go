@@ -74,6 +74,40 @@ type fleetCar struct {
 	chunk voxel.ChunkPos
 	sends [fleetSends]carSeen // a ring, next at n % fleetSends
 	n     int
+	// switches are its own handovers' latest (a ring, next at ns %
+	// fleetSwitches), for the gap trace.
+	switches [fleetSwitches]time.Time
+	ns       int
+}
+
+// fleetSwitches is how many of a car's own switches the fleet keeps: a
+// car switches a few times a minute.
+const fleetSwitches = 4
+
+// switched says car id (its bot) switched server at at.
+func (f *fleet) switched(id uint32, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fc := f.cars[id]; fc != nil {
+		fc.switches[fc.ns%fleetSwitches] = at
+		fc.ns++
+	}
+}
+
+// switchesIn appends car id's own switches from from to until.
+func (f *fleet) switchesIn(id uint32, from, until time.Time, dst []time.Time) []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fc := f.cars[id]
+	if fc == nil {
+		return dst
+	}
+	for i := max(0, fc.ns-fleetSwitches); i < fc.ns; i++ {
+		if at := fc.switches[i%fleetSwitches]; !at.Before(from) && !at.After(until) {
+			dst = append(dst, at)
+		}
+	}
+	return dst
 }
 
 func newFleet() *fleet { return &fleet{cars: map[uint32]*fleetCar{}} }
@@ -134,6 +168,23 @@ func (f *fleet) sentAfter(id, seq uint32) (time.Time, bool) {
 	return first.at, found
 }
 
+// sendsFrom appends to dst the sends of car id the fleet holds from seq
+// on (seq itself and those newer) made by until, oldest first.
+func (f *fleet) sendsFrom(id, seq uint32, until time.Time, dst []carSeen) []carSeen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fc := f.cars[id]
+	if fc == nil {
+		return dst
+	}
+	for i := max(0, fc.n-fleetSends); i < fc.n; i++ {
+		if s := fc.sends[i%fleetSends]; !wire.SeqNewer(seq, s.seq) && !s.at.After(until) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
 // carSeen is a car's snapshot seq seen (or sent) at at.
 type carSeen struct {
 	seq uint32
@@ -151,14 +202,15 @@ type gapWatch struct {
 	// changed is when the watcher's connections last changed (zero:
 	// not since the handover began); nextBase the baseline's next instant.
 	changed, nextBase time.Time
+	trace             *gapTracer // nil: no trace (Options.GapTrace)
 }
 
-// watched is a car watched across a switch (or a baseline instant): last
-// seen before it, and lost if not shown again by until.
+// watched is a car watched across a switch (or a baseline instant) at at:
+// last seen before it, and lost if not shown again by until.
 type watched struct {
-	last     carSeen
-	until    time.Time
-	baseline bool
+	last      carSeen
+	at, until time.Time
+	baseline  bool
 }
 
 // gapFigures is one kind of watch's counts, in the bot's figures.
@@ -229,7 +281,7 @@ func (g *gapWatch) start(now time.Time, ar *area, baseline bool, res *Bot) {
 			}
 		case inView(ar, c):
 			if _, ok := g.watch[id]; !ok {
-				g.watch[id] = watched{last: s, until: now.Add(gapWatchFor), baseline: baseline}
+				g.watch[id] = watched{last: s, at: now, until: now.Add(gapWatchFor), baseline: baseline}
 				*fig.watched++
 			}
 		}
@@ -264,7 +316,11 @@ func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *B
 				from = sent
 			}
 			fig := g.figures(w.baseline, res)
-			*fig.gaps = append(*fig.gaps, max(0, now.Sub(from)).Seconds())
+			gap := max(0, now.Sub(from))
+			*fig.gaps = append(*fig.gaps, gap.Seconds())
+			if g.trace != nil && gap >= gapTraceMin {
+				res.GapTraces = append(res.GapTraces, g.trace.explain(w, s, from, now, g.fleet))
+			}
 			delete(g.watch, s.Player)
 		}
 	}
