@@ -308,3 +308,79 @@ func TestHandoverCarsNeverStepBack(t *testing.T) {
 	delete(newC.cars, 7)
 	assert.Empty(t, h.Cars(nil), "relayed by neither: gone")
 }
+
+// Make before break: after a switch the old server still drives the car
+// for driveOverlap (its snapshots go to both), so the ones the car sends
+// before the new server takes it (its Handover comes on a stream the
+// datagrams can overtake) are not lost; then the old one stands by. An
+// observer on the old server, which hears nothing of the new one here,
+// sees the car move on there after the switch, and then no more.
+func TestOldPrimaryDrivesTheCarUntilTheNewHasIt(t *testing.T) {
+	dir := &movingDir{}
+	fx := &listExchange{}
+	w := startServer(t, func(c *ServerConfig) { c.Owners = dir })
+	e := startServer(t, func(c *ServerConfig) { c.Owners, c.Cars, c.FirstPlayer = dir, fx, 1000 })
+	west, east := w.Addr().String(), e.Addr().String()
+	dir.mu.Lock()
+	dir.west, dir.east = west, east
+	dir.mu.Unlock()
+
+	const x, z = -40.0, 16.0
+	cfg := w.clientConfig()
+	cfg.Centre = voxel.ChunkPos{X: -2}
+	pins := map[string]string{west: w.Fingerprint(), east: e.Fingerprint()}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	h, err := DialHandover(ctx, HandoverConfig{Client: cfg, Pin: func(a string) string { return pins[a] }})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, h.Close()) }()
+	o := dial(t, cfg) // the observer, on the west server
+	me := wire.QuantiseCar(0, 0, x, 1, z, 0, 0)
+	frame := func() {
+		h.SendCar(me)
+		own := me
+		own.Player, own.Seq = h.CarID(), h.carSeq
+		fx.set(own) // the east server hears the car as the west shows it
+		h.Step(time.Now(), x, z)
+		require.NoError(t, h.WaitDial(ctx))
+		h.Poll(nil, 1024)
+		o.Poll(nil, 1024)
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.After(testTimeout); ; {
+			frame()
+			if cond() {
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("waiting for %s: nothing within %v", what, testTimeout)
+			}
+		}
+	}
+	seen := func() uint32 {
+		s, _ := carOf(o, h.CarID())
+		return s.Seq
+	}
+	until("a ready spare to the east server", func() bool {
+		addr, ready := h.Spare()
+		return addr == east && ready && seen() > 0
+	})
+	dir.giveAllToEast()
+	until("the switch to the east server", func() bool { return h.Switches() == 1 })
+	switched, at := h.carSeq, time.Now()
+	until("the west server showing the car's snapshots sent after the switch", func() bool {
+		require.Less(t, time.Since(at), driveOverlap, "the west server stood by at the switch")
+		return wire.SeqNewer(seen(), switched+2)
+	})
+	until("the west server standing by after the overlap", func() bool {
+		return time.Since(at) > driveOverlap+200*time.Millisecond
+	})
+	last := seen()
+	until("a few more frames", func() bool { return time.Since(at) > driveOverlap+400*time.Millisecond })
+	assert.Equal(t, last, seen(), "the west server still drives the car after the overlap")
+}

@@ -109,10 +109,21 @@ func TestCarKeepsItsIDAfterItsFirstConnectionCloses(t *testing.T) {
 	for x := -reach; x <= far; x += step {
 		drive(x)
 	}
-	select { // dropped as the spare far from the west server's regions (closed off the frame)
-	case <-first.Done():
-	case <-time.After(deadline):
-		t.Fatal("the car's first connection was not closed far from its server's regions")
+	// Dropped as the spare far from the west server's regions (closed off
+	// the frame), once it drives the car no more: frames go on meanwhile.
+	for end, frames := time.After(deadline), time.NewTicker(10*time.Millisecond); ; {
+		select {
+		case <-first.Done():
+			frames.Stop()
+		case <-frames.C:
+			h.Step(time.Now(), far, z)
+			h.SendCar(wire.QuantiseCar(0, 0, far, 40, z, 0, 0))
+			h.Poll(nil, 1024)
+			continue
+		case <-end:
+			t.Fatal("the car's first connection was not closed far from its server's regions")
+		}
+		break
 	}
 	for x := far; x >= -reach; x -= step {
 		drive(x)
