@@ -77,7 +77,7 @@ type Handover struct {
 	// snapshots go to both) until standbyAt, when it is told to stand by.
 	overlap   *link
 	standbyAt time.Time
-	lingered    bool // the last Step kept the old primary past the rules' drop
+	lingered  bool // the last Step kept the old primary past the rules' drop
 
 	closing sync.WaitGroup // connections closing off the frame
 	gone    Traffic        // the bytes of the connections closed
