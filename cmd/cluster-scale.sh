@@ -191,6 +191,8 @@ sum() { sed -n "s/.*$1: \\([0-9]*\\).*/\\1/p" "$DIR/bots.all" | awk '{ s += $1 }
 gaplost=$(sum 'lost (in view, not shown within [^)]*)')
 gapleft=$(sum 'left the view first')
 gapunjudged=$(sum "not judged (other processes' cars)")
+gaplate=$(sum "the watcher's own tick late within the gap (not counted)")
+baselate=$(sum 'watcher late')
 anylost=$(sum 'not seen again')
 anygap=$(sed -n 's/.*the old measure): longest gap \([0-9]*\) ms.*/\1/p' "$DIR/bots.all" | sort -n | tail -n 1)
 late=$(sed -n 's/^bot ticks: [0-9]*, \([0-9.]*\) % late.*longest between two \([0-9]*\) ms/\1 \2/p' "$DIR/bots.all" |
@@ -224,8 +226,8 @@ acks=$(cat "$DIR"/edits*.jsonl | sed -n 's/.*"ms":\([0-9.e+-]*\).*/\1/p' | sort 
 	done
 	awk -v h="$handovers" -v n="$N" -v f="$failed" -v s="$secs" 'BEGIN {
 		bm = (n - f) * s / 60; printf "| handovers | %d, %.2f per bot-minute |\n", h, (bm > 0 ? h / bm : 0) }'
-	echo "| car gap at a handover (cars in view throughout) | $gaps; $gaplost lost (in view, not shown within 2 s); $gapleft left the view first; $gapunjudged not judged (another process's) |"
-	echo "| the same measure at no handover (the baseline) | $basegaps |"
+	echo "| car gap at a handover (cars in view throughout) | $gaps; $gaplost lost (in view, not shown within 2 s); $gapleft left the view first; $gapunjudged not judged (another process's); $gaplate left out, the watcher's own tick late within the gap |"
+	echo "| the same measure at no handover (the baseline) | $basegaps; $baselate left out, the watcher late |"
 	echo "| bot ticks (how far the bots kept up) | $late |"
 	echo "| the old measure (every car seen before a switch) | longest gap ${anygap:--} ms, $anylost not seen again within 2 s |"
 	echo "| acknowledged edits | ${lost:-not checked (see $DIR/check.out)} |"

@@ -219,6 +219,7 @@ func (b *bot) adopt(o *wire.Owners, later []wire.Message) {
 	b.h, b.c, b.cl = h, h, nil
 	if b.gaps == nil {
 		b.gaps = newGapWatch(b.fleet, time.Now())
+		b.gaps.period = time.Second / time.Duration(b.hz)
 		if b.o.GapTrace {
 			b.gaps.trace = newGapTracer(b.res.ID)
 		}

@@ -116,7 +116,11 @@ type Bot struct {
 	BaselineGaps     []float64
 	BaselineCarsLost int
 	BaselineLeftView int
-	Edits            []Edit // with Options.RecordEdits
+	// HandoverWatcherLate and BaselineWatcherLate count the gaps left
+	// out of the figures because the watcher's own ticks came more than
+	// lateTick periods apart within them (the load generator behind).
+	HandoverWatcherLate, BaselineWatcherLate int
+	Edits                                    []Edit // with Options.RecordEdits
 	// Ticks counts the bot's ticks, LateTicks those that came more than
 	// lateTick periods after the one before, LongestTick the longest
 	// between two: how far the bots' process kept up (a late watcher

@@ -203,6 +203,34 @@ type gapWatch struct {
 	// not since the handover began); nextBase the baseline's next instant.
 	changed, nextBase time.Time
 	trace             *gapTracer // nil: no trace (Options.GapTrace)
+	// period is the watcher's tick period (0: ticks not judged); ticks
+	// its latest ticks, a ring, next at nTicks % gapTicks.
+	period time.Duration
+	ticks  [gapTicks]time.Time
+	nTicks int
+}
+
+// gapTicks holds the watcher's ticks over the longest watch (gapWatchFor
+// at up to 60 Hz).
+const gapTicks = 128
+
+// watcherLate reports whether, between from and now, two of the
+// watcher's ticks came more than lateTick periods apart: the watcher (the
+// load generator) fell behind and sees every car late, so that gap is
+// its own, not the servers'.
+func (g *gapWatch) watcherLate(from, now time.Time) bool {
+	if g.period <= 0 {
+		return false
+	}
+	var prev time.Time
+	for i := max(0, g.nTicks-gapTicks); i < g.nTicks; i++ {
+		t := g.ticks[i%gapTicks]
+		if !prev.IsZero() && t.After(from) && !t.After(now) && t.Sub(prev) > lateTick*g.period {
+			return true
+		}
+		prev = t
+	}
+	return false
 }
 
 // watched is a car watched across a switch (or a baseline instant) at at:
@@ -215,15 +243,15 @@ type watched struct {
 
 // gapFigures is one kind of watch's counts, in the bot's figures.
 type gapFigures struct {
-	watched, lost, left *int
-	gaps                *[]float64
+	watched, lost, left, late *int
+	gaps                      *[]float64
 }
 
 func (g *gapWatch) figures(baseline bool, res *Bot) gapFigures {
 	if baseline {
-		return gapFigures{&res.BaselineWatched, &res.BaselineCarsLost, &res.BaselineLeftView, &res.BaselineGaps}
+		return gapFigures{&res.BaselineWatched, &res.BaselineCarsLost, &res.BaselineLeftView, &res.BaselineWatcherLate, &res.BaselineGaps}
 	}
-	return gapFigures{&res.HandoverWatched, &res.HandoverCarsLost, &res.HandoverLeftView, &res.HandoverGaps}
+	return gapFigures{&res.HandoverWatched, &res.HandoverCarsLost, &res.HandoverLeftView, &res.HandoverWatcherLate, &res.HandoverGaps}
 }
 
 func newGapWatch(f *fleet, now time.Time) *gapWatch {
@@ -294,6 +322,8 @@ func (g *gapWatch) start(now time.Time, ar *area, baseline bool, res *Bot) {
 // watched cars that left the view, and once the watch is over those never
 // shown.
 func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *Bot) {
+	g.ticks[g.nTicks%gapTicks] = now
+	g.nTicks++
 	if !now.Before(g.nextBase) && now.Sub(g.changed) >= gapQuiet {
 		g.start(now, ar, true, res)
 		g.nextBase = now.Add(gapBaseEvery)
@@ -317,7 +347,11 @@ func (g *gapWatch) seen(now time.Time, cars []wire.CarSnapshot, ar *area, res *B
 			}
 			fig := g.figures(w.baseline, res)
 			gap := max(0, now.Sub(from))
-			*fig.gaps = append(*fig.gaps, gap.Seconds())
+			if g.watcherLate(from, now) {
+				*fig.late++
+			} else {
+				*fig.gaps = append(*fig.gaps, gap.Seconds())
+			}
 			if g.trace != nil && gap >= gapTraceMin {
 				res.GapTraces = append(res.GapTraces, g.trace.explain(w, s, from, now, g.fleet))
 			}
@@ -351,6 +385,7 @@ type handoverGaps struct {
 	gaps, base                    []float64 // seconds
 	lost, left, unjudged, anyLost int
 	baseLost, baseLeft            int
+	late, baseLate                int
 	anyGap                        time.Duration
 }
 
@@ -358,6 +393,7 @@ func (h *handoverGaps) add(b Bot) {
 	h.gaps, h.base = append(h.gaps, b.HandoverGaps...), append(h.base, b.BaselineGaps...)
 	h.lost, h.left, h.unjudged = h.lost+b.HandoverCarsLost, h.left+b.HandoverLeftView, h.unjudged+b.HandoverUnjudged
 	h.baseLost, h.baseLeft = h.baseLost+b.BaselineCarsLost, h.baseLeft+b.BaselineLeftView
+	h.late, h.baseLate = h.late+b.HandoverWatcherLate, h.baseLate+b.BaselineWatcherLate
 	h.anyGap, h.anyLost = max(h.anyGap, b.HandoverAnyGap), h.anyLost+b.HandoverAnyLost
 }
 
@@ -365,9 +401,10 @@ func (h *handoverGaps) add(b Bot) {
 func (h handoverGaps) String() string {
 	s := fmt.Sprintf("car gap at a handover (this process's cars in view throughout, n=%d)", len(h.gaps)) + gapQuantiles(h.gaps)
 	s += fmt.Sprintf("; lost (in view, not shown within %v): %d; left the view first: %d; not judged (other processes' cars): %d; "+
-		"the same at no handover (the baseline, n=%d)", gapWatchFor, h.lost, h.left, h.unjudged, len(h.base)) + gapQuantiles(h.base)
-	return s + fmt.Sprintf(", lost %d, left %d; any car seen (the old measure): longest gap %.0f ms, not seen again: %d",
-		h.baseLost, h.baseLeft, float64(h.anyGap)/float64(time.Millisecond), h.anyLost)
+		"the watcher's own tick late within the gap (not counted): %d; "+
+		"the same at no handover (the baseline, n=%d)", gapWatchFor, h.lost, h.left, h.unjudged, h.late, len(h.base)) + gapQuantiles(h.base)
+	return s + fmt.Sprintf(", lost %d, left %d, watcher late: %d; any car seen (the old measure): longest gap %.0f ms, not seen again: %d",
+		h.baseLost, h.baseLeft, h.baseLate, float64(h.anyGap)/float64(time.Millisecond), h.anyLost)
 }
 
 // gapQuantiles is ": p50 …, p99 …, max …" of gaps (seconds), sorting

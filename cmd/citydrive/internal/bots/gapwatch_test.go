@@ -166,3 +166,31 @@ func TestBaselineIsNeverAHandoversGap(t *testing.T) {
 	require.Len(t, res.HandoverGaps, 1)
 	assert.InDelta(t, 0.15, res.HandoverGaps[0], 1e-9, "from its last sighting at 3950 ms")
 }
+
+// A gap within which the watcher's own ticks came more than lateTick
+// periods apart is the watcher's (the load generator fell behind and sees
+// every car late): counted apart, not among the gaps.
+func TestGapWithTheWatcherLateIsCountedApart(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ticks []int // the watcher's ticks after the sighting at 0 ms, ms
+		late  bool
+	}{
+		{"on time", []int{33, 67, 133, 167, 200}, false},
+		{"a tick 100 ms after the one before", []int{33, 67, 100, 200}, true},
+	} {
+		g, _, ar, res := watching(t)
+		g.period = 33 * time.Millisecond
+		for _, ms := range c.ticks[:len(c.ticks)-1] {
+			g.seen(gapAt(ms), nil, ar, res)
+		}
+		g.seen(gapAt(c.ticks[len(c.ticks)-1]), []wire.CarSnapshot{{Player: 7, Seq: 11}}, ar, res)
+		if c.late {
+			assert.Empty(t, res.HandoverGaps, c.name)
+			assert.Equal(t, 1, res.HandoverWatcherLate, c.name)
+		} else {
+			assert.Len(t, res.HandoverGaps, 1, c.name)
+			assert.Zero(t, res.HandoverWatcherLate, c.name)
+		}
+	}
+}
