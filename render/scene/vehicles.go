@@ -28,6 +28,9 @@ const (
 	VehicleFloats = 8
 	// VehicleRadius bounds every model around its centre (culling).
 	VehicleRadius = 3.2
+	// vehicleCentreUp is how far above its footprint a vehicle's
+	// bounding sphere is centred: about half a van's height.
+	vehicleCentreUp = 1.0
 	// VehicleMeshFloats per mesh vertex: position, normal, part.
 	VehicleMeshFloats = 7
 )
@@ -69,8 +72,8 @@ func AppendVehicles(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, c
 // filter is set.
 func appendVisible(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, cam mgl64.Vec3, f *frustum.Frustum, maxInstances int, only uint8, filter bool) ([]float32, int) {
 	dropped := 0
-	// the planes as plain numbers, the sphere's centre a metre up folded
-	// into D: a few hundred vehicles a frame go through them
+	// the planes as plain numbers, the sphere's centre vehicleCentreUp
+	// up folded into D: a few hundred vehicles a frame go through them
 	var pl [6][4]float64
 	for i := range pl {
 		if f == nil {
@@ -78,7 +81,7 @@ func appendVisible(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, ca
 			continue
 		}
 		p := &f.Planes[i]
-		pl[i] = [4]float64{p.N[0], p.N[1], p.N[2], p.D + p.N[1] + VehicleRadius}
+		pl[i] = [4]float64{p.N[0], p.N[1], p.N[2], p.D + p.N[1]*vehicleCentreUp + VehicleRadius}
 	}
 	for i := range vs {
 		v := &vs[i]
@@ -101,6 +104,39 @@ func appendVisible(dst []float32, counts *[VehicleModels]int32, vs []Vehicle, ca
 		counts[m]++
 	}
 	return dst, dropped
+}
+
+// BlocksChaseView reports whether a vehicle standing at foot (the centre
+// of its footprint) comes between a chase camera at eye and the car it
+// follows, standing at car: whether its bounding sphere (VehicleRadius
+// about the centre vehicleCentreUp above foot, as AppendVehicles culls)
+// holds the eye or meets the segment from the eye to the car's centre
+// (lifted alike).
+func BlocksChaseView(eye, car, foot mgl64.Vec3) bool {
+	up := mgl64.Vec3{0, vehicleCentreUp, 0}
+	c, at := foot.Add(up), car.Add(up)
+	d, w := at.Sub(eye), c.Sub(eye)
+	t := 0.0 // the eye itself when the car is there too
+	if dd := d.Dot(d); dd > 0 {
+		t = max(0, min(1, w.Dot(d)/dd))
+	}
+	gap := w.Sub(d.Mul(t)) // from the segment's nearest point to the centre
+	return gap.Dot(gap) <= VehicleRadius*VehicleRadius
+}
+
+// VehiclesClearOfChaseView appends to dst the vehicles of vs that do not
+// block a chase camera's view of its car (BlocksChaseView), in order
+// (grouped by model stays grouped): a real game hides a vehicle that
+// comes between them, as traffic queued right behind the car does (it
+// stops 2 m short, under a camera 9 m back: its roof would fill the
+// bottom of the screen). It allocates nothing when dst has room.
+func VehiclesClearOfChaseView(dst, vs []Vehicle, eye, car mgl64.Vec3) []Vehicle {
+	for i := range vs {
+		if !BlocksChaseView(eye, car, mgl64.Vec3{vs[i].X, vs[i].Y, vs[i].Z}) {
+			dst = append(dst, vs[i])
+		}
+	}
+	return dst
 }
 
 // VehicleCoarseVerts is the coarse prefix of every model's vertices in

@@ -167,3 +167,41 @@ func TestSplitVehiclesByDistance(t *testing.T) {
 	assert.Zero(t, SplitVehiclesByDistance(dst, &counts, 0), "0: none coarse")
 	assert.Zero(t, testing.AllocsPerRun(20, func() { SplitVehiclesByDistance(dst, &counts, beyond) }))
 }
+
+// A chase camera 9 m behind and 3.6 m above a car heading +X (the game's
+// chase camera): only a vehicle whose bounding sphere holds the eye or
+// meets the line from it to the car blocks the view.
+func TestBlocksChaseView(t *testing.T) {
+	car := mgl64.Vec3{100, 5, -40}
+	eye := car.Add(mgl64.Vec3{-9, 3.6, 0})
+	for _, c := range []struct {
+		name   string
+		foot   mgl64.Vec3 // relative to the car
+		blocks bool
+	}{
+		{"queued 2 m behind the car", mgl64.Vec3{-2.1 - 2 - 2.3, 0, 0}, true},
+		{"right under the camera", mgl64.Vec3{-9, 0, 0}, true},
+		{"beside the line, within its sphere", mgl64.Vec3{-4, 0, 2.5}, true},
+		{"3 m behind the camera", mgl64.Vec3{-12, 0, 0}, false},
+		{"far behind", mgl64.Vec3{-30, 0, 0}, false},
+		{"queued 2 m ahead of the car", mgl64.Vec3{2.1 + 2 + 2.3, 0, 0}, false},
+		{"oncoming, level with the car", mgl64.Vec3{0, 0, 4.2}, false},
+		{"oncoming, under the camera's side", mgl64.Vec3{-7, 0, 4.2}, false},
+		{"parked beside the road", mgl64.Vec3{-5, 0, 7}, false},
+	} {
+		assert.Equal(t, c.blocks, BlocksChaseView(eye, car, car.Add(c.foot)), c.name)
+	}
+}
+
+// The vehicles left out are those that block the view; the rest keep
+// their order (grouped by model stays grouped).
+func TestVehiclesClearOfChaseView(t *testing.T) {
+	car := mgl64.Vec3{0, 0, 0}
+	eye := mgl64.Vec3{0, 3.6, 9} // behind a car heading -Z
+	at := func(x, z float64, m uint8) Vehicle { return Vehicle{X: x, Z: z, Model: m} }
+	vs := []Vehicle{at(0, -6.4, 0), at(0, 6.4, 1), at(4.2, 0, 1), at(0, 9, 2), at(0, 30, 2)}
+	dst := make([]Vehicle, 0, len(vs))
+	got := VehiclesClearOfChaseView(dst, vs, eye, car)
+	assert.Equal(t, []Vehicle{vs[0], vs[2], vs[4]}, got, "the van queued behind and the one under the camera are left out")
+	assert.Zero(t, testing.AllocsPerRun(20, func() { got = VehiclesClearOfChaseView(dst[:0], vs, eye, car) }))
+}

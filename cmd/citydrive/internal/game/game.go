@@ -661,6 +661,10 @@ func (s *Session) view() car.Car {
 	return v
 }
 
+// chaseView reports whether the frame's camera is the chase camera
+// behind the car (setCamera): neither the top view nor photo mode.
+func (s *Session) chaseView() bool { return !s.photo.on && !s.topView }
+
 func (s *Session) setCamera() {
 	cam := &s.frame.Camera
 	if s.photo.on {
@@ -714,6 +718,8 @@ func (s *Session) buildFrame() {
 	// The car, relative to itself: the dynamic origin follows it.
 	v := s.view()
 	s.frame.DynamicOrigin = mgl64.Vec3{v.Pos.X, v.Y, v.Pos.Z}
+	eye, foot := s.frame.Camera.Position, s.frame.DynamicOrigin
+	s.drawTraffic(eye, foot)
 	s.dynamic = appendCar(s.dynamic[:0], 0, 0, 0, v.Heading)
 	s.dynamic = appendLake(s.dynamic, v.Pos.X, v.Pos.Z, v.Pos.X, v.Y, v.Pos.Z, world.WaterLevel)
 	var others []remote.Pose
@@ -725,6 +731,9 @@ func (s *Session) buildFrame() {
 	for i, p := range others {
 		if i == maxRemoteCars {
 			break
+		}
+		if s.chaseView() && scene.BlocksChaseView(eye, foot, mgl64.Vec3{p.X, p.Y, p.Z}) {
+			continue // as traffic there is (drawTraffic)
 		}
 		s.dynamic = appendCar(s.dynamic, float32(p.X-v.Pos.X), float32(p.Y-v.Y), float32(p.Z-v.Pos.Z), p.Heading)
 	}

@@ -5,10 +5,13 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"citydrive/cmd/citydrive/internal/car"
 	"citydrive/cmd/citydrive/internal/quantile"
 	"citydrive/cmd/citydrive/internal/trafficframe"
 	"citydrive/netsync/threadcpu"
+	"citydrive/render/scene"
 	"citydrive/roadgraph/traffic"
 	"citydrive/roadgraph/world"
 	"citydrive/slots"
@@ -40,7 +43,8 @@ type trafficState struct {
 	work    []float64 // the traffic goroutine's step per frame on its thread's CPU, µs (Pipeline.WorkCPU)
 	planned int       // frames whose vehicles the planning goroutine had found
 	others  []traffic.Blocker
-	at      float64 // the world time the traffic was last moved to
+	at      float64         // the world time the traffic was last moved to
+	inView  []scene.Vehicle // Draw less what blocks the chase camera (drawTraffic)
 }
 
 // otherCars appends the other players' cars within the simulated traffic
@@ -138,6 +142,22 @@ func (s *Session) updateTraffic(game float64) {
 		if w, ok := tr.WorkCPU(); ok {
 			tr.work = append(tr.work, us(w))
 		}
+	}
+}
+
+// drawTraffic sets the frame's vehicles from the traffic in hand: with
+// the chase camera (at eye), less any vehicle between it and the car
+// drawn at foot (scene.VehiclesClearOfChaseView); the top view and photo
+// mode see them all.
+func (s *Session) drawTraffic(eye, foot mgl64.Vec3) {
+	if s.env == nil || s.env.traffic == nil {
+		return
+	}
+	tr := s.env.traffic
+	s.frame.Vehicles = tr.Draw()
+	if s.chaseView() {
+		tr.inView = scene.VehiclesClearOfChaseView(tr.inView[:0], s.frame.Vehicles, eye, foot)
+		s.frame.Vehicles = tr.inView
 	}
 }
 
