@@ -291,7 +291,7 @@ func (h *Handover) Step(now time.Time, x, z float64) {
 	default:
 	}
 	h.drainSpare()
-	h.endOverlap(now, false)
+	h.endOverlap(now)
 	if h.spare != nil && h.spare.c.Err() != nil {
 		h.log.Info("handover spare lost", "server", h.spare.addr, "err", h.spare.c.Err())
 		h.dropSpare()
@@ -313,8 +313,8 @@ func (h *Handover) Step(now time.Time, x, z float64) {
 	switch {
 	case step.swap:
 		h.swap(now, step.reason)
-	case step.drop && (h.overlap != nil && h.overlap == h.spare || h.lingering(now)):
-		// dropped once it drives the car no more and the new primary shows its cars
+	case step.drop && h.overlap != nil: // it still drives the car: dropped once it stands by
+	case step.drop && h.lingering(now): // dropped once the new primary shows its cars
 		h.lingered = true
 	case step.drop:
 		h.log.Debug("handover: dropping the spare", "server", st.spare, "why", step.reason)
@@ -407,10 +407,8 @@ func (h *Handover) spareReady() bool {
 func (h *Handover) swap(now time.Time, why string) {
 	old, nw := h.primary, h.spare
 	_ = nw.c.queue(&wire.Handover{Drive: true, From: h.carID})
-	if h.overlap == nw { // back to the one still driving: it never stood by
-		h.overlap = nil
-	}
-	h.endOverlap(now, true) // one overlap at a time
+	// The spare (nw) is the only connection an overlap under way can be
+	// on, and it drives now: the old one takes the overlap's place.
 	h.overlap, h.standbyAt = old, now.Add(driveOverlap)
 	for _, r := range h.Identity().retry() {
 		if _, ok := nw.chunks[r.Pos]; ok { // else the old server answers it
@@ -449,16 +447,13 @@ func (h *Handover) lingering(now time.Time) bool {
 	return false
 }
 
-// endOverlap tells the old primary to stand by once its overlap is over
-// (or at once, when now), and forgets it when it is no longer the spare.
-func (h *Handover) endOverlap(now time.Time, force bool) {
-	if h.overlap == nil || !force && now.Before(h.standbyAt) && h.overlap == h.spare {
-		return
-	}
-	if h.overlap == h.spare || force {
+// endOverlap tells the old primary (the spare: dropSpare ends an
+// overlap with it) to stand by once its overlap is over.
+func (h *Handover) endOverlap(now time.Time) {
+	if h.overlap != nil && !now.Before(h.standbyAt) {
 		_ = h.overlap.c.queue(&wire.Handover{})
+		h.overlap = nil
 	}
-	h.overlap = nil
 }
 
 func (h *Handover) dropSpare() {
@@ -471,7 +466,7 @@ func (h *Handover) dropSpare() {
 		return
 	}
 	c := h.spare.c
-	h.spare = nil
+	h.spare, h.overlap = nil, nil // an overlap is only ever on the spare
 	h.closeLater(c)
 }
 

@@ -77,11 +77,23 @@ func TestOldPrimaryIsKeptWhileTheNewShowsACarHeldStill(t *testing.T) {
 	oldPrimaryKept(t, true)
 }
 
-// oldPrimaryKept switches a driver to the east server, a car q beside it
-// on the west one, the west's region then handed to the east; the east
-// server's cluster feed has none of q's car after the switch (or, stale,
-// only q's snapshot at the switch) until it is given q's car as it goes.
-func oldPrimaryKept(t *testing.T, stale bool) {
+// switchRig is a driver's handover between a west and an east server
+// (movingDir), the east one hearing the cluster's cars from fx, the
+// driver 40 m west of the border.
+type switchRig struct {
+	dir        *movingDir
+	fx         *listExchange
+	west, east string
+	cfg        ClientConfig // the west server's, centred on the driver
+	h          *Handover
+	ctx        context.Context
+}
+
+// The driver's place in switchRig.
+const rigX, rigZ = -40.0, 16.0
+
+func newSwitchRig(t *testing.T) *switchRig {
+	t.Helper()
 	dir := &movingDir{}
 	fx := &listExchange{}
 	w := startServer(t, func(c *ServerConfig) { c.Owners = dir })
@@ -90,17 +102,47 @@ func oldPrimaryKept(t *testing.T, stale bool) {
 	dir.mu.Lock()
 	dir.west, dir.east = west, east
 	dir.mu.Unlock()
-
-	const x, z = -40.0, 16.0 // 40 m west of the border
 	cfg := w.clientConfig()
 	cfg.Centre = voxel.ChunkPos{X: -2}
 	pins := map[string]string{west: w.Fingerprint(), east: e.Fingerprint()}
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	t.Cleanup(cancel)
 	h, err := DialHandover(ctx, HandoverConfig{Client: cfg, Pin: func(a string) string { return pins[a] }})
 	require.NoError(t, err)
-	defer func() { require.NoError(t, h.Close()) }()
-	q := dial(t, cfg) // another car on the west server, beside the driver's
+	t.Cleanup(func() { require.NoError(t, h.Close()) })
+	return &switchRig{dir: dir, fx: fx, west: west, east: east, cfg: cfg, h: h, ctx: ctx}
+}
+
+// frameUntil returns a wait that runs frame, then cond, every 5 ms until cond
+// holds (failing after testTimeout).
+func frameUntil(t *testing.T, frame func()) func(what string, cond func() bool) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	t.Cleanup(tick.Stop)
+	return func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.After(testTimeout); ; {
+			frame()
+			if cond() {
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("waiting for %s: nothing within %v", what, testTimeout)
+			}
+		}
+	}
+}
+
+// oldPrimaryKept switches a driver to the east server, a car q beside it
+// on the west one, the west's region then handed to the east; the east
+// server's cluster feed has none of q's car after the switch (or, stale,
+// only q's snapshot at the switch) until it is given q's car as it goes.
+func oldPrimaryKept(t *testing.T, stale bool) {
+	we := newSwitchRig(t)
+	dir, fx, west, east, h, ctx := we.dir, we.fx, we.west, we.east, we.h, we.ctx
+	const x, z = rigX, rigZ
+	q := dial(t, we.cfg) // another car on the west server, beside the driver's
 	qCar, me := wire.QuantiseCar(0, 0, x+4, 1, z, 0, 0), wire.QuantiseCar(0, 0, x, 1, z, 0, 0)
 	showQ := false              // the east server's cluster feed brings q's car as it goes
 	var heldQ *wire.CarSnapshot // or only this one of q's snapshots
@@ -126,22 +168,7 @@ func oldPrimaryKept(t *testing.T, stale bool) {
 		h.Poll(nil, 1024)
 		q.Poll(nil, 1024)
 	}
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.After(testTimeout); ; {
-			frame()
-			if cond() {
-				return
-			}
-			select {
-			case <-tick.C:
-			case <-deadline:
-				t.Fatalf("waiting for %s: nothing within %v", what, testTimeout)
-			}
-		}
-	}
+	until := frameUntil(t, frame)
 	seesQ := func() (wire.CarSnapshot, bool) {
 		i := slices.IndexFunc(h.Cars(nil), func(s wire.CarSnapshot) bool { return s.Player == q.Player() })
 		if i < 0 {
@@ -316,25 +343,10 @@ func TestHandoverCarsNeverStepBack(t *testing.T) {
 // observer on the old server, which hears nothing of the new one here,
 // sees the car move on there after the switch, and then no more.
 func TestOldPrimaryDrivesTheCarUntilTheNewHasIt(t *testing.T) {
-	dir := &movingDir{}
-	fx := &listExchange{}
-	w := startServer(t, func(c *ServerConfig) { c.Owners = dir })
-	e := startServer(t, func(c *ServerConfig) { c.Owners, c.Cars, c.FirstPlayer = dir, fx, 1000 })
-	west, east := w.Addr().String(), e.Addr().String()
-	dir.mu.Lock()
-	dir.west, dir.east = west, east
-	dir.mu.Unlock()
-
-	const x, z = -40.0, 16.0
-	cfg := w.clientConfig()
-	cfg.Centre = voxel.ChunkPos{X: -2}
-	pins := map[string]string{west: w.Fingerprint(), east: e.Fingerprint()}
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	h, err := DialHandover(ctx, HandoverConfig{Client: cfg, Pin: func(a string) string { return pins[a] }})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, h.Close()) }()
-	o := dial(t, cfg) // the observer, on the west server
+	we := newSwitchRig(t)
+	fx, east, h, ctx := we.fx, we.east, we.h, we.ctx
+	const x, z = rigX, rigZ
+	o := dial(t, we.cfg) // the observer, on the west server
 	me := wire.QuantiseCar(0, 0, x, 1, z, 0, 0)
 	frame := func() {
 		h.SendCar(me)
@@ -346,22 +358,7 @@ func TestOldPrimaryDrivesTheCarUntilTheNewHasIt(t *testing.T) {
 		h.Poll(nil, 1024)
 		o.Poll(nil, 1024)
 	}
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.After(testTimeout); ; {
-			frame()
-			if cond() {
-				return
-			}
-			select {
-			case <-tick.C:
-			case <-deadline:
-				t.Fatalf("waiting for %s: nothing within %v", what, testTimeout)
-			}
-		}
-	}
+	until := frameUntil(t, frame)
 	seen := func() uint32 {
 		s, _ := carOf(o, h.CarID())
 		return s.Seq
@@ -370,7 +367,7 @@ func TestOldPrimaryDrivesTheCarUntilTheNewHasIt(t *testing.T) {
 		addr, ready := h.Spare()
 		return addr == east && ready && seen() > 0
 	})
-	dir.giveAllToEast()
+	we.dir.giveAllToEast()
 	until("the switch to the east server", func() bool { return h.Switches() == 1 })
 	switched, at := h.carSeq, time.Now()
 	until("the west server showing the car's snapshots sent after the switch", func() bool {
