@@ -20,14 +20,20 @@ import (
 	"citydrive/roadgraph/world"
 )
 
-func smallSession(t *testing.T, opt Options) (*Session, *scriptedDisplay) {
+// offlineSession is a headless session of seed's world on 48 slots, its
+// ground within a chunk, with workers build workers (0: the main
+// goroutine builds, so a run repeats exactly); opt's Display is kept
+// (NewHeadless if nil), its log discarded unless given.
+func offlineSession(t *testing.T, seed uint64, workers int, opt Options) *Session {
 	t.Helper()
 	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots, cfg.Workers = 48, 1
-	w := world.New(412)
+	cfg.Slots.Slots, cfg.Workers = 48, workers
+	w := world.New(seed)
 	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}
-	opt.Streaming, opt.World, opt.Display, opt.TerrainRadius = cfg, w, d, 1
+	opt.Streaming, opt.World, opt.TerrainRadius = cfg, w, 1
+	if opt.Display == nil {
+		opt.Display = NewHeadless()
+	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -35,6 +41,14 @@ func smallSession(t *testing.T, opt Options) (*Session, *scriptedDisplay) {
 	s, err := New(opt)
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
+	return s
+}
+
+func smallSession(t *testing.T, opt Options) (*Session, *scriptedDisplay) {
+	t.Helper()
+	d := &scriptedDisplay{Headless: NewHeadless(), keys: fakeKeys{down: map[input.Key]bool{}, pressed: map[input.Key]bool{}}}
+	opt.Display = d
+	s := offlineSession(t, 412, 1, opt)
 	require.NoError(t, s.Load())
 	return s, d
 }

@@ -1,8 +1,6 @@
 package game
 
 import (
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"citydrive/buildworkers"
 	"citydrive/render/scene"
 	"citydrive/roadgraph/world"
 )
@@ -20,18 +17,7 @@ import (
 // (between the camera and the car) is left out of the frame's vehicles;
 // the top view and photo mode draw it.
 func TestChaseViewLeavesOutTrafficBehindTheCar(t *testing.T) {
-	cfg := buildworkers.DefaultConfig()
-	cfg.Slots.Slots = 48
-	cfg.Workers = 0
-	w := world.New(7)
-	cfg.NewBuilder = func() buildworkers.Builder { return buildworkers.NewCityBuilder(w, cfg.Slots.VertsPerSlot) }
-	s, err := New(Options{
-		Streaming: cfg, World: w, Display: NewHeadless(), TerrainRadius: 1,
-		Autopilot: true, Traffic: true, TimeOfDay: 12, FixedStep: true, Duration: 2 * time.Second,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-	})
-	require.NoError(t, err)
-	defer s.Close()
+	s := offlineSession(t, 7, 0, Options{Autopilot: true, Traffic: true, TimeOfDay: 12, FixedStep: true, Duration: 2 * time.Second})
 	require.NoError(t, s.Run())
 	require.NotNil(t, s.env.traffic)
 	all := s.env.traffic.Draw()
