@@ -231,3 +231,10 @@ func (r *Renderer) StopGPULog() {
 	t.delete()
 	t.alloc(timerLag)
 }
+
+// Finish waits until the GL has done every command given so far
+// (gpubench's wall-clock timing of a software rasteriser's draws).
+func (r *Renderer) Finish() {
+	r.makeCurrent()
+	gl.Finish()
+}

@@ -44,6 +44,7 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	jsonOut := fs.String("json-out", "", "also write the report as JSON to this `file`")
 	hud := fs.Bool("hud", true, "the player's HUD, as in a drive")
+	wall := fs.Bool("wall", false, "also time each draw by the wall clock between two finishes (on by itself under a software rasteriser, whose timer queries measure little)")
 	fs.hidden["passes"] = true
 	if err := fs.parse(args); err != nil {
 		return err
@@ -88,7 +89,7 @@ func runGPUBench(args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	s.SetHUD(*hud)
-	m := gpuMeasure{s: s, r: win, passes: passes, rounds: *rounds}
+	m := gpuMeasure{s: s, r: win, passes: passes, rounds: *rounds, wall: *wall || strings.Contains(win.GLInfo(), "llvmpipe")}
 	c, err := m.run(*frames, *warmup, names)
 	if err != nil {
 		return err
@@ -163,6 +164,9 @@ type gpuMeasure struct {
 	rounds int
 	roles  map[uint64]int // timed frame -> variant index; len(passes): floor; -1: the frame's first draw
 	notes  []string
+	wall   bool      // time each variant's draws by the wall clock too
+	walls  []float64 // this frame's, per variant (summed over rounds)
+	c      *gpubench.Collector
 }
 
 const rolePrime = -1
@@ -184,6 +188,7 @@ func (m *gpuMeasure) run(frames int, warmup time.Duration, names []string) (*gpu
 	}
 	m.r.TakeGPULog() // the warm-up's: dropped
 	m.roles = map[uint64]int{}
+	m.c = gpubench.NewCollector(names)
 	t0 := time.Now()
 	for i := 0; i < frames; i++ {
 		m.s.Update(1.0 / 60)
@@ -192,7 +197,7 @@ func (m *gpuMeasure) run(frames int, warmup time.Duration, names []string) (*gpu
 		}
 	}
 	log := m.r.TakeGPULog() // finishes the GPU's work first
-	c := gpubench.NewCollector(names)
+	c := m.c
 	c.Wall(time.Since(t0))
 	for _, e := range log {
 		v, ok := m.roles[e.Frame]
@@ -229,6 +234,9 @@ func (m *gpuMeasure) frame(i int, measured bool) error {
 	r.HoldShadow(true)
 	defer func() { r.HoldShadow(false); r.SetPasses(render.Passes{}) }()
 	n := len(m.passes) + 1
+	if m.wall {
+		m.walls = make([]float64, len(m.passes))
+	}
 	for k := 0; k < m.rounds; k++ {
 		for j := 0; j < n; j++ {
 			v := (i + k + j) % n
@@ -237,7 +245,16 @@ func (m *gpuMeasure) frame(i int, measured bool) error {
 				err = r.DrawFloor()
 			} else {
 				r.SetPasses(m.passes[v])
+				var t0 time.Time
+				if m.wall {
+					r.Finish()
+					t0 = time.Now()
+				}
 				err = r.Draw(f)
+				if m.wall {
+					r.Finish()
+					m.walls[v] += float64(time.Since(t0).Nanoseconds()) / 1e6
+				}
 				if measured && i == 0 && k == 0 && m.passes[v].Direct && !r.Stats().Direct {
 					m.notes = append(m.notes, fmt.Sprintf("%s: drawn through the target (the render scale is not 1, or the window has no depth buffer)", m.passes[v]))
 				}
@@ -247,6 +264,12 @@ func (m *gpuMeasure) frame(i int, measured bool) error {
 			}
 			note(v)
 		}
+	}
+	if measured && m.wall {
+		for v := range m.walls {
+			m.walls[v] /= float64(m.rounds)
+		}
+		m.c.WallFrame(m.walls)
 	}
 	r.Present()
 	return nil

@@ -44,7 +44,19 @@ type Collector struct {
 	names   []string
 	draws   [][]scene.GPUTimes // per variant
 	floors  []scene.FloorTimes
-	shadows []float64 // the shadow map's time on each measured frame's first draw (0: not refreshed)
+	shadows []float64   // the shadow map's time on each measured frame's first draw (0: not refreshed)
+	walls   [][]float64 // per measured frame, each variant's wall ms (WallFrame)
+}
+
+// WallFrame adds one measured frame's wall-clock times, in ms, one per
+// variant in names' order: each draw timed from an idle pipeline to its
+// end (a finish on both sides), the mean of its rounds. A software
+// rasteriser's timer queries say little (it defers work from one pass
+// into the next); this is what its frame costs.
+func (c *Collector) WallFrame(ms []float64) {
+	if len(ms) == len(c.names) {
+		c.walls = append(c.walls, ms)
+	}
 }
 
 // NewCollector is a collector for these variant names.
@@ -92,6 +104,11 @@ type Row struct {
 	// Total is the median of the draws' sums plus the shadow map per frame.
 	Total float64 `json:"total_ms"`
 	Ratio float64 `json:"ratio"` // Total / the floor's
+	// WallMS is the median over frames of the draw's wall-clock time
+	// (WallFrame), WallRatio the median over frames of that ÷ the first
+	// variant's in the same frame; both 0 without wall times.
+	WallMS    float64 `json:"wall_ms,omitempty"`
+	WallRatio float64 `json:"wall_ratio,omitempty"`
 }
 
 // Report is what gpubench prints.
@@ -170,6 +187,16 @@ func (c *Collector) Report(setup Setup) Report {
 			row.Passes[p] = q(cols[i])
 		}
 		row.Total = q(totals) + rep.Shadow.PerFrameMS
+		if len(c.walls) > 0 {
+			var wall, ratio []float64
+			for _, f := range c.walls {
+				wall = append(wall, f[v])
+				if f[0] > 0 {
+					ratio = append(ratio, f[v]/f[0])
+				}
+			}
+			row.WallMS, row.WallRatio = q(wall), q(ratio)
+		}
 		if rep.Floor.Total > 0 {
 			row.Ratio = row.Total / rep.Floor.Total
 		}
@@ -212,6 +239,12 @@ func (r Report) Table(w io.Writer) error {
 			fmt.Fprintf(&b, " %*.3f", max(len(p), 6), v.Passes[p])
 		}
 		fmt.Fprintf(&b, " %7.3f %7.2f %6d\n", v.Total, v.Ratio, v.Draws)
+	}
+	if len(r.Variants) > 0 && r.Variants[0].WallMS > 0 {
+		fmt.Fprintf(&b, "wall clock, each draw between two finishes (medians over frames; ratio: ÷ %s in the same frame)\n", r.Variants[0].Name)
+		for _, v := range r.Variants {
+			fmt.Fprintf(&b, "%-*s %8.3f ms %6.3f\n", width, v.Name, v.WallMS, v.WallRatio)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

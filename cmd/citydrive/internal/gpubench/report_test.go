@@ -88,3 +88,29 @@ func TestReportWithoutFloorHasNoRatio(t *testing.T) {
 	assert.Zero(t, r.Variants[0].Ratio)
 	assert.InDelta(t, 4.0, r.Variants[0].Total, 1e-9)
 }
+
+// Wall-clock times: per variant the median over frames, and the median of
+// the ratios to the first variant frame by frame (not the ratio of the
+// medians: frames differ more than variants do).
+func TestReportWallTimesAndSameFrameRatio(t *testing.T) {
+	c := NewCollector([]string{"a", "b"})
+	c.WallFrame([]float64{10, 9})
+	c.WallFrame([]float64{40, 20}) // a slow frame: b at half of a
+	c.WallFrame([]float64{20, 18})
+	c.WallFrame([]float64{1}) // not one a variant: left out
+	r := c.Report(Setup{})
+	require.Len(t, r.Variants, 2)
+	assert.Equal(t, 20.0, r.Variants[0].WallMS)
+	assert.Equal(t, 1.0, r.Variants[0].WallRatio)
+	assert.Equal(t, 18.0, r.Variants[1].WallMS)
+	assert.InDelta(t, 0.9, r.Variants[1].WallRatio, 1e-9, "median of 0.9, 0.5, 0.9")
+	var b bytes.Buffer
+	require.NoError(t, r.Table(&b))
+	assert.Contains(t, b.String(), "wall clock")
+
+	none := NewCollector([]string{"a"}).Report(Setup{})
+	assert.Zero(t, none.Variants[0].WallMS)
+	b.Reset()
+	require.NoError(t, none.Table(&b))
+	assert.NotContains(t, b.String(), "wall clock", "no wall times: no section")
+}
