@@ -418,6 +418,11 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	p.setInt("uTintAge", tint)
 	gl.BindVertexArray(r.vao)
 	cam := fs.f.Camera.Position
+	// After a pre-pass the near slots' and dynamic region's depth is in
+	// already: writing it again costs the ROPs and changes nothing.
+	if fs.prepass {
+		gl.DepthMask(false)
+	}
 	for i, g := range fs.groups {
 		p.setVec3("uOffset", rel32(g.Origin, cam))
 		r.drawNear(i, &st.Main)
@@ -428,6 +433,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
 		st.Main.Draws++
 	}
+	gl.DepthMask(true)
 	if len(fs.farGroups) > 0 {
 		r.timer.begin(gpuMainFar)
 		q := r.worldProgram(true, fs)

@@ -36,7 +36,10 @@ func (r *Renderer) prepassOn() bool {
 }
 
 // worldKey names a world program variant.
-type worldKey struct{ far, lean, vertexFog, shadowOneTap bool }
+type worldKey struct {
+	far, lean, vertexFog, shadowOneTap bool
+	fragShadow, pack, shadowSkip       bool
+}
 
 // worldProgram is the world program for near (or far) slots under this
 // frame's passes: the default ones from setup, or a variant compiled the
@@ -44,7 +47,8 @@ type worldKey struct{ far, lean, vertexFog, shadowOneTap bool }
 // near triangles can be long (the lake reaches 4.8 km), where fog is not
 // linear along a triangle.
 func (r *Renderer) worldProgram(far bool, fs *frameState) *program {
-	k := worldKey{far: far, lean: r.passes.Lean && !fs.tintAge, vertexFog: far && r.passes.VertexFog, shadowOneTap: r.passes.ShadowOneTap}
+	k := worldKey{far: far, lean: r.passes.Lean && !fs.tintAge, vertexFog: far && r.passes.VertexFog, shadowOneTap: r.passes.ShadowOneTap,
+		fragShadow: r.passes.FragShadow, pack: r.passes.Pack, shadowSkip: r.passes.ShadowSkip}
 	if k == (worldKey{far: far}) {
 		if far {
 			return r.worldFar
@@ -67,6 +71,14 @@ func (r *Renderer) worldProgram(far bool, fs *frameState) *program {
 	}
 	if k.shadowOneTap {
 		defs, name = append(defs, "SHADOW_ONE_TAP"), name+" one-tap shadow"
+	}
+	for _, d := range []struct {
+		on        bool
+		def, name string
+	}{{k.fragShadow, "FRAG_SHADOW", "shadow per pixel"}, {k.pack, "PACK", "packed"}, {k.shadowSkip, "SHADOW_SKIP", "shadow skipped facing away"}} {
+		if d.on {
+			defs, name = append(defs, d.def), name+" "+d.name
+		}
 	}
 	p, err := newProgram(name, defSrc(defs, worldVert), defSrc(defs, worldFrag))
 	if err != nil { // the sources are ours: a failure is a bug, drawn as the default

@@ -82,6 +82,10 @@ func TestPassVariantsDrawTheSameImage(t *testing.T) {
 		{Passes{DepthPrepass: Off, FarSort: true}, nil},
 		{Passes{Lean: true}, nil},
 		{Passes{CullFar: true}, nil},
+		{Passes{FragShadow: true}, nil},
+		{Passes{Pack: true}, nil},
+		{Passes{ShadowSkip: true}, nil},
+		{Passes{Lean: true, FragShadow: true, Pack: true, ShadowSkip: true}, nil},
 		{glprofile.For(glprofile.Choice{}).Passes, func(s Stats) { assert.Zero(t, s.Depth.MultiDraws, "the full profile: no pre-pass") }},
 		{Passes{Direct: true}, func(s Stats) { assert.True(t, s.Direct, "drawn into the window's framebuffer") }},
 	} {

@@ -159,7 +159,9 @@ func For(c Choice) Settings {
 		// is drawn nearest first so that hidden far fragments fail the
 		// depth test before shading; one shadow tap and the lean
 		// programs cut the fragment work, per-vertex fog the far tier's.
-		Passes:       scene.Passes{DepthPrepass: scene.Off, FarSort: true, Lean: true, VertexFog: true, ShadowOneTap: true},
+		// llvmpipe interpolates varyings a vec4 slot at a time: packed,
+		// the world programs' smooth ones fill three slots, not four.
+		Passes:       scene.Passes{DepthPrepass: scene.Off, FarSort: true, Lean: true, VertexFog: true, ShadowOneTap: true, Pack: true},
 		DetailBeyond: softwareDetailBeyond,
 		ShadowLOD:    true,
 		ShadowSize:   softwareShadowSize,

@@ -154,10 +154,27 @@ vec3 slotPos() {
 }
 `
 
+// OctNormalGLSL decodes the slot vertex's octahedral normal (its low 16
+// bits), and streetWidthFlags the street frame's third value from word 5
+// (half-width + flags × LAMP_FLAG_SCALE, as the wide layout has it).
+const OctNormalGLSL = `
+float streetWidthFlags(uint w5) {
+	return float(w5 & 0xFFu) * HALF_WIDTH_STEP + float((w5 >> 8u) & 0xFFu) * LAMP_FLAG_SCALE;
+}
+vec3 octNormal(uint w) {
+	vec2 e = vec2(float(int(w & 0xFFu) - 127), float(int((w >> 8u) & 0xFFu) - 127)) / 127.0;
+	vec3 n = vec3(e.x, 1.0 - abs(e.x) - abs(e.y), e.y);
+	if (n.y < 0.0) {
+		n.xz = (1.0 - abs(e.yx)) * vec2(e.x < 0.0 ? -1.0 : 1.0, e.y < 0.0 ? -1.0 : 1.0);
+	}
+	return normalize(n);
+}
+`
+
 // The world vertex shader: slot and dynamic-region vertices. uOffset is the
 // group origin minus the eye, computed in float64 on the CPU (floating
 // origin), so positions here are small.
-const WorldVert = SlotVertexGLSL + `
+const WorldVert = SlotVertexGLSL + OctNormalGLSL + `
 layout(location = 1) in uvec2 aW45; // street frame, lamp flags, occlusion
 
 uniform mat4 uViewProj;
@@ -172,13 +189,24 @@ uniform sampler1D uAgeTint; // GLSL ES has no 1D textures: ES builds are LEAN
 uniform int uTintAge;
 
 out vec3 vRel;
-out vec3 vNormal;
 out vec3 vColour;
+out float vOcc;
+#ifdef PACK
+// The words that are constant over a face go flat and packed, so the
+// smooth ones fill three vec4 slots, not four (a software rasteriser
+// interpolates a slot at a time): the normal, the material and variant,
+// and the street frame's half-width and lamp flags.
+flat out uvec3 vFlat;
+out vec2 vStreet;
+#else
+out vec3 vNormal;
 flat out int vMaterial;
 flat out float vVariant; // constant per building or lot: interpolated, it speckled the lit windows
-out float vOcc;
 out vec3 vStreet;
+#endif
+#ifndef FRAG_SHADOW
 out vec3 vShadow;
+#endif
 #ifndef LEAN
 out vec4 vTint;
 #endif
@@ -193,20 +221,10 @@ uniform float uFogEnd;
 
 invariant gl_Position;
 
-vec3 octNormal(uint w) {
-	vec2 e = vec2(float(int(w & 0xFFu) - 127), float(int((w >> 8u) & 0xFFu) - 127)) / 127.0;
-	vec3 n = vec3(e.x, 1.0 - abs(e.x) - abs(e.y), e.y);
-	if (n.y < 0.0) {
-		n.xz = (1.0 - abs(e.yx)) * vec2(e.x < 0.0 ? -1.0 : 1.0, e.y < 0.0 ? -1.0 : 1.0);
-	}
-	return normalize(n);
-}
-
 void main() {
 	vec3 rel = slotPos() + uOffset;
 	gl_Position = uViewProj * vec4(rel, 1.0);
 	vRel = rel;
-	vNormal = octNormal(aW.w);
 	uint cw = aW.z;
 	vec3 c = vec3(float(cw & 0xFFu), float((cw >> 8u) & 0xFFu), float((cw >> 16u) & 0xFFu)) / 255.0;
 	int pal = int(cw >> 24u);
@@ -214,15 +232,21 @@ void main() {
 		c = uPalette[clamp(pal - 1, 0, PALETTE_SIZE - 1)];
 	}
 	vColour = c;
-	vMaterial = int((aW.w >> 16u) & 0xFFu);
-	vVariant = float(aW.w >> 24u) / 256.0;
 	vOcc = float((aW45.y >> 16u) & 0xFFu) / 255.0;
 	float along = float(aW45.x & 0xFFFFu) * ALONG_STEP - ALONG_BIAS;
 	float across = float(int(aW45.x) >> 16) * ACROSS_STEP;
-	float hw = float(aW45.y & 0xFFu) * HALF_WIDTH_STEP;
-	float flags = float((aW45.y >> 8u) & 0xFFu);
-	vStreet = vec3(along, across, hw + flags * LAMP_FLAG_SCALE);
+#ifdef PACK
+	vFlat = uvec3(aW.w & 0xFFFFu, aW.w >> 16u, aW45.y & 0xFFFFu);
+	vStreet = vec2(along, across);
+#else
+	vNormal = octNormal(aW.w);
+	vMaterial = int((aW.w >> 16u) & 0xFFu);
+	vVariant = float(aW.w >> 24u) / 256.0;
+	vStreet = vec3(along, across, streetWidthFlags(aW45.y));
+#endif
+#ifndef FRAG_SHADOW
 	vShadow = (uShadowVP * vec4(rel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+#endif
 #ifndef LEAN
 	vTint = uTintAge != 0 ? texelFetch(uAgeTint, gl_VertexID / uVertsPerSlot, 0) : vec4(0.0);
 #endif
@@ -309,15 +333,28 @@ vec3 shade(vec3 base, vec3 n, float occ, float sh) {
 }
 `
 
-const WorldFrag = LightingGLSL + NearMaskGLSL + `
+const WorldFrag = LightingGLSL + NearMaskGLSL + OctNormalGLSL + `
 in vec3 vRel;
-in vec3 vNormal;
 in vec3 vColour;
+in float vOcc;
+#ifdef PACK
+flat in uvec3 vFlat;
+in vec2 vStreet;
+#else
+in vec3 vNormal;
 flat in int vMaterial;
 flat in float vVariant;
-in float vOcc;
 in vec3 vStreet;
+#endif
+#ifdef FRAG_SHADOW
+// The shadow map's position from the eye-relative one: an affine map, so
+// per pixel it is what interpolating the vertices' would give, without
+// three varyings.
+uniform mat4 uShadowVP;
+uniform vec3 uShadowShift;
+#else
 in vec3 vShadow;
+#endif
 #ifndef LEAN
 in vec4 vTint;
 #endif
@@ -358,28 +395,73 @@ void main() {
 		oColour = uFlat;
 		return;
 	}
+#ifdef PACK
+	int m = int(vFlat.y & 0xFFu);
+	float variant = float(vFlat.y >> 8u) / 256.0;
+	vec3 n = octNormal(vFlat.x);
+	vec3 street = vec3(vStreet, streetWidthFlags(vFlat.z));
+#else
+	int m = vMaterial;
+	float variant = vVariant;
 	vec3 n = vNormal;
 	float nl = length(n);
 	n = nl > 1e-5 ? n / nl : vec3(0.0, 1.0, 0.0);
+	vec3 street = vStreet;
+#endif
 	vec3 view = normalize(-vRel);
-	float sh = shadowAt(vShadow);
+#ifdef FRAG_SHADOW
+	vec3 sp = (uShadowVP * vec4(vRel + uShadowShift, 1.0)).xyz * 0.5 + 0.5;
+#else
+	vec3 sp = vShadow;
+#endif
+#ifdef SHADOW_SKIP
+	// Facing away from the sun the shadow multiplies nothing but the
+	// specular of roads and water.
+	float sh = (dot(n, uSunDir) > 0.0 || m == MAT_ROAD || m == MAT_WATER) ? shadowAt(sp) : 1.0;
+#else
+	float sh = shadowAt(sp);
+#endif
 	vec3 base = vColour;
 	vec3 col = shade(base, n, clamp(vOcc, 0.0, 1.0), sh);
-	int m = vMaterial;
+	// Each program has the branches of the materials its items use: far
+	// items are roads, water, ground, foliage and far facades; near ones
+	// all but far facades.
 	if (m == MAT_ROAD || m == MAT_WATER) {
 		vec3 h = normalize(uSunDir + view);
-		float gloss = m == MAT_WATER ? 90.0 : 24.0;
 		float k = m == MAT_WATER ? 0.9 : 0.08 + 0.7 * uWet;
-		col += uSunColour * pow(max(dot(n, h), 0.0), gloss) * k * sh;
-		float fres = pow(1.0 - max(dot(n, view), 0.0), 4.0);
+		float c = max(dot(n, h), 0.0);
+		float spec = pow(c, m == MAT_WATER ? 90.0 : 24.0);
+		col += uSunColour * spec * k * sh;
+		float f1 = 1.0 - max(dot(n, view), 0.0);
+		f1 *= f1;
+		float fres = f1 * f1;
 		float r = m == MAT_WATER ? 0.25 + 0.6 * fres : uWet * 0.5 * fres;
 #ifdef LEAN
 		if (r > 0.0) // a dry road reflects nothing: skip the sky's colour
 #endif
 		col = mix(col, skyColour(reflect(-view, n)), r);
-	} else if (m == MAT_WINDOW) {
+	}
+#ifdef FAR_MASK
+	if (m == MAT_FAR_FACADE) {
+		// A window grid from the facade coordinates in the street frame,
+		// faded to its average where a window is under a pixel.
+		vec2 g = vec2(street.x / FAR_BAY_W, street.y / FAR_FLOOR_H);
+		vec2 f = fract(g);
+		float win = step(0.22, f.x) * step(f.x, 0.78) * step(0.3, f.y) * step(f.y, 0.8);
+		vec2 fw = fwidth(g);
+		float sharp = clamp(1.5 - 2.0 * max(fw.x, fw.y), 0.0, 1.0);
+		vec2 cell = floor(g);
+		float h = fract(sin(dot(cell, vec2(12.9898, 78.233)) + variant * 437.1) * 43758.5453);
+		vec3 glass = base * 0.3 + 0.2 * skyColour(reflect(-view, n)) * (1.0 - uNight);
+		vec3 lit = vec3(1.0, 0.83, 0.52) * 1.1 * step(0.45, h) * uNight;
+		vec3 w = glass + lit;
+		vec3 avg = mix(col, glass + vec3(1.0, 0.83, 0.52) * 0.6 * uNight, 0.31);
+		col = mix(avg, mix(col, w, win), sharp);
+	}
+#else
+	if (m == MAT_WINDOW) {
 		col += 0.18 * skyColour(reflect(-view, n)) * (1.0 - uNight);
-		float lit = step(0.35, fract(vVariant * 13.37 + 0.21));
+		float lit = step(0.35, fract(variant * 13.37 + 0.21));
 		col = mix(col, vec3(1.0, 0.83, 0.52) * 1.1, uNight * lit * 0.95);
 	} else if (m == MAT_LAMP) {
 		col = mix(col, lampColour * 1.6, uNight);
@@ -387,29 +469,15 @@ void main() {
 		// the lamp the approach's traffic obeys now is lit, the others dim
 		int lit = -1;
 		if (uSignals.y > 0.0) {
-			float u = mod(uSignals.x + vStreet.x, uSignals.y);
+			float u = mod(uSignals.x + street.x, uSignals.y);
 			lit = u < uSignals.z ? 2 : (u < 0.5 * uSignals.y ? 1 : 0);
 		}
-		int k = int(vVariant / SIGNAL_LAMP_STEP + 0.5);
+		int k = int(variant / SIGNAL_LAMP_STEP + 0.5);
 		col = k == lit ? base * (1.3 + 1.2 * uNight) : base * 0.2 * (1.0 - 0.5 * uNight);
-	} else if (m == MAT_FAR_FACADE) {
-		// A window grid from the facade coordinates in the street frame,
-		// faded to its average where a window is under a pixel.
-		vec2 g = vec2(vStreet.x / FAR_BAY_W, vStreet.y / FAR_FLOOR_H);
-		vec2 f = fract(g);
-		float win = step(0.22, f.x) * step(f.x, 0.78) * step(0.3, f.y) * step(f.y, 0.8);
-		vec2 fw = fwidth(g);
-		float sharp = clamp(1.5 - 2.0 * max(fw.x, fw.y), 0.0, 1.0);
-		vec2 cell = floor(g);
-		float h = fract(sin(dot(cell, vec2(12.9898, 78.233)) + vVariant * 437.1) * 43758.5453);
-		vec3 glass = base * 0.3 + 0.2 * skyColour(reflect(-view, n)) * (1.0 - uNight);
-		vec3 lit = vec3(1.0, 0.83, 0.52) * 1.1 * step(0.45, h) * uNight;
-		vec3 w = glass + lit;
-		vec3 avg = mix(col, glass + vec3(1.0, 0.83, 0.52) * 0.6 * uNight, 0.31);
-		col = mix(avg, mix(col, w, win), sharp);
 	}
+#endif
 	if (uNight > 0.0) { // a uniform branch: by day the pools cost nothing
-		col += base * lampColour * lampLight(vStreet) * uNight * 1.4;
+		col += base * lampColour * lampLight(street) * uNight * 1.4;
 	}
 #ifdef VERTEX_FOG
 	col = mix(col, vFog.rgb, vFog.a);

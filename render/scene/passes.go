@@ -59,6 +59,19 @@ type Passes struct {
 	// (LOD.Beyond) with back faces culled, when the options cull none:
 	// there only the slots' closed coarse shells are drawn.
 	CullFar bool
+	// FragShadow computes the shadow map position per pixel from the
+	// eye-relative one (an affine map) rather than interpolating it: three
+	// varyings fewer a vertex.
+	FragShadow bool
+	// Pack sends what is constant over a face (the normal, the material
+	// and variant, the street frame's half-width and lamp flags) as one
+	// flat word each, so the smooth varyings fill three vec4 slots rather
+	// than four; the normal is decoded per pixel.
+	Pack bool
+	// ShadowSkip reads no shadow map where the surface faces away from
+	// the sun (the shadow multiplies nothing there but roads' and water's
+	// specular, which keep it).
+	ShadowSkip bool
 }
 
 // The option words of ParsePasses, in String's order.
@@ -71,11 +84,14 @@ const (
 	wordVertexFog  = "vfog"
 	wordShadow1    = "shadow1"
 	wordCullFar    = "cullfar"
+	wordFragShadow = "fshadow"
+	wordPack       = "pack"
+	wordShadowSkip = "shadowskip"
 	wordBase       = "base"
 )
 
 // PassWords describes ParsePasses' words (for -h).
-const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1, cullfar"
+const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1, cullfar, fshadow, pack, shadowskip"
 
 // ParsePasses reads a variant: "base" (or empty) is the default, else a
 // comma-separated list of words (PassWords), each at most once.
@@ -135,6 +151,12 @@ func ParsePasses(s string) (Passes, error) {
 			err = set(&p.ShadowOneTap, false)
 		case wordCullFar:
 			err = set(&p.CullFar, false)
+		case wordFragShadow:
+			err = set(&p.FragShadow, false)
+		case wordPack:
+			err = set(&p.Pack, false)
+		case wordShadowSkip:
+			err = set(&p.ShadowSkip, false)
 		default:
 			err = fmt.Errorf("pass variant %q: unknown word %q (%s)", s, w, PassWords)
 		}
@@ -157,7 +179,8 @@ func (p Passes) String() string {
 	for _, f := range []struct {
 		on   bool
 		word string
-	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}, {p.CullFar, wordCullFar}} {
+	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}, {p.CullFar, wordCullFar},
+		{p.FragShadow, wordFragShadow}, {p.Pack, wordPack}, {p.ShadowSkip, wordShadowSkip}} {
 		if f.on {
 			w = append(w, f.word)
 		}

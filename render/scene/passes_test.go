@@ -24,6 +24,7 @@ func TestParsePassesRoundTrips(t *testing.T) {
 		{"vfog,direct=off", Passes{VertexFog: true}, "vfog"},
 		{"shadow1,lean", Passes{ShadowOneTap: true, Lean: true}, "lean,shadow1"},
 		{"cullfar,shadow1", Passes{ShadowOneTap: true, CullFar: true}, "shadow1,cullfar"},
+		{"shadowskip,pack,fshadow", Passes{FragShadow: true, Pack: true, ShadowSkip: true}, "fshadow,pack,shadowskip"},
 	} {
 		p, err := ParsePasses(c.in)
 		require.NoError(t, err, c.in)
