@@ -7,8 +7,8 @@
 #
 #   BUNDLE=/path/to/DEST sh cmd/gpu-frame.sh [more gpubench flags]
 #
-# Settings (environment): VARIANTS (';'-separated, default below: each
-# option alone and the likely best mix), FRAMES (measured frames of the
+# Settings (environment): VARIANTS (';'-separated, default below: the full
+# profile, each candidate word on it, their mix, and the pre-pass), FRAMES (measured frames of the
 # drive, default 240), ROUNDS (draws of each variant per frame, default 2),
 # SIZES (default "1920x1080 3840x2160").
 # Each size prints gpubench's table (medians in ms; ratio = total / floor)
@@ -16,7 +16,7 @@
 # and dmon.txt: nvidia-smi's clocks during the run; DMON=0 leaves it out).
 set -eu
 B=${BUNDLE:?set BUNDLE to the prepared gpu-bundle folder}
-VARIANTS=${VARIANTS:-"base;prepass=off,farsort,lean;prepass=off,farsort,lean,shadow1;prepass=off;farprepass=off;farprepass=off,farsort;prepass=off,farsort;direct;lean;vfog;shadow1;direct,lean,shadow1;prepass=off,farsort,direct,lean,shadow1;farprepass=off,farsort,direct,lean,vfog,shadow1"}
+VARIANTS=${VARIANTS:-"prepass=off,farsort,lean;prepass=off,farsort,lean,pack;prepass=off,farsort,lean,fshadow;prepass=off,farsort,lean,shadowskip;prepass=off,farsort,lean,pack,shadowskip;prepass=off,farsort,lean,pack,shadowskip,shadow1;prepass=on,farsort,lean;base"}
 FRAMES=${FRAMES:-240}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-"1920x1080 3840x2160"}
