@@ -20,6 +20,10 @@ var programs = []struct {
 }{
 	{name: "world", vert: WorldVert, frag: WorldFrag},
 	{name: "far world", defs: []string{"FAR_MASK"}, vert: WorldVert, frag: WorldFrag},
+	// the software profile's, and the pass words' (render.Passes)
+	{name: "world packed", defs: []string{"LEAN", "SHADOW_ONE_TAP", "PACK"}, vert: WorldVert, frag: WorldFrag},
+	{name: "far world packed", defs: []string{"FAR_MASK", "LEAN", "VERTEX_FOG", "SHADOW_ONE_TAP", "PACK"}, vert: WorldVert, frag: WorldFrag},
+	{name: "world candidates", defs: []string{"LEAN", "FRAG_SHADOW", "SHADOW_SKIP", "PACK"}, vert: WorldVert, frag: WorldFrag},
 	{name: "depth", vert: DepthVert, frag: DepthFrag},
 	{name: "far depth", vert: DepthFarVert, frag: DepthFarFrag},
 	{name: "trees", vert: TreeVert, frag: TreeFrag},
