@@ -4,10 +4,11 @@
 # engine sound (oto), Xvfb + Mesa (llvmpipe, OpenGL 4.5 core) to run
 # without a display, and fuse3 (fusermount3) for the edit store's power-cut
 # tests (voxel/store/lazyfs), and chromium for the web map's browser test
-# (cmd/citydrive/internal/webmap, driven by chromedp). Idempotent; needs
-# root or sudo.
+# (cmd/citydrive/internal/webmap, driven by chromedp), and glslang-tools
+# (Khronos' reference compiler: every shader in both dialects,
+# render/glsl). Idempotent; needs root or sudo.
 set -eu
-pkgs="gcc pkg-config libasound2-dev libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri fuse3 chromium"
+pkgs="gcc pkg-config libasound2-dev libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri fuse3 chromium glslang-tools"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
