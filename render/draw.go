@@ -259,26 +259,45 @@ func (r *Renderer) setLighting(p *program, fs *frameState) {
 func rel32(a, b mgl64.Vec3) mgl32.Vec3 { return scene.Relative(a, b) }
 
 // multiDraw issues the one glMultiDrawArrays of a group's list.
-func multiDraw(mode uint32, l *scene.DrawList, ps *PassStats) {
+func (r *Renderer) multiDraw(mode uint32, l *scene.DrawList, ps *PassStats) {
 	if l.Len() == 0 {
 		return
 	}
-	gl.MultiDrawArrays(mode, &l.First[0], &l.Count[0], int32(l.Len()))
+	r.multiDrawRanges(mode, l.First, l.Count)
 	ps.MultiDraws++
 	ps.Slots += l.Len()
 	ps.Vertices += l.Vertices()
+}
+
+// multiDrawRanges is one glMultiDrawArrays of the ranges, cut into pieces
+// of scene.SplitVerts when the passes split (Passes.Split).
+func (r *Renderer) multiDrawRanges(mode uint32, first, count []int32) {
+	if len(first) == 0 {
+		return
+	}
+	if r.passes.Split {
+		r.splitFirst, r.splitCount = scene.SplitRanges(first, count, scene.SplitVerts, r.splitFirst[:0], r.splitCount[:0])
+		first, count = r.splitFirst, r.splitCount
+	}
+	gl.MultiDrawArrays(mode, &first[0], &count[0], int32(len(first)))
+}
+
+// drawDynamic draws the dynamic region's vertices (split as multiDraw).
+func (r *Renderer) drawDynamic(fs *frameState) {
+	r.dynFirst[0], r.dynCount[0] = r.dynamicFirst, fs.dynCount
+	r.multiDrawRanges(gl.TRIANGLES, r.dynFirst[:], r.dynCount[:])
 }
 
 // drawNear multi-draws near group i's slots: its whole list, then those
 // beyond Options.CullBackFacesBeyond with back faces culled (citygen winds
 // every face counter-clockwise from its normal's side).
 func (r *Renderer) drawNear(i int, ps *PassStats) {
-	multiDraw(gl.TRIANGLES, &r.lists[i], ps)
+	r.multiDraw(gl.TRIANGLES, &r.lists[i], ps)
 	if r.cullLists[i].Len() == 0 {
 		return
 	}
 	gl.Enable(gl.CULL_FACE)
-	multiDraw(gl.TRIANGLES, &r.cullLists[i], ps)
+	r.multiDraw(gl.TRIANGLES, &r.cullLists[i], ps)
 	gl.Disable(gl.CULL_FACE)
 }
 
@@ -320,7 +339,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 			}
 			l.BuildLOD(g.Slots, r.slotCounts, lod, g.Origin.Sub(centre), &sfr, r.opt.Layout.Near.Slots, r.opt.Layout.Near.VertsPerSlot)
 			r.depth.setVec3("uOffset", rel32(g.Origin, centre))
-			multiDraw(gl.TRIANGLES, &l, &st.Shadow)
+			r.multiDraw(gl.TRIANGLES, &l, &st.Shadow)
 			l.Reset()
 		}
 		// A map kept for more than ShadowMove of driving holds only what
@@ -328,7 +347,7 @@ func (r *Renderer) shadowPass(fs *frameState, st *Stats) {
 		// follows the car) would leave its shadow behind.
 		if fs.dynCount > 0 && r.opt.ShadowMoveShare <= 0 {
 			r.depth.setVec3("uOffset", rel32(f.DynamicOrigin, centre))
-			gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
+			r.drawDynamic(fs)
 			st.Shadow.Draws++
 		}
 		if fs.trees > 0 {
@@ -375,7 +394,7 @@ func (r *Renderer) depthPrepass(fs *frameState, st *Stats) {
 	}
 	if fs.dynCount > 0 {
 		r.depth.setVec3("uOffset", rel32(fs.f.DynamicOrigin, cam))
-		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
+		r.drawDynamic(fs)
 		st.Depth.Draws++
 	}
 	if len(fs.farGroups) > 0 && fs.farPre {
@@ -430,7 +449,7 @@ func (r *Renderer) mainPass(fs *frameState, st *Stats) {
 	if fs.dynCount > 0 {
 		p.setInt("uTintAge", 0)
 		p.setVec3("uOffset", rel32(fs.f.DynamicOrigin, cam))
-		gl.DrawArrays(gl.TRIANGLES, r.dynamicFirst, fs.dynCount)
+		r.drawDynamic(fs)
 		st.Main.Draws++
 	}
 	gl.DepthMask(true)

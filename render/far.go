@@ -180,7 +180,7 @@ func (r *Renderer) drawFar(p *program, fs *frameState, ps *PassStats) {
 	cam := fs.f.Camera.Position
 	for i, g := range fs.farGroups {
 		p.setVec3("uOffset", rel32(g.Origin, cam))
-		multiDraw(gl.TRIANGLES, &r.farLists[i], ps)
+		r.multiDraw(gl.TRIANGLES, &r.farLists[i], ps)
 	}
 	r.setFarMask(p, fs, false)
 }

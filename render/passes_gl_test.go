@@ -85,6 +85,7 @@ func TestPassVariantsDrawTheSameImage(t *testing.T) {
 		{Passes{FragShadow: true}, nil},
 		{Passes{Pack: true}, nil},
 		{Passes{ShadowSkip: true}, nil},
+		{Passes{Split: true}, func(s Stats) { assert.Equal(t, 1, s.Main.MultiDraws, "still one multi-draw") }},
 		{Passes{Lean: true, FragShadow: true, Pack: true, ShadowSkip: true}, nil},
 		{glprofile.For(glprofile.Choice{}).Passes, func(s Stats) { assert.Zero(t, s.Depth.MultiDraws, "the full profile: no pre-pass") }},
 		{Passes{Direct: true}, func(s Stats) { assert.True(t, s.Direct, "drawn into the window's framebuffer") }},

@@ -260,12 +260,16 @@ type Renderer struct {
 	defaultDepth  bool // the window's framebuffer has depth (Passes.Direct)
 	floorProg     *program
 	worldVariants map[worldKey]*program
-	variantErr    error // a variant program that did not build (drawn as the default)
-	farSorted     []Group
-	farCut        []Group // the far groups after FarFogCut
-	farCutBuf     [scene.MaxGroups][]SlotDraw
-	farSortBuf    [scene.MaxGroups][]SlotDraw
-	farKeys       []farKey
+	// multiDrawRanges' split ranges (Passes.Split), and the dynamic
+	// region's one range
+	splitFirst, splitCount []int32
+	dynFirst, dynCount     [1]int32
+	variantErr             error // a variant program that did not build (drawn as the default)
+	farSorted              []Group
+	farCut                 []Group // the far groups after FarFogCut
+	farCutBuf              [scene.MaxGroups][]SlotDraw
+	farSortBuf             [scene.MaxGroups][]SlotDraw
+	farKeys                []farKey
 
 	lastPresent time.Time
 	drawStart   time.Time

@@ -158,7 +158,7 @@ func (t *Terrain) draw(p *program, l *terrain.List, eye mgl64.Vec3, ps *PassStat
 	gl.ActiveTexture(gl.TEXTURE0 + unitTerrainChunks)
 	gl.BindTexture(gl.TEXTURE_BUFFER, t.chunkTex)
 	gl.BindVertexArray(t.r.emptyVAO)
-	gl.MultiDrawArrays(gl.TRIANGLES, &l.First[0], &l.Count[0], int32(l.Len()))
+	t.r.multiDrawRanges(gl.TRIANGLES, l.First, l.Count)
 	ps.TerrainMultiDraws++
 	ps.TerrainChunks += l.Len()
 	ps.TerrainQuads += l.Quads

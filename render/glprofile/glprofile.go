@@ -161,7 +161,9 @@ func For(c Choice) Settings {
 		// programs cut the fragment work, per-vertex fog the far tier's.
 		// llvmpipe interpolates varyings a vec4 slot at a time: packed,
 		// the world programs' smooth ones fill three slots, not four.
-		Passes:       scene.Passes{DepthPrepass: scene.Off, FarSort: true, Lean: true, VertexFog: true, ShadowOneTap: true, Pack: true},
+		// Split draws keep Mesa's clipping path from resetting thousands
+		// of vertices at every vertex-buffer flush (scene.SplitVerts).
+		Passes:       scene.Passes{DepthPrepass: scene.Off, FarSort: true, Lean: true, VertexFog: true, ShadowOneTap: true, Pack: true, Split: true},
 		DetailBeyond: softwareDetailBeyond,
 		ShadowLOD:    true,
 		ShadowSize:   softwareShadowSize,

@@ -128,6 +128,21 @@ func (d *DrawList) BuildSplit(slots []SlotDraw, counts []int, lod *LOD, offset m
 	}
 }
 
+// SplitRanges appends to dstFirst and dstCount the ranges first[i],
+// count[i] cut into consecutive pieces of at most most vertices (a whole
+// number of triangles: most is rounded down to a multiple of 3, and at
+// least 3), in order; it returns the two slices.
+func SplitRanges(first, count []int32, most int32, dstFirst, dstCount []int32) ([]int32, []int32) {
+	most = max(most-most%3, 3)
+	for i, f := range first {
+		for off, n := int32(0), count[i]; off < n; off += most {
+			dstFirst = append(dstFirst, f+off)
+			dstCount = append(dstCount, min(most, n-off))
+		}
+	}
+	return dstFirst, dstCount
+}
+
 // boxDistance2 is the squared distance from the eye (the origin of the
 // box's space) to the nearest point of b.
 func boxDistance2(b frustum.AABB) float64 {

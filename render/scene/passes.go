@@ -72,7 +72,18 @@ type Passes struct {
 	// the sun (the shadow multiplies nothing there but roads' and water's
 	// specular, which keep it).
 	ShadowSkip bool
+	// Split hands the multi-draws over in entries of at most SplitVerts
+	// vertices rather than a slot each (see SplitVerts).
+	Split bool
 }
+
+// SplitVerts is the longest entry of a split multi-draw (Passes.Split), a
+// whole number of triangles. Mesa's draw module sends a draw that has any
+// triangle to clip through its pipeline in pieces of 4,095 vertices, and
+// each time its vertex buffer fills (every ~40 vertices for the world
+// programs) it resets every vertex of the piece: a cost that grows with
+// the square of the piece. Split, a slot costs a fraction of that.
+const SplitVerts = 255
 
 // The option words of ParsePasses, in String's order.
 const (
@@ -87,11 +98,12 @@ const (
 	wordFragShadow = "fshadow"
 	wordPack       = "pack"
 	wordShadowSkip = "shadowskip"
+	wordSplit      = "split"
 	wordBase       = "base"
 )
 
 // PassWords describes ParsePasses' words (for -h).
-const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1, cullfar, fshadow, pack, shadowskip"
+const PassWords = "base | comma-separated: prepass=auto|on|off, farprepass=off, farsort, direct, lean, vfog, shadow1, cullfar, fshadow, pack, shadowskip, split"
 
 // ParsePasses reads a variant: "base" (or empty) is the default, else a
 // comma-separated list of words (PassWords), each at most once.
@@ -157,6 +169,8 @@ func ParsePasses(s string) (Passes, error) {
 			err = set(&p.Pack, false)
 		case wordShadowSkip:
 			err = set(&p.ShadowSkip, false)
+		case wordSplit:
+			err = set(&p.Split, false)
 		default:
 			err = fmt.Errorf("pass variant %q: unknown word %q (%s)", s, w, PassWords)
 		}
@@ -180,7 +194,7 @@ func (p Passes) String() string {
 		on   bool
 		word string
 	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}, {p.CullFar, wordCullFar},
-		{p.FragShadow, wordFragShadow}, {p.Pack, wordPack}, {p.ShadowSkip, wordShadowSkip}} {
+		{p.FragShadow, wordFragShadow}, {p.Pack, wordPack}, {p.ShadowSkip, wordShadowSkip}, {p.Split, wordSplit}} {
 		if f.on {
 			w = append(w, f.word)
 		}
