@@ -154,13 +154,24 @@ vec3 slotPos() {
 }
 `
 
-// OctNormalGLSL decodes the slot vertex's octahedral normal (its low 16
-// bits), and streetWidthFlags the street frame's third value from word 5
-// (half-width + flags × LAMP_FLAG_SCALE, as the wide layout has it).
-const OctNormalGLSL = `
+// SlotWordsGLSL decodes a slot vertex's words where the world programs
+// read them: the colour (word 2: RGB, or a weather palette entry,
+// slots.PackColour), the octahedral normal (word 3's low 16 bits) and the
+// street frame's third value (word 5: half-width + flags ×
+// LAMP_FLAG_SCALE, as the wide layout has it).
+const SlotWordsGLSL = `
+uniform vec3 uPalette[PALETTE_SIZE];
+vec3 slotColour(uint cw) {
+	int pal = int(cw >> 24u);
+	if (pal > 0) { // weather palette entry pal-1
+		return uPalette[clamp(pal - 1, 0, PALETTE_SIZE - 1)];
+	}
+	return vec3(float(cw & 0xFFu), float((cw >> 8u) & 0xFFu), float((cw >> 16u) & 0xFFu)) / 255.0;
+}
 float streetWidthFlags(uint w5) {
 	return float(w5 & 0xFFu) * HALF_WIDTH_STEP + float((w5 >> 8u) & 0xFFu) * LAMP_FLAG_SCALE;
 }
+float slotOcclusion(uint w5) { return float((w5 >> 16u) & 0xFFu) / 255.0; }
 vec3 octNormal(uint w) {
 	vec2 e = vec2(float(int(w & 0xFFu) - 127), float(int((w >> 8u) & 0xFFu) - 127)) / 127.0;
 	vec3 n = vec3(e.x, 1.0 - abs(e.x) - abs(e.y), e.y);
@@ -174,12 +185,11 @@ vec3 octNormal(uint w) {
 // The world vertex shader: slot and dynamic-region vertices. uOffset is the
 // group origin minus the eye, computed in float64 on the CPU (floating
 // origin), so positions here are small.
-const WorldVert = SlotVertexGLSL + OctNormalGLSL + `
+const WorldVert = SlotVertexGLSL + SlotWordsGLSL + `
 layout(location = 1) in uvec2 aW45; // street frame, lamp flags, occlusion
 
 uniform mat4 uViewProj;
 uniform vec3 uOffset;
-uniform vec3 uPalette[PALETTE_SIZE];
 uniform mat4 uShadowVP;
 uniform vec3 uShadowShift; // eye minus shadow centre
 uniform int uVertsPerSlot;
@@ -189,16 +199,17 @@ uniform sampler1D uAgeTint; // GLSL ES has no 1D textures: ES builds are LEAN
 uniform int uTintAge;
 
 out vec3 vRel;
-out vec3 vColour;
-out float vOcc;
 #ifdef PACK
-// The words that are constant over a face go flat and packed, so the
-// smooth ones fill three vec4 slots, not four (a software rasteriser
-// interpolates a slot at a time): the normal, the material and variant,
-// and the street frame's half-width and lamp flags.
+// The words constant over a face (citygen's faces are flat:
+// TestFacesAreFlatWhereThePackedProgramsAssumeIt) go flat as they are, so
+// the smooth varyings fill two vec4 slots, not four (a software rasteriser
+// interpolates a slot at a time): colour, normal, material and variant,
+// street frame's half-width, lamp flags and occlusion.
 flat out uvec3 vFlat;
 out vec2 vStreet;
 #else
+out vec3 vColour;
+out float vOcc;
 out vec3 vNormal;
 flat out int vMaterial;
 flat out float vVariant; // constant per building or lot: interpolated, it speckled the lit windows
@@ -225,20 +236,14 @@ void main() {
 	vec3 rel = slotPos() + uOffset;
 	gl_Position = uViewProj * vec4(rel, 1.0);
 	vRel = rel;
-	uint cw = aW.z;
-	vec3 c = vec3(float(cw & 0xFFu), float((cw >> 8u) & 0xFFu), float((cw >> 16u) & 0xFFu)) / 255.0;
-	int pal = int(cw >> 24u);
-	if (pal > 0) { // weather palette entry pal-1 (slots.PackColour)
-		c = uPalette[clamp(pal - 1, 0, PALETTE_SIZE - 1)];
-	}
-	vColour = c;
-	vOcc = float((aW45.y >> 16u) & 0xFFu) / 255.0;
 	float along = float(aW45.x & 0xFFFFu) * ALONG_STEP - ALONG_BIAS;
 	float across = float(int(aW45.x) >> 16) * ACROSS_STEP;
 #ifdef PACK
-	vFlat = uvec3(aW.w & 0xFFFFu, aW.w >> 16u, aW45.y & 0xFFFFu);
+	vFlat = uvec3(aW.z, aW.w, aW45.y);
 	vStreet = vec2(along, across);
 #else
+	vColour = slotColour(aW.z);
+	vOcc = slotOcclusion(aW45.y);
 	vNormal = octNormal(aW.w);
 	vMaterial = int((aW.w >> 16u) & 0xFFu);
 	vVariant = float(aW.w >> 24u) / 256.0;
@@ -333,14 +338,14 @@ vec3 shade(vec3 base, vec3 n, float occ, float sh) {
 }
 `
 
-const WorldFrag = LightingGLSL + NearMaskGLSL + OctNormalGLSL + `
+const WorldFrag = LightingGLSL + NearMaskGLSL + SlotWordsGLSL + `
 in vec3 vRel;
-in vec3 vColour;
-in float vOcc;
 #ifdef PACK
-flat in uvec3 vFlat;
+flat in uvec3 vFlat; // colour, normal and material, street frame and occlusion words
 in vec2 vStreet;
 #else
+in vec3 vColour;
+in float vOcc;
 in vec3 vNormal;
 flat in int vMaterial;
 flat in float vVariant;
@@ -396,11 +401,15 @@ void main() {
 		return;
 	}
 #ifdef PACK
-	int m = int(vFlat.y & 0xFFu);
-	float variant = float(vFlat.y >> 8u) / 256.0;
-	vec3 n = octNormal(vFlat.x);
+	vec3 base = slotColour(vFlat.x);
+	float occ = slotOcclusion(vFlat.z);
+	vec3 n = octNormal(vFlat.y);
+	int m = int((vFlat.y >> 16u) & 0xFFu);
+	float variant = float(vFlat.y >> 24u) / 256.0;
 	vec3 street = vec3(vStreet, streetWidthFlags(vFlat.z));
 #else
+	vec3 base = vColour;
+	float occ = vOcc;
 	int m = vMaterial;
 	float variant = vVariant;
 	vec3 n = vNormal;
@@ -421,8 +430,7 @@ void main() {
 #else
 	float sh = shadowAt(sp);
 #endif
-	vec3 base = vColour;
-	vec3 col = shade(base, n, clamp(vOcc, 0.0, 1.0), sh);
+	vec3 col = shade(base, n, clamp(occ, 0.0, 1.0), sh);
 	// Each program has the branches of the materials its items use: far
 	// items are roads, water, ground, foliage and far facades; near ones
 	// all but far facades.
