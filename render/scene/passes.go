@@ -151,34 +151,33 @@ func ParsePasses(s string) (Passes, error) {
 			}
 		case wordFarPrepass:
 			err = set(&p.NoFarPrepass, true)
-		case wordFarSort:
-			err = set(&p.FarSort, false)
-		case wordDirect:
-			err = set(&p.Direct, false)
-		case wordLean:
-			err = set(&p.Lean, false)
-		case wordVertexFog:
-			err = set(&p.VertexFog, false)
-		case wordShadow1:
-			err = set(&p.ShadowOneTap, false)
-		case wordCullFar:
-			err = set(&p.CullFar, false)
-		case wordFragShadow:
-			err = set(&p.FragShadow, false)
-		case wordPack:
-			err = set(&p.Pack, false)
-		case wordShadowSkip:
-			err = set(&p.ShadowSkip, false)
-		case wordSplit:
-			err = set(&p.Split, false)
 		default:
 			err = fmt.Errorf("pass variant %q: unknown word %q (%s)", s, w, PassWords)
+			for _, sw := range p.switches() {
+				if sw.word == key {
+					err = set(sw.on, false)
+					break
+				}
+			}
 		}
 		if err != nil {
 			return p, err
 		}
 	}
 	return p, nil
+}
+
+// switchWord is a plain on/off word and the field it sets.
+type switchWord struct {
+	word string
+	on   *bool
+}
+
+// switches are p's plain on/off words, in String's order.
+func (p *Passes) switches() []switchWord {
+	return []switchWord{{wordFarSort, &p.FarSort}, {wordDirect, &p.Direct}, {wordLean, &p.Lean}, {wordVertexFog, &p.VertexFog},
+		{wordShadow1, &p.ShadowOneTap}, {wordCullFar, &p.CullFar}, {wordFragShadow, &p.FragShadow}, {wordPack, &p.Pack},
+		{wordShadowSkip, &p.ShadowSkip}, {wordSplit, &p.Split}}
 }
 
 // String is the variant's canonical name, which ParsePasses reads back.
@@ -190,13 +189,9 @@ func (p Passes) String() string {
 	if p.NoFarPrepass {
 		w = append(w, wordFarPrepass+"=off")
 	}
-	for _, f := range []struct {
-		on   bool
-		word string
-	}{{p.FarSort, wordFarSort}, {p.Direct, wordDirect}, {p.Lean, wordLean}, {p.VertexFog, wordVertexFog}, {p.ShadowOneTap, wordShadow1}, {p.CullFar, wordCullFar},
-		{p.FragShadow, wordFragShadow}, {p.Pack, wordPack}, {p.ShadowSkip, wordShadowSkip}, {p.Split, wordSplit}} {
-		if f.on {
-			w = append(w, f.word)
+	for _, sw := range p.switches() {
+		if *sw.on {
+			w = append(w, sw.word)
 		}
 	}
 	if len(w) == 0 {

@@ -42,3 +42,25 @@ func TestParsePassesRefusesBadWords(t *testing.T) {
 		assert.Error(t, err, in)
 	}
 }
+
+// Every on/off word is in the help's list, sets its own field alone, reads
+// =off as off, and comes back from String.
+func TestEverySwitchWordIsListedAndRoundTrips(t *testing.T) {
+	var all Passes
+	for _, sw := range all.switches() {
+		assert.Contains(t, PassWords, ", "+sw.word, "PassWords lists %s", sw.word)
+		p, err := ParsePasses(sw.word)
+		require.NoError(t, err, sw.word)
+		want := Passes{}
+		for _, o := range want.switches() {
+			if o.word == sw.word {
+				*o.on = true
+			}
+		}
+		assert.Equal(t, want, p, sw.word)
+		assert.Equal(t, sw.word, p.String())
+		off, err := ParsePasses(sw.word + "=off")
+		require.NoError(t, err)
+		assert.Equal(t, Passes{}, off, sw.word+"=off")
+	}
+}
