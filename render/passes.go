@@ -63,19 +63,11 @@ func (r *Renderer) worldProgram(far bool, fs *frameState) *program {
 	if far {
 		defs, name = append(defs, "FAR_MASK"), "far world"
 	}
-	if k.lean {
-		defs, name = append(defs, "LEAN"), name+" lean"
-	}
-	if k.vertexFog {
-		defs, name = append(defs, "VERTEX_FOG"), name+" vertex fog"
-	}
-	if k.shadowOneTap {
-		defs, name = append(defs, "SHADOW_ONE_TAP"), name+" one-tap shadow"
-	}
 	for _, d := range []struct {
 		on        bool
 		def, name string
-	}{{k.fragShadow, "FRAG_SHADOW", "shadow per pixel"}, {k.pack, "PACK", "packed"}, {k.shadowSkip, "SHADOW_SKIP", "shadow skipped facing away"}} {
+	}{{k.lean, "LEAN", "lean"}, {k.vertexFog, "VERTEX_FOG", "vertex fog"}, {k.shadowOneTap, "SHADOW_ONE_TAP", "one-tap shadow"},
+		{k.fragShadow, "FRAG_SHADOW", "shadow per pixel"}, {k.pack, "PACK", "packed"}, {k.shadowSkip, "SHADOW_SKIP", "shadow skipped facing away"}} {
 		if d.on {
 			defs, name = append(defs, d.def), name+" "+d.name
 		}
