@@ -6,6 +6,7 @@
 package natstest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -42,6 +43,33 @@ type Cluster struct {
 // clients look for it.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return startFresh(t, func() *Cluster { return newCluster(t, n) })
+}
+
+// startAttempts is how many times a cluster's first start is tried on
+// fresh ports: a port found free can be taken by another package's test
+// before the node listens on it (the suite runs packages side by side).
+const startAttempts = 3
+
+// startFresh starts the cluster build makes, on fresh ports again if a
+// node could not listen, and stops it when the test ends.
+func startFresh(t testing.TB, build func() *Cluster) *Cluster {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		c := build()
+		err := c.run()
+		if err == nil {
+			return c
+		}
+		if !errors.Is(err, errListen) || attempt == startAttempts {
+			t.Fatalf("natstest: %v", err)
+		}
+		t.Logf("natstest: %v; again on fresh ports", err)
+	}
+}
+
+// newCluster is Start's cluster, not started.
+func newCluster(t testing.TB, n int) *Cluster {
 	dir := t.TempDir()
 	client := freePorts(t, n)
 	route := freePorts(t, n)
@@ -66,20 +94,26 @@ func Start(t testing.TB, n int) *Cluster {
 		c.opts = append(c.opts, o)
 		c.nodes = append(c.nodes, nil)
 	}
-	return c.run()
+	return c
 }
 
-// run starts every node and stops them when the test ends.
-func (c *Cluster) run() *Cluster {
+// run starts every node and stops them when the test ends; if one does
+// not start, it stops those that did.
+func (c *Cluster) run() error {
 	for i := range c.nodes {
-		c.Restart(i)
+		if err := c.start(i); err != nil {
+			for j := range i {
+				c.Stop(j)
+			}
+			return fmt.Errorf("node %d: %w", i, err)
+		}
 	}
 	c.t.Cleanup(func() {
 		for i := range c.nodes {
 			c.Stop(i)
 		}
 	})
-	return c
+	return nil
 }
 
 // StartSecure runs an n-node cluster as cmd/cluster.sh configures one
@@ -88,6 +122,11 @@ func (c *Cluster) run() *Cluster {
 // account with JetStream.
 func StartSecure(t testing.TB, n int, users ...natssec.User) *Cluster {
 	t.Helper()
+	return startFresh(t, func() *Cluster { return newSecureCluster(t, n, users) })
+}
+
+// newSecureCluster is StartSecure's cluster, not started.
+func newSecureCluster(t testing.TB, n int, users []natssec.User) *Cluster {
 	dir := t.TempDir()
 	files, err := natssec.WriteTLS(filepath.Join(dir, "tls"), []string{"127.0.0.1", "localhost"})
 	if err != nil {
@@ -122,7 +161,7 @@ func StartSecure(t testing.TB, n int, users ...natssec.User) *Cluster {
 		c.opts = append(c.opts, o)
 		c.nodes = append(c.nodes, nil)
 	}
-	return c.run()
+	return c
 }
 
 // CAFile is the CA certificate StartSecure's nodes are signed by ("" for
@@ -192,21 +231,65 @@ func (c *Cluster) Stop(i int) {
 // runs) and waits until it accepts clients.
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
+	if err := c.start(i); err != nil {
+		c.t.Fatalf("natstest: node %d: %v", i, err)
+	}
+}
+
+// errListen is a node's failure to listen on one of its ports.
+var errListen = errors.New("could not listen")
+
+// start starts node i (a no-op while it runs) and waits until it accepts
+// clients, or until it reports that it cannot listen.
+func (c *Cluster) start(i int) error {
 	if c.nodes[i] != nil {
-		return
+		return nil
 	}
 	o := c.opts[i].Clone()
 	s, err := server.NewServer(o)
 	if err != nil {
-		c.t.Fatalf("natstest: node %d: %v", i, err)
+		return err
 	}
+	fatal := make(chan string, 1)
+	s.SetLogger(fatalLogger(fatal), false, false)
 	go s.Start()
-	if !s.ReadyForConnections(nodeReady) {
-		s.Shutdown()
-		c.t.Fatalf("natstest: node %d not ready within %v", i, nodeReady)
+	for deadline := time.Now().Add(nodeReady); !s.ReadyForConnections(readyPoll); {
+		select {
+		case msg := <-fatal:
+			s.Shutdown()
+			if strings.Contains(msg, "listen") {
+				return fmt.Errorf("%w: %s", errListen, msg)
+			}
+			return errors.New(msg)
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.Shutdown()
+			return fmt.Errorf("not ready within %v", nodeReady)
+		}
 	}
 	c.nodes[i] = s
+	return nil
 }
+
+// readyPoll is how often start looks for a fatal error while it waits.
+const readyPoll = 250 * time.Millisecond
+
+// fatalLogger passes a node's fatal errors on (the first one) and drops
+// the rest of its log.
+type fatalLogger chan string
+
+func (f fatalLogger) Fatalf(format string, v ...any) {
+	select {
+	case f <- fmt.Sprintf(format, v...):
+	default:
+	}
+}
+func (fatalLogger) Noticef(string, ...any) {}
+func (fatalLogger) Warnf(string, ...any)   {}
+func (fatalLogger) Errorf(string, ...any)  {}
+func (fatalLogger) Debugf(string, ...any)  {}
+func (fatalLogger) Tracef(string, ...any)  {}
 
 // LastSeq is the last sequence of stream in node i's own copy (false while
 // the node is stopped or holds no copy): a restarted node has caught up
